@@ -1,0 +1,8 @@
+//! The discrete-event engine: simulated time, the event queue and seeded random streams.
+mod queue;
+mod rng;
+mod time;
+
+pub use queue::EventQueue;
+pub use rng::{stream_seed, SimRng};
+pub use time::Time;

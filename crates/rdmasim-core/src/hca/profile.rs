@@ -1,0 +1,238 @@
+//! Hardware profiles: a named set of NIC, link and host parameters, each with its source.
+//!
+//! One macro invocation lists every parameter once; it generates the profile struct, the
+//! all-optional override struct a scenario may give (`[hardware.overrides]`, unknown keys
+//! rejected), and the source table `rdmasim profiles` prints. A value not taken from a public
+//! source says "assumption" in its source string, with the reasoning.
+use crate::fabric::rate::{LinkGen, LinkSpeed};
+use serde::{Deserialize, Serialize};
+
+/// How the NIC's send engine picks the next QP to transmit from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arbitration {
+    /// One packet per QP in turn (finest interleaving).
+    PacketRoundRobin,
+    /// A whole work request (all its packets) before moving to the next QP.
+    MessageRoundRobin,
+    /// Up to `arbitration_chunk_bytes` of one work request before moving on.
+    ChunkRoundRobin,
+}
+
+macro_rules! profile_params {
+    ($( $(#[doc = $doc:literal])* $name:ident : $ty:ty ),* $(,)?) => {
+        /// A complete hardware profile. Times are in nanoseconds unless the name says otherwise.
+        #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+        pub struct HwProfile {
+            pub name: String,
+            $( $(#[doc = $doc])* pub $name: $ty, )*
+        }
+
+        /// Per-scenario overrides: any subset of the profile's parameters.
+        #[derive(Clone, Debug, Default, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct ProfileOverrides {
+            $( #[serde(default)] pub $name: Option<$ty>, )*
+        }
+
+        /// Where each parameter's value comes from.
+        #[derive(Clone, Debug)]
+        pub struct ProfileSources {
+            $( pub $name: &'static str, )*
+        }
+
+        /// One row of `rdmasim profiles`.
+        #[derive(Clone, Debug, Serialize)]
+        pub struct ParamRow {
+            pub profile: String,
+            pub parameter: &'static str,
+            pub value: serde_json::Value,
+            pub overridden: bool,
+            pub source: &'static str,
+            pub doc: &'static str,
+        }
+
+        impl HwProfile {
+            /// Applies overrides; returns the names of the parameters that changed.
+            pub fn apply(&mut self, o: &ProfileOverrides) -> Vec<&'static str> {
+                let mut changed = Vec::new();
+                $( if let Some(v) = &o.$name { self.$name = v.clone(); changed.push(stringify!($name)); } )*
+                changed
+            }
+            pub fn table(&self, sources: &ProfileSources, overridden: &[&str]) -> Vec<ParamRow> {
+                vec![ $( ParamRow {
+                    profile: self.name.clone(),
+                    parameter: stringify!($name),
+                    value: serde_json::to_value(&self.$name).unwrap_or(serde_json::Value::Null),
+                    overridden: overridden.contains(&stringify!($name)),
+                    source: if overridden.contains(&stringify!($name)) { "scenario override" } else { sources.$name },
+                    doc: concat!($($doc),*).trim_start(),
+                }, )* ]
+            }
+            pub const PARAMETER_NAMES: &'static [&'static str] = &[ $( stringify!($name) ),* ];
+        }
+    };
+}
+
+profile_params! {
+    /// Link generation (sdr, ddr, qdr, fdr10, fdr, edr, hdr).
+    link_gen: LinkGen,
+    /// Link width in lanes (1, 4, 12).
+    link_width: u8,
+    /// Active path MTU in bytes.
+    mtu: u32,
+    /// Propagation delay of a cable, ns per metre.
+    cable_ns_per_m: f64,
+    /// Receive buffer per virtual lane at each port, bytes (link-level credits of 64 B).
+    vl_buffer_bytes: u32,
+    /// CPU time to build a work request and ring the doorbell (ibv_post_send).
+    post_send_cpu_ns: f64,
+    /// Doorbell / BlueFlame MMIO write until the NIC sees the work request.
+    doorbell_ns: f64,
+    /// DMA read round trip to fetch a WQE that was not written by BlueFlame (non-inline).
+    wqe_fetch_ns: f64,
+    /// DMA read round trip to fetch payload from host memory (requester data, READ responder).
+    dma_read_ns: f64,
+    /// Posted DMA write until data or a CQE is visible to the host CPU.
+    dma_write_ns: f64,
+    /// NIC send pipeline: WQE processing to first bit on the wire.
+    tx_pipeline_ns: f64,
+    /// NIC receive pipeline: last bit in to transport processing done.
+    rx_pipeline_ns: f64,
+    /// Per-packet occupancy of the NIC send engine (bounds the message rate).
+    tx_packet_ns: f64,
+    /// Fetch of a receive WQE for an incoming SEND (cached in the NIC when prefetched).
+    recv_wqe_fetch_ns: f64,
+    /// Busy polling: one ibv_poll_cq iteration, the delay to notice a new CQE.
+    poll_cq_ns: f64,
+    /// Event mode: MSI-X interrupt from the CQE write to the kernel handler.
+    interrupt_ns: f64,
+    /// Event mode: waking the thread blocked in ibv_get_cq_event.
+    wakeup_ns: f64,
+    /// Event mode: CPU time spent per completion event (handler, wake-up, ack, re-arm).
+    event_cpu_ns: f64,
+    /// Requester asks for an ACK (BTH AckReq) at least every this many packets, and on every
+    /// message's last packet.
+    ack_req_every: u32,
+    /// Unacknowledged packets a requester QP may have in flight.
+    max_inflight_packets: u32,
+    /// Vendor minimum of the local ACK timeout, ms: the QP's 4.096 µs × 2^timeout is raised to it.
+    retransmit_floor_ms: f64,
+    /// Adaptive retransmission (mlx5 `roce_adp_retrans`): the first retransmission waits this
+    /// long (µs), doubling per retry up to the floored timeout; 0 disables it.
+    adaptive_retrans_base_us: f64,
+    /// How the send engine serves QPs.
+    arbitration: Arbitration,
+    /// Chunk size for chunk-round-robin arbitration.
+    arbitration_chunk_bytes: u32,
+    /// Switch traversal latency (port to port, cut-through) of the matching switch generation.
+    switch_latency_ns: f64,
+}
+
+impl HwProfile {
+    pub fn link_speed(&self) -> LinkSpeed {
+        LinkSpeed { gen: self.link_gen, width: self.link_width }
+    }
+}
+
+const SRC_IBTA_RATE: &str = "IBTA Vol. 2 (physical): lane signalling rate and encoding of the generation";
+const SRC_MTU: &str = "ConnectX active MTU 4096 (ibv_devinfo active_mtu on ConnectX-3/4/5)";
+const SRC_CABLE: &str = "~5 ns/m signal propagation in copper/fibre (c/1.5)";
+const SRC_FLOOR: &str = "Fukuoka, Sato, Taura, seeds/000: measured minimum effective timeout ~500 ms on most ConnectX models, set by firmware";
+const SRC_RD_ATOMIC: &str = "assumption: 128 packets; IBTA allows 2^23, ConnectX limits are not published";
+
+fn sources_common() -> ProfileSources {
+    ProfileSources {
+        link_gen: SRC_IBTA_RATE,
+        link_width: SRC_IBTA_RATE,
+        mtu: SRC_MTU,
+        cable_ns_per_m: SRC_CABLE,
+        vl_buffer_bytes: "assumption: 32 KiB per VL, enough for line rate over a few metres of cable (credits cover the round trip)",
+        post_send_cpu_ns: "assumption: ~50-100 ns to build a WQE and write the doorbell (Kalia et al., ATC'16 'Design Guidelines for High Performance RDMA Systems', sec. 3)",
+        doorbell_ns: "assumption: PCIe posted write latency ~150-300 ns (Neugebauer et al., SIGCOMM'18 'Understanding PCIe performance for end host networking'); chosen to put 2 B ib_write_lat near published ConnectX figures",
+        wqe_fetch_ns: "Neugebauer et al., SIGCOMM'18: PCIe DMA read round trip ~400-600 ns on Xeon hosts",
+        dma_read_ns: "Neugebauer et al., SIGCOMM'18: PCIe DMA read round trip ~400-600 ns on Xeon hosts",
+        dma_write_ns: "assumption: posted DMA write into LLC (DDIO) ~200 ns, half a PCIe round trip",
+        tx_pipeline_ns: "assumption: NIC send pipeline ~100 ns",
+        rx_pipeline_ns: "assumption: NIC receive pipeline ~100 ns",
+        tx_packet_ns: "assumption: send engine occupancy per packet, from the vendor's peak message rate (ConnectX-4: 150 M msg/s product brief)",
+        recv_wqe_fetch_ns: "assumption: receive WQEs are prefetched, so an incoming SEND pays ~100 ns",
+        poll_cq_ns: "assumption: one ibv_poll_cq iteration on a cached CQ ~30 ns (Kalia et al., ATC'16)",
+        interrupt_ns: "assumption: MSI-X delivery and handler ~2 us",
+        wakeup_ns: "assumption: waking a blocked thread ~3 us (Linux futex/ctx-switch figures)",
+        event_cpu_ns: "assumption: ~4 us CPU per completion event (interrupt, wake-up, ibv_ack_cq_events, ibv_req_notify_cq)",
+        ack_req_every: "assumption: AckReq every 64 packets plus each message's last (IBTA leaves it to the requester, 9.7.6.1)",
+        max_inflight_packets: SRC_RD_ATOMIC,
+        retransmit_floor_ms: SRC_FLOOR,
+        adaptive_retrans_base_us: "disabled by default; mlx5 adaptive retransmission exists (roce_adp_retrans counter, rdma-core mlx5 counters) but its timer law is unpublished",
+        arbitration: "assumption: packet round robin between QPs with work (the vendor's arbiter is unpublished)",
+        arbitration_chunk_bytes: "assumption",
+        switch_latency_ns: "Mellanox switch product briefs: SwitchX-2 (FDR) 170 ns, Switch-IB (EDR) 90 ns port to port",
+    }
+}
+
+/// The built-in profiles, with their sources.
+pub fn builtin() -> Vec<(HwProfile, ProfileSources)> {
+    let edr = HwProfile {
+        name: "cx4-edr".into(),
+        link_gen: LinkGen::Edr,
+        link_width: 4,
+        mtu: 4096,
+        cable_ns_per_m: 5.0,
+        vl_buffer_bytes: 32 * 1024,
+        post_send_cpu_ns: 70.0,
+        doorbell_ns: 200.0,
+        wqe_fetch_ns: 450.0,
+        dma_read_ns: 450.0,
+        dma_write_ns: 200.0,
+        tx_pipeline_ns: 100.0,
+        rx_pipeline_ns: 100.0,
+        tx_packet_ns: 6.6,
+        recv_wqe_fetch_ns: 100.0,
+        poll_cq_ns: 30.0,
+        interrupt_ns: 2000.0,
+        wakeup_ns: 3000.0,
+        event_cpu_ns: 4000.0,
+        ack_req_every: 64,
+        max_inflight_packets: 128,
+        retransmit_floor_ms: 500.0,
+        adaptive_retrans_base_us: 0.0,
+        arbitration: Arbitration::PacketRoundRobin,
+        arbitration_chunk_bytes: 16 * 1024,
+        switch_latency_ns: 90.0,
+    };
+    let mut s_edr = sources_common();
+    s_edr.link_gen = "ConnectX-4 VPI product brief: EDR 100 Gb/s (4x, 25.78125 Gb/s per lane, 64b/66b)";
+
+    let mut fdr = edr.clone();
+    fdr.name = "cx3-fdr".into();
+    fdr.link_gen = LinkGen::Fdr;
+    fdr.doorbell_ns = 250.0;
+    fdr.tx_packet_ns = 11.0;
+    fdr.switch_latency_ns = 170.0;
+    let mut s_fdr = sources_common();
+    s_fdr.link_gen = "ConnectX-3 VPI product brief: FDR 56 Gb/s (4x, 14.0625 Gb/s per lane, 64b/66b)";
+    s_fdr.tx_packet_ns = "assumption: ~90 M msg/s (ConnectX-3 product brief: up to 90 M msg/s... order of magnitude)";
+    s_fdr.doorbell_ns = "assumption: older PCIe Gen3 x8 part; +50 ns over ConnectX-4 puts 2 B write latency near ConnectX-3 perftest reports (~0.8-1 us)";
+
+    let mut cx5 = edr.clone();
+    cx5.name = "cx5-edr".into();
+    cx5.doorbell_ns = 180.0;
+    cx5.tx_packet_ns = 5.0;
+    let mut s_cx5 = sources_common();
+    s_cx5.link_gen = "ConnectX-5 VPI product brief: EDR 100 Gb/s";
+    s_cx5.tx_packet_ns = "ConnectX-5 product brief: up to 200 M msg/s";
+    s_cx5.retransmit_floor_ms = "seeds/000: the ~500 ms floor is kept on the newest models (the vendor fixed damming, not the floor)";
+    s_cx5.doorbell_ns = "assumption: slightly faster doorbell path than ConnectX-4";
+
+    vec![(fdr, s_fdr), (edr, s_edr), (cx5, s_cx5)]
+}
+
+/// Looks a profile up by name.
+pub fn by_name(name: &str) -> Option<(HwProfile, ProfileSources)> {
+    builtin().into_iter().find(|(p, _)| p.name == name)
+}
+
+pub fn names() -> Vec<String> {
+    builtin().into_iter().map(|(p, _)| p.name).collect()
+}

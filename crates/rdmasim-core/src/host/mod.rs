@@ -1,0 +1,1 @@
+//! The host CPU model.

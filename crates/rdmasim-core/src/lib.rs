@@ -1,0 +1,23 @@
+//! rdmasim-core: a deterministic, packet-level simulator of RDMA fabrics.
+//!
+//! Layers (data flows down, results flow up):
+//! - [`engine`]: simulated time (integer picoseconds), the event queue, seeded RNGs.
+//! - [`wire`]: InfiniBand / RoCEv2 headers as plain structs with exact sizes; bytes only for captures.
+//! - [`fabric`]: links (rate, width, encoding, delay, credits, errors), switches, topologies.
+//! - [`hca`]: queue pairs and the RC transport, CQs, the NIC's send scheduler, hardware profiles.
+//! - [`host`]: the CPU side: posting, busy or event-driven polling, CPU time accounting.
+//! - [`workload`]: perftest equivalents (and later study workloads).
+//! - [`report`]: counters, latency statistics, result tables.
+//! - [`scenario`]: the TOML scenario format and its validation.
+//! - [`api`]: the small surface the Python binding and the CLI use.
+
+pub mod api;
+pub mod engine;
+pub mod fabric;
+pub mod hca;
+pub mod host;
+pub mod report;
+pub mod scenario;
+pub mod sim;
+pub mod wire;
+pub mod workload;

@@ -1,0 +1,1 @@
+//! Counters, statistics and result tables.

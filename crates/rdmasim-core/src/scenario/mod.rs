@@ -1,0 +1,249 @@
+//! The scenario format: what a user writes in a TOML file (or passes from Python) to describe
+//! hardware, fabric, queue pairs, workload, faults and outputs. `docs/scenario.md` documents it.
+//!
+//! Parsing is strict: unknown keys and wrong types are errors naming the file, the key and
+//! what was expected (see [`error`]); semantic checks live in [`validate`].
+pub mod error;
+pub mod validate;
+
+use serde::{Deserialize, Serialize};
+
+pub use error::ScenarioError;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Free-form name, copied to the result.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Seed of every random stream in the run.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    pub hardware: HardwareSection,
+    #[serde(default)]
+    pub topology: TopologySection,
+    #[serde(default)]
+    pub qp: QpSection,
+    pub workload: WorkloadSection,
+    #[serde(default)]
+    pub faults: Vec<FaultSection>,
+    #[serde(default)]
+    pub output: OutputSection,
+    #[serde(default)]
+    pub limits: LimitsSection,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HardwareSection {
+    /// A named hardware profile: `cx3-fdr`, `cx4-edr`, `cx5-edr` (see `rdmasim profiles`).
+    pub profile: String,
+    /// Any profile parameter, overridden for this scenario.
+    #[serde(default)]
+    pub overrides: crate::hca::profile::ProfileOverrides,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TopologyKind {
+    /// Two hosts, HCA port to HCA port, one cable.
+    BackToBack,
+    /// N hosts each cabled to one switch.
+    SingleSwitch,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopologySection {
+    #[serde(default = "default_topology_kind")]
+    pub kind: TopologyKind,
+    /// Number of hosts (back-to-back: exactly 2).
+    #[serde(default = "default_hosts")]
+    pub hosts: u32,
+    /// Cable length in metres (propagation ~5 ns/m).
+    #[serde(default = "default_cable_m")]
+    pub cable_m: f64,
+}
+
+fn default_topology_kind() -> TopologyKind {
+    TopologyKind::BackToBack
+}
+fn default_hosts() -> u32 {
+    2
+}
+fn default_cable_m() -> f64 {
+    2.0
+}
+impl Default for TopologySection {
+    fn default() -> Self {
+        TopologySection { kind: default_topology_kind(), hosts: default_hosts(), cable_m: default_cable_m() }
+    }
+}
+
+/// Queue-pair attributes as `ibv_modify_qp` takes them.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QpSection {
+    /// Local ACK timeout exponent: 4.096 µs × 2^timeout (0 = infinite), 0..=31.
+    #[serde(default = "d_timeout")]
+    pub timeout: u8,
+    /// Transport retries before an error completion, 0..=7.
+    #[serde(default = "d_retry")]
+    pub retry_cnt: u8,
+    /// RNR retries, 0..=7; 7 means retry forever.
+    #[serde(default = "d_retry")]
+    pub rnr_retry: u8,
+    /// Responder's minimum RNR NAK timer code, 0..=31 (IBTA table; 12 = 0.64 ms).
+    #[serde(default = "d_min_rnr")]
+    pub min_rnr_timer: u8,
+    /// Outstanding RDMA READs per QP (max_rd_atomic / max_dest_rd_atomic), 1..=16.
+    #[serde(default = "d_rd_atomic")]
+    pub max_rd_atomic: u32,
+    /// Path MTU in bytes (256, 512, 1024, 2048, 4096); default: the profile's.
+    #[serde(default)]
+    pub mtu: Option<u32>,
+}
+fn d_timeout() -> u8 {
+    14
+}
+fn d_retry() -> u8 {
+    7
+}
+fn d_min_rnr() -> u8 {
+    12
+}
+fn d_rd_atomic() -> u32 {
+    16
+}
+impl Default for QpSection {
+    fn default() -> Self {
+        QpSection {
+            timeout: d_timeout(),
+            retry_cnt: d_retry(),
+            rnr_retry: d_retry(),
+            min_rnr_timer: d_min_rnr(),
+            max_rd_atomic: d_rd_atomic(),
+            mtu: None,
+        }
+    }
+}
+
+/// The workload, selected by `kind`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum WorkloadSection {
+    Perftest(PerftestSection),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PerftestTest {
+    IbWriteBw,
+    IbWriteLat,
+    IbReadBw,
+    IbReadLat,
+    IbSendBw,
+    IbSendLat,
+}
+
+impl PerftestTest {
+    pub fn is_latency(self) -> bool {
+        matches!(self, PerftestTest::IbWriteLat | PerftestTest::IbReadLat | PerftestTest::IbSendLat)
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            PerftestTest::IbWriteBw => "ib_write_bw",
+            PerftestTest::IbWriteLat => "ib_write_lat",
+            PerftestTest::IbReadBw => "ib_read_bw",
+            PerftestTest::IbReadLat => "ib_read_lat",
+            PerftestTest::IbSendBw => "ib_send_bw",
+            PerftestTest::IbSendLat => "ib_send_lat",
+        }
+    }
+}
+
+/// perftest's options, under the names of its long flags.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerftestSection {
+    pub test: PerftestTest,
+    /// `-s/--size`: message size in bytes (default 65536 for bandwidth, 2 for latency tests).
+    #[serde(default)]
+    pub size: Option<u64>,
+    /// `-a`: every size 2 B .. 8 MiB (powers of two).
+    #[serde(default)]
+    pub all_sizes: bool,
+    /// `-n/--iters` (default 5000 for bandwidth, 1000 for latency tests).
+    #[serde(default)]
+    pub iters: Option<u64>,
+    /// `-I/--inline_size` (default: 220 for ib_write_lat, 236 for ib_send_lat, else 0).
+    #[serde(default)]
+    pub inline_size: Option<u32>,
+    /// `-t/--tx-depth`: outstanding work requests per QP in bandwidth tests (default 128).
+    #[serde(default)]
+    pub tx_depth: Option<u32>,
+    /// `-q/--qp`: number of QPs (bandwidth tests), served by the NIC's arbitration policy.
+    #[serde(default = "d_one")]
+    pub qps: u32,
+    /// `-e/--events`: wait for completions by event (interrupt) instead of busy polling.
+    #[serde(default)]
+    pub events: bool,
+    /// Host index of the client (the side that posts) and of the server.
+    #[serde(default)]
+    pub client: u32,
+    #[serde(default = "d_one")]
+    pub server: u32,
+}
+fn d_one() -> u32 {
+    1
+}
+
+/// Which link direction(s) a fault applies to: `"h0->h1"` (one direction), `"h0-h1"` (both),
+/// `"*"` (every link, both directions). Switch ports are named `sw0`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultSection {
+    pub link: String,
+    /// Probability that a packet is lost on this link (dropped at the receiver, PortRcvErrors).
+    #[serde(default)]
+    pub loss_rate: f64,
+    /// Bit error rate: a packet of b bits is corrupted with probability 1-(1-ber)^b and
+    /// dropped by the receiver's CRC check (SymbolErrorCounter, PortRcvErrors).
+    #[serde(default)]
+    pub ber: f64,
+    /// Drop exactly these packets (1-based count of packets sent on the direction), for tests.
+    #[serde(default)]
+    pub drop_nth: Vec<u64>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSection {
+    /// Write a RoCEv2-framed pcap of the packets.
+    #[serde(default)]
+    pub capture: bool,
+    /// Only packets sent or received by these hosts (empty = all).
+    #[serde(default)]
+    pub capture_hosts: Vec<u32>,
+    /// Only packets of these QP numbers (either end; empty = all).
+    #[serde(default)]
+    pub capture_qps: Vec<u32>,
+    /// Stop capturing after this many packets (default 100000).
+    #[serde(default)]
+    pub capture_max_packets: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsSection {
+    /// Stop the run at this simulated time (ms); results so far are kept and flagged.
+    #[serde(default)]
+    pub max_sim_time_ms: Option<f64>,
+    /// Stop after this many events.
+    #[serde(default)]
+    pub max_events: Option<u64>,
+}

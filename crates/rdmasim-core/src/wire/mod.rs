@@ -1,0 +1,1 @@
+//! InfiniBand and RoCEv2 wire formats.
