@@ -1,6 +1,17 @@
 //! Scenario errors: always name the source (file), the key path, and what was expected.
+//!
+//! Displayed as `<source>[:<line>][: key `<key path>`]: <message>`, e.g.
+//!
+//! ```text
+//! scenarios/x.toml:7: key `qp.retry_cnt`: retry_cnt = 8 is out of range; expected 0..=7 (a 3-bit field)
+//! scenarios/x.toml:3: key `sed`: unknown key `sed` at the top level (did you mean `seed`?); allowed keys: name, seed, ...
+//! scenarios/x.toml: key `workload`: missing required table [workload]; expected a table with ...
+//! ```
+//!
+//! The Python package builds the same text (`python/rdmasim/errors.py`).
 use std::fmt;
 
+/// One problem with a scenario. Built by [`crate::scenario::validate`]; never a panic.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScenarioError {
     /// The file (or "<string>") the scenario came from.
