@@ -20,4 +20,5 @@ pub mod report;
 pub mod scenario;
 pub mod sim;
 pub mod wire;
+pub mod world;
 pub mod workload;

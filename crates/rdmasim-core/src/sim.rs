@@ -1,9 +1,22 @@
-//! The simulation: builds the world from a scenario and runs the event loop. (stub; being written)
-use crate::scenario::{validate, Scenario, ScenarioError};
+//! A simulation run: builds the world from a scenario, runs the event loop in steps (so callers
+//! can show progress), and collects the result tables and the capture.
+use crate::engine::{EventQueue, Time};
+use crate::fabric::topology::{self, node_name};
+use crate::hca::cq::Cqe;
+use crate::hca::profile::{self, HwProfile};
+use crate::hca::qp::QpAttr;
+use crate::hca::Hca;
+use crate::host::{Host, PollMode, Poller};
+use crate::report::capture::Capture;
+use crate::report::tables::{row, Tables};
+use crate::scenario::{validate, Scenario, ScenarioError, WorkloadSection};
+use crate::workload::{perftest::Perftest, App};
+use crate::world::{AppEvent, Event, World};
 use serde::Serialize;
+use serde_json::json;
 use std::collections::BTreeMap;
 
-pub type Row = serde_json::Map<String, serde_json::Value>;
+pub use crate::report::tables::Row;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct RunResult {
@@ -19,41 +32,242 @@ pub struct RunResult {
 
 pub struct Simulation {
     scenario: Scenario,
+    overridden: Vec<&'static str>,
+    pub world: World,
+    apps: Vec<App>,
+    pollers: Vec<Poller>,
+    stop_reason: Option<String>,
+    end_time: Time,
+    max_time: Time,
+    max_events: u64,
+    cqe_buf: Vec<Cqe>,
 }
 
 impl Simulation {
     pub fn from_toml(text: &str, source: &str) -> Result<Simulation, ScenarioError> {
         Self::from_scenario(validate::parse_toml(text, source)?, source)
     }
+
     pub fn from_scenario(scenario: Scenario, source: &str) -> Result<Simulation, ScenarioError> {
         validate::check(&scenario, source)?;
-        Ok(Simulation { scenario })
+        let err = |key: &str, message: String| ScenarioError { source: source.into(), key: key.into(), line: None, message };
+        let (mut prof, _) = profile::by_name(&scenario.hardware.profile)
+            .ok_or_else(|| err("hardware.profile", format!("unknown profile {:?}", scenario.hardware.profile)))?;
+        let overridden = prof.apply(&scenario.hardware.overrides);
+        let t = &scenario.topology;
+        let mut fabric = topology::build(t.kind, t.hosts, t.cable_m, &prof, scenario.seed);
+        for (i, f) in scenario.faults.iter().enumerate() {
+            let mut matched = 0;
+            for c in fabric.channels.iter_mut() {
+                if link_matches(&f.link, &node_name(c.from), &node_name(c.to)) {
+                    c.errors.loss_rate = f.loss_rate;
+                    c.errors.ber = f.ber;
+                    c.errors.drop_nth = f.drop_nth.clone();
+                    c.errors.drop_nth.sort_unstable();
+                    matched += 1;
+                }
+            }
+            if matched == 0 {
+                return Err(err(&format!("faults[{i}].link"), format!("{:?} names no link of this topology", f.link)));
+            }
+        }
+        let hcas = fabric.hosts.iter().enumerate().map(|(i, &(lid, ch, _))| Hca::new(i as u32, lid, ch, &prof)).collect();
+        let hosts = (0..fabric.hosts.len()).map(|_| Host::new(&prof)).collect();
+        let o = &scenario.output;
+        let capture = o.capture.then(|| Capture::new(o.capture_hosts.clone(), o.capture_qps.clone(), o.capture_max_packets.unwrap_or(100_000)));
+        let mut world = World {
+            q: EventQueue::new(),
+            profile: prof,
+            seed: scenario.seed,
+            packets: Default::default(),
+            channels: fabric.channels,
+            switches: fabric.switches,
+            ports: fabric.ports,
+            hcas,
+            hosts,
+            capture,
+            packet_hops: 0,
+        };
+        let qa = &scenario.qp;
+        let attr = QpAttr {
+            timeout: qa.timeout,
+            retry_cnt: qa.retry_cnt,
+            rnr_retry: qa.rnr_retry,
+            min_rnr_timer: qa.min_rnr_timer,
+            max_rd_atomic: qa.max_rd_atomic,
+            mtu: qa.mtu.unwrap_or(world.profile.mtu),
+        };
+        let mut apps = Vec::new();
+        let mut pollers = Vec::new();
+        match &scenario.workload {
+            WorkloadSection::Perftest(p) => {
+                if p.events && p.test == crate::scenario::PerftestTest::IbWriteLat {
+                    return Err(err("workload.events", "ib_write_lat polls memory and cannot wait for events (perftest rejects -e here too)".into()));
+                }
+                let app = apps.len() as u32;
+                apps.push(App::Perftest(Perftest::new(&mut world, app, p, attr)));
+                pollers.push(Poller::new(p.client, if p.events { PollMode::Event } else { PollMode::Busy }));
+            }
+        }
+        for a in 0..apps.len() as u32 {
+            world.q.at(Time::ZERO, Event::App { app: a, ev: AppEvent::Start });
+        }
+        let l = &scenario.limits;
+        let max_time = l.max_sim_time_ms.map(|ms| Time::from_ns_f64(ms * 1e6)).unwrap_or(Time::MAX);
+        let max_events = l.max_events.unwrap_or(u64::MAX);
+        Ok(Simulation { scenario, overridden, world, apps, pollers, stop_reason: None, end_time: Time::ZERO, max_time, max_events, cqe_buf: Vec::new() })
     }
+
     /// Runs at most `max_events` events; returns true when the run is over.
-    pub fn step(&mut self, _max_events: u64) -> bool {
-        true
+    pub fn step(&mut self, max_events: u64) -> bool {
+        if self.stop_reason.is_some() {
+            return true;
+        }
+        for _ in 0..max_events {
+            if self.apps.iter().all(|a| a.done()) {
+                self.end_time = self.world.now();
+                self.stop_reason = Some("completed".into());
+                return true;
+            }
+            if self.world.q.popped() >= self.max_events {
+                self.stop_reason = Some("max_events".into());
+                self.end_time = self.world.now();
+                return true;
+            }
+            match self.world.q.peek_time() {
+                None => {
+                    self.stop_reason = Some("no more events (workload stalled)".into());
+                    self.end_time = self.world.now();
+                    return true;
+                }
+                Some(t) if t > self.max_time => {
+                    self.stop_reason = Some("max_sim_time".into());
+                    self.end_time = self.max_time;
+                    return true;
+                }
+                _ => {}
+            }
+            let Some((_, ev)) = self.world.q.pop() else { continue };
+            self.dispatch(ev);
+        }
+        false
     }
+
+    #[inline]
+    fn dispatch(&mut self, ev: Event) {
+        let w = &mut self.world;
+        match ev {
+            Event::TxDone { ch } => w.on_tx_done(ch),
+            Event::Arrive { ch, pkt } => w.on_arrive(ch, pkt),
+            Event::CreditReturn { ch, vl, blocks } => w.on_credit_return(ch, vl, blocks),
+            Event::SwitchKick { ch } => w.on_switch_kick(ch),
+            Event::HcaKick { hca } => w.on_hca_kick(hca),
+            Event::HcaRx { hca, pkt } => w.on_hca_rx(hca, pkt),
+            Event::AckTimer { hca, qp } => w.on_ack_timer(hca, qp),
+            Event::CqeVisible { app, cqe } => w.on_cqe_visible(&mut self.pollers, app, cqe),
+            Event::App { app, ev: AppEvent::CqWake } => {
+                let mut buf = std::mem::take(&mut self.cqe_buf);
+                w.drain_poller(&mut self.pollers, app, &mut buf);
+                for c in buf.drain(..) {
+                    self.apps[app as usize].handle(w, AppEvent::Completion(c));
+                }
+                self.cqe_buf = buf;
+            }
+            Event::App { app, ev } => self.apps[app as usize].handle(w, ev),
+        }
+    }
+
+    /// Runs to the end.
+    pub fn run(&mut self) {
+        while !self.step(1 << 20) {}
+    }
+
     /// Fraction of the workload done, 0..=1.
     pub fn progress(&self) -> f64 {
-        1.0
+        if self.apps.is_empty() {
+            return 1.0;
+        }
+        self.apps.iter().map(|a| a.progress()).sum::<f64>() / self.apps.len() as f64
     }
+
+    pub fn events(&self) -> u64 {
+        self.world.q.popped()
+    }
+
     pub fn result(&self) -> RunResult {
+        let w = &self.world;
+        let mut t = Tables::default();
+        for a in &self.apps {
+            a.tables(&mut t);
+        }
+        for p in &w.ports {
+            let mut r = row(json!({ "node": p.node, "port": p.num }));
+            if let serde_json::Value::Object(m) = serde_json::to_value(&p.counters).unwrap_or_default() {
+                r.extend(m);
+            }
+            t.push("ports", r);
+        }
+        for h in &w.hcas {
+            let mut r = row(json!({ "node": format!("h{}", h.id), "device": "mlx5_0" }));
+            for (k, v) in h.counters.rows() {
+                r.insert(k.into(), v.into());
+            }
+            t.push("hca_counters", r);
+        }
+        let elapsed = self.end_time.max(w.now());
+        for (i, host) in w.hosts.iter().enumerate() {
+            let busy_poll = self.pollers.iter().any(|p| p.host == i as u32 && p.mode == PollMode::Busy);
+            let cpu = if busy_poll { elapsed } else { host.cpu_busy };
+            t.push("host_cpu", row(json!({
+                "node": format!("h{i}"), "polling": if busy_poll { "busy" } else { "event" },
+                "cpu_busy_us": cpu.as_us_f64(), "cpu_verbs_us": host.cpu_busy.as_us_f64(),
+                "cpu_utilization": if elapsed > Time::ZERO { cpu.as_secs_f64() / elapsed.as_secs_f64() } else { 0.0 },
+            })));
+        }
+        t.push("run", row(json!({
+            "events": w.q.popped(), "packet_hops": w.packet_hops, "sim_time_us": elapsed.as_us_f64(),
+            "profile": self.world.profile.name, "overridden": self.overridden,
+            "captured_packets": w.capture.as_ref().map(|c| c.records.len()).unwrap_or(0),
+            "capture_truncated": w.capture.as_ref().map(|c| c.truncated).unwrap_or(0),
+        })));
         RunResult {
             name: self.scenario.name.clone(),
             seed: self.scenario.seed,
             profile: self.scenario.hardware.profile.clone(),
-            finished: true,
-            stop_reason: "completed".into(),
-            sim_time_us: 0.0,
-            events: 0,
-            tables: BTreeMap::new(),
+            finished: self.stop_reason.as_deref() == Some("completed"),
+            stop_reason: self.stop_reason.clone().unwrap_or_else(|| "not run".into()),
+            sim_time_us: elapsed.as_us_f64(),
+            events: w.q.popped(),
+            tables: t.0,
         }
     }
+
     pub fn result_json(&self) -> String {
         serde_json::to_string(&self.result()).unwrap_or_default()
     }
+
     /// The RoCEv2 pcap capture, when the scenario asked for one.
     pub fn pcap(&self) -> Option<Vec<u8>> {
-        None
+        self.world.capture.as_ref().map(|c| c.to_pcap())
     }
+
+    pub fn profile(&self) -> &HwProfile {
+        &self.world.profile
+    }
+}
+
+/// `"*"`, `"a-b"` (both directions) or `"a->b"`.
+fn link_matches(sel: &str, from: &str, to: &str) -> bool {
+    let sel = sel.trim();
+    if sel == "*" {
+        return true;
+    }
+    if let Some((a, b)) = sel.split_once("->") {
+        return a.trim() == from && b.trim() == to;
+    }
+    if let Some((a, b)) = sel.split_once('-') {
+        let (a, b) = (a.trim(), b.trim());
+        return (a == from && b == to) || (a == to && b == from);
+    }
+    false
 }

@@ -1,2 +1,7 @@
 //! The fabric: links (rate, width, encoding, delay, credits, errors), switches, topologies.
+pub mod channel;
+pub mod forward;
+pub mod port;
 pub mod rate;
+pub mod switch;
+pub mod topology;

@@ -1,2 +1,98 @@
-//! The host channel adapter: queue pairs, the RC transport, CQs, the send scheduler, profiles.
+//! The host channel adapter: queue pairs and the RC transport (requester, responder), CQs,
+//! the NIC's send engine and QP scheduler, hardware profiles and counters.
+pub mod counters;
+pub mod cq;
+pub mod nic;
+pub mod packet;
 pub mod profile;
+pub mod qp;
+pub mod requester;
+pub mod responder;
+pub mod timers;
+pub mod verbs;
+
+use crate::engine::Time;
+use counters::HcaCounters;
+use profile::HwProfile;
+use qp::Qp;
+use std::collections::VecDeque;
+
+/// QP numbers start here on every HCA (numbers below are reserved: QP0/QP1 are special).
+pub const QPN_BASE: u32 = 0x100;
+
+/// A queued transport control packet (ACK / NAK / RNR NAK) of a responder QP.
+#[derive(Clone, Copy, Debug)]
+pub struct Control {
+    pub qp: u32,
+    pub kind: packet::PktKind,
+    /// NAK PSN (ACKs take the QP's latest expected PSN when sent: that is the coalescing).
+    pub psn: u32,
+}
+
+/// Profile times converted to picoseconds once.
+#[derive(Clone, Copy, Debug)]
+pub struct HcaTimes {
+    pub doorbell: Time,
+    pub wqe_fetch: Time,
+    pub dma_read: Time,
+    pub dma_write: Time,
+    pub tx_pipeline: Time,
+    pub tx_packet: Time,
+    pub recv_wqe_fetch: Time,
+}
+
+impl HcaTimes {
+    pub fn from_profile(p: &HwProfile) -> HcaTimes {
+        HcaTimes {
+            doorbell: Time::from_ns_f64(p.doorbell_ns),
+            wqe_fetch: Time::from_ns_f64(p.wqe_fetch_ns),
+            dma_read: Time::from_ns_f64(p.dma_read_ns),
+            dma_write: Time::from_ns_f64(p.dma_write_ns),
+            tx_pipeline: Time::from_ns_f64(p.tx_pipeline_ns),
+            tx_packet: Time::from_ns_f64(p.tx_packet_ns),
+            recv_wqe_fetch: Time::from_ns_f64(p.recv_wqe_fetch_ns),
+        }
+    }
+}
+
+pub struct Hca {
+    pub id: u32,
+    pub lid: u16,
+    /// Egress channel of the HCA's port.
+    pub tx_ch: u32,
+    pub qps: Vec<Qp>,
+    pub counters: HcaCounters,
+    pub control: VecDeque<Control>,
+    /// QPs with (possibly) something to send, in service order.
+    pub sched: VecDeque<u32>,
+    /// The send engine is busy until then (per-packet occupancy).
+    pub engine_free: Time,
+    /// Time of the pending HcaKick (Time::MAX = none).
+    pub kick_at: Time,
+    pub rx_pipeline: Time,
+    pub t: HcaTimes,
+}
+
+impl Hca {
+    pub fn new(id: u32, lid: u16, tx_ch: u32, profile: &HwProfile) -> Hca {
+        Hca {
+            id,
+            lid,
+            tx_ch,
+            qps: Vec::new(),
+            counters: HcaCounters::default(),
+            control: VecDeque::new(),
+            sched: VecDeque::new(),
+            engine_free: Time::ZERO,
+            kick_at: Time::MAX,
+            rx_pipeline: Time::from_ns_f64(profile.rx_pipeline_ns),
+            t: HcaTimes::from_profile(profile),
+        }
+    }
+    /// Index of a QP by number, if it exists.
+    #[inline]
+    pub fn qp_index(&self, qpn: u32) -> Option<usize> {
+        let i = qpn.checked_sub(QPN_BASE)? as usize;
+        (i < self.qps.len()).then_some(i)
+    }
+}

@@ -1,0 +1,93 @@
+//! One direction of a full-duplex link: a serialiser at the sending port, a propagation delay,
+//! the receiver's credit-based buffer per virtual lane, and the link's error model.
+use crate::engine::{SimRng, Time};
+use crate::fabric::rate::serialize_time;
+
+/// Data virtual lanes modelled per port (VL0..VL7; VL15 management traffic is not modelled).
+pub const NUM_VL: usize = 8;
+/// IB link-level flow control counts credits in 64-byte blocks (IBTA Vol. 1 7.9.4).
+pub const CREDIT_BYTES: u32 = 64;
+
+pub fn credit_blocks(wire_bytes: u32) -> u32 {
+    wire_bytes.div_ceil(CREDIT_BYTES)
+}
+
+/// What sits at either end of a channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeRef {
+    Hca(u32),
+    Switch { sw: u32, port: u16 },
+}
+
+/// How a link direction damages packets.
+#[derive(Clone, Debug, Default)]
+pub struct ErrorModel {
+    pub loss_rate: f64,
+    pub ber: f64,
+    /// 1-based indices of packets (counted on this direction) to drop, sorted.
+    pub drop_nth: Vec<u64>,
+}
+
+/// Why a packet did not arrive intact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Damage {
+    None,
+    /// Lost (drop_nth or loss_rate): counted as PortRcvErrors at the receiver.
+    Lost,
+    /// Bit errors: counted as SymbolErrorCounter and PortRcvErrors; dropped by the CRC check.
+    Corrupted,
+}
+
+pub struct Channel {
+    pub from: NodeRef,
+    pub to: NodeRef,
+    /// Indices into the port arena for the sending and receiving port.
+    pub src_port: u32,
+    pub dst_port: u32,
+    pub ps_per_byte_fp32: u64,
+    pub prop: Time,
+    pub busy_until: Time,
+    /// Credits (64 B blocks) the receiver has advertised, per VL.
+    pub credits: [u32; NUM_VL],
+    pub errors: ErrorModel,
+    pub rng: SimRng,
+    /// Packets sent on this direction so far.
+    pub sent: u64,
+    /// A TxDone or kick event for this channel is already scheduled.
+    pub wake_scheduled: bool,
+    /// Since when the sender has had data but no credits (PortXmitWait).
+    pub wait_since: Option<Time>,
+    /// Word time in ps (PortXmitWait tick).
+    pub word_ps: u64,
+}
+
+impl Channel {
+    #[inline]
+    pub fn ser_time(&self, wire_bytes: u32) -> Time {
+        serialize_time(wire_bytes, self.ps_per_byte_fp32)
+    }
+
+    #[inline]
+    pub fn has_credits(&self, vl: u8, wire_bytes: u32) -> bool {
+        self.credits[vl as usize] >= credit_blocks(wire_bytes)
+    }
+
+    /// Decides the fate of the packet about to be sent (counts it as sent).
+    #[inline]
+    pub fn draw_damage(&mut self, wire_bytes: u32) -> Damage {
+        self.sent += 1;
+        if !self.errors.drop_nth.is_empty() && self.errors.drop_nth.binary_search(&self.sent).is_ok() {
+            return Damage::Lost;
+        }
+        if self.rng.chance(self.errors.loss_rate) {
+            return Damage::Lost;
+        }
+        if self.errors.ber > 0.0 {
+            let p = 1.0 - (1.0 - self.errors.ber).powf(wire_bytes as f64 * 8.0);
+            if self.rng.chance(p) {
+                return Damage::Corrupted;
+            }
+        }
+        Damage::None
+    }
+}

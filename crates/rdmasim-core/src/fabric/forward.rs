@@ -1,0 +1,169 @@
+//! Moving packets across channels and through switches: serialisation, propagation, credits,
+//! damage, and cut-through forwarding.
+use crate::engine::Time;
+use crate::fabric::channel::{credit_blocks, Damage, NodeRef};
+use crate::fabric::switch::Queued;
+use crate::hca::packet::PacketId;
+use crate::world::{Event, World};
+
+/// Bytes a switch needs before it can forward (LRH + BTH): the cut-through decision point.
+const CUT_THROUGH_BYTES: u32 = 20;
+
+impl World {
+    /// Puts a packet on a channel now. The caller has checked the channel is idle and has credits.
+    pub(crate) fn transmit(&mut self, ch: u32, pkt: PacketId) {
+        let now = self.now();
+        let (wire, vl) = {
+            let p = self.packets.get(pkt);
+            (p.wire_bytes, p.vl)
+        };
+        let c = &mut self.channels[ch as usize];
+        let ser = c.ser_time(wire);
+        c.busy_until = now + ser;
+        c.credits[vl as usize] -= credit_blocks(wire);
+        if let Some(since) = c.wait_since.take() {
+            let ticks = (now - since).as_ps() / c.word_ps.max(1);
+            self.ports[c.src_port as usize].counters.PortXmitWait += ticks;
+        }
+        let damage = c.draw_damage(wire);
+        let (from, to, prop) = (c.from, c.to, c.prop);
+        let arrive_at = match to {
+            NodeRef::Hca(_) => now + ser + prop,
+            NodeRef::Switch { .. } => now + c.ser_time(CUT_THROUGH_BYTES.min(wire)) + prop,
+        };
+        c.wake_scheduled = true;
+        let src_port = c.src_port;
+        let pc = &mut self.ports[src_port as usize].counters;
+        pc.PortXmitPkts += 1;
+        pc.PortXmitData += (wire / 4) as u64;
+        self.packet_hops += 1;
+        {
+            let p = self.packets.get_mut(pkt);
+            p.damage = damage;
+            p.sent_at = now;
+        }
+        if let (NodeRef::Hca(h), Some(cap)) = (from, self.capture.as_mut()) {
+            cap.record(now, h, self.packets.get(pkt));
+        }
+        self.q.at(now + ser, Event::TxDone { ch });
+        self.q.at(arrive_at, Event::Arrive { ch, pkt });
+    }
+
+    /// The channel's sender may send its next packet.
+    pub(crate) fn on_tx_done(&mut self, ch: u32) {
+        self.channels[ch as usize].wake_scheduled = false;
+        self.pull(ch);
+    }
+
+    /// Asks the channel's sender for its next packet.
+    pub(crate) fn pull(&mut self, ch: u32) {
+        match self.channels[ch as usize].from {
+            NodeRef::Hca(h) => self.hca_try_send(h),
+            NodeRef::Switch { sw, port } => self.switch_try_send(sw, port),
+        }
+    }
+
+    pub(crate) fn on_credit_return(&mut self, ch: u32, vl: u8, blocks: u32) {
+        let now = self.now();
+        let c = &mut self.channels[ch as usize];
+        c.credits[vl as usize] += blocks;
+        if !c.wake_scheduled && c.busy_until <= now {
+            self.pull(ch);
+        }
+    }
+
+    pub(crate) fn on_arrive(&mut self, ch: u32, pkt: PacketId) {
+        let now = self.now();
+        let c = &self.channels[ch as usize];
+        let (to, dst_port, prop) = (c.to, c.dst_port, c.prop);
+        let (wire, vl, damage) = {
+            let p = self.packets.get(pkt);
+            (p.wire_bytes, p.vl, p.damage)
+        };
+        let pc = &mut self.ports[dst_port as usize].counters;
+        if damage != Damage::None {
+            // The receiver discards it (CRC) and frees the buffer at once.
+            pc.PortRcvErrors += 1;
+            if damage == Damage::Corrupted {
+                pc.SymbolErrorCounter += 1;
+            }
+            self.packets.release(pkt);
+            self.q.at(now + prop, Event::CreditReturn { ch, vl, blocks: credit_blocks(wire) });
+            return;
+        }
+        pc.PortRcvPkts += 1;
+        pc.PortRcvData += (wire / 4) as u64;
+        match to {
+            NodeRef::Hca(h) => {
+                // The HCA drains its receive buffer at line rate: credits return on arrival.
+                self.q.at(now + prop, Event::CreditReturn { ch, vl, blocks: credit_blocks(wire) });
+                let rx = self.hcas[h as usize].rx_pipeline;
+                self.q.at(now + rx, Event::HcaRx { hca: h, pkt });
+            }
+            NodeRef::Switch { sw, .. } => self.switch_enqueue(sw, ch, pkt),
+        }
+    }
+
+    fn switch_enqueue(&mut self, sw: u32, in_ch: u32, pkt: PacketId) {
+        let now = self.now();
+        let (dlid, vl) = {
+            let p = self.packets.get(pkt);
+            (p.dlid, p.vl)
+        };
+        let s = &mut self.switches[sw as usize];
+        let Some(out) = s.route(dlid) else {
+            // No route: the switch discards it (PortXmitDiscards would count at a real port).
+            let wire = self.packets.get(pkt).wire_bytes;
+            self.packets.release(pkt);
+            let prop = self.channels[in_ch as usize].prop;
+            self.q.at(now + prop, Event::CreditReturn { ch: in_ch, vl, blocks: credit_blocks(wire) });
+            return;
+        };
+        let ready_at = now + s.latency;
+        s.ports[out as usize].queues[vl as usize].push_back(Queued { pkt, in_ch, ready_at });
+        let out_ch = s.ports[out as usize].ch;
+        if !self.channels[out_ch as usize].wake_scheduled {
+            self.switch_try_send(sw, out);
+        }
+    }
+
+    pub(crate) fn on_switch_kick(&mut self, ch: u32) {
+        self.channels[ch as usize].wake_scheduled = false;
+        self.pull(ch);
+    }
+
+    pub(crate) fn switch_try_send(&mut self, sw: u32, port: u16) {
+        let now = self.now();
+        let s = &mut self.switches[sw as usize];
+        let op = &mut s.ports[port as usize];
+        let out_ch = op.ch;
+        let Some(vl) = op.pick_vl() else { return };
+        let head = *op.queues[vl as usize].front().expect("picked VL has a packet");
+        let c = &mut self.channels[out_ch as usize];
+        if c.wake_scheduled || c.busy_until > now {
+            return;
+        }
+        if head.ready_at > now {
+            c.wake_scheduled = true;
+            self.q.at(head.ready_at, Event::SwitchKick { ch: out_ch });
+            return;
+        }
+        let wire = self.packets.get(head.pkt).wire_bytes;
+        if !c.has_credits(vl, wire) {
+            c.wait_since.get_or_insert(now);
+            return;
+        }
+        op.queues[vl as usize].pop_front();
+        op.next_vl = (vl + 1) % crate::fabric::channel::NUM_VL as u8;
+        // The input buffer frees as the packet drains out of the switch.
+        let ser = c.ser_time(wire);
+        let in_prop = self.channels[head.in_ch as usize].prop;
+        self.q.at(now + ser + in_prop, Event::CreditReturn { ch: head.in_ch, vl, blocks: credit_blocks(wire) });
+        self.transmit(out_ch, head.pkt);
+    }
+
+    /// Time the channel becomes idle (for callers deciding when to retry).
+    pub fn channel_free_at(&self, ch: u32) -> Time {
+        self.channels[ch as usize].busy_until
+    }
+}

@@ -1,0 +1,48 @@
+//! A switch: a linear forwarding table (LID → output port), a fixed traversal latency
+//! (cut-through), and per-output, per-VL FIFO queues served round robin across VLs.
+use crate::engine::Time;
+use crate::fabric::channel::NUM_VL;
+use crate::hca::packet::PacketId;
+use std::collections::VecDeque;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Queued {
+    pub pkt: PacketId,
+    /// The channel it came in on (its credits return when it leaves).
+    pub in_ch: u32,
+    /// Earliest departure: head arrival + traversal latency.
+    pub ready_at: Time,
+}
+
+pub struct OutPort {
+    /// Channel leaving this port.
+    pub ch: u32,
+    pub queues: [VecDeque<Queued>; NUM_VL],
+    /// Next VL to serve (round robin).
+    pub next_vl: u8,
+}
+
+pub struct Switch {
+    pub name: String,
+    pub lid: u16,
+    /// LFT: output port index by destination LID (u16::MAX = no route).
+    pub lft: Vec<u16>,
+    pub ports: Vec<OutPort>,
+    pub latency: Time,
+}
+
+impl Switch {
+    pub fn route(&self, dlid: u16) -> Option<u16> {
+        self.lft.get(dlid as usize).copied().filter(|p| *p != u16::MAX)
+    }
+}
+
+impl OutPort {
+    pub fn new(ch: u32) -> OutPort {
+        OutPort { ch, queues: Default::default(), next_vl: 0 }
+    }
+    /// The VL whose head packet should go next among those with a packet, round robin.
+    pub fn pick_vl(&self) -> Option<u8> {
+        (0..NUM_VL as u8).map(|i| (self.next_vl + i) % NUM_VL as u8).find(|vl| !self.queues[*vl as usize].is_empty())
+    }
+}

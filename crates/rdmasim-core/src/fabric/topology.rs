@@ -1,0 +1,101 @@
+//! Topologies: two hosts back to back, or N hosts on one switch. Building one yields the
+//! channels (one per link direction), the switches with their forwarding tables, the port
+//! arena, and each host's LID and egress channel.
+use crate::engine::{SimRng, Time};
+use crate::fabric::channel::{credit_blocks, Channel, ErrorModel, NodeRef, NUM_VL};
+use crate::fabric::port::{Port, PortCounters};
+use crate::fabric::switch::{OutPort, Switch};
+use crate::hca::profile::HwProfile;
+use crate::scenario::TopologyKind;
+
+/// Random-stream ids: channels draw from stream CHANNEL_STREAM + channel index.
+pub const CHANNEL_STREAM: u64 = 1 << 32;
+
+pub struct Fabric {
+    pub channels: Vec<Channel>,
+    pub switches: Vec<Switch>,
+    pub ports: Vec<Port>,
+    /// Per host: (LID, egress channel, HCA port index).
+    pub hosts: Vec<(u16, u32, u32)>,
+}
+
+struct Builder<'a> {
+    f: Fabric,
+    profile: &'a HwProfile,
+    prop: Time,
+    seed: u64,
+}
+
+impl Builder<'_> {
+    fn port(&mut self, node: String, num: u16) -> u32 {
+        self.f.ports.push(Port { node, num, counters: PortCounters::default() });
+        self.f.ports.len() as u32 - 1
+    }
+    fn channel(&mut self, from: NodeRef, to: NodeRef, src_port: u32, dst_port: u32) -> u32 {
+        let speed = self.profile.link_speed();
+        let id = self.f.channels.len() as u32;
+        let credits = credit_blocks(self.profile.vl_buffer_bytes);
+        let fp = speed.ps_per_byte_fp32();
+        self.f.channels.push(Channel {
+            from,
+            to,
+            src_port,
+            dst_port,
+            ps_per_byte_fp32: fp,
+            prop: self.prop,
+            busy_until: Time::ZERO,
+            credits: [credits; NUM_VL],
+            errors: ErrorModel::default(),
+            rng: SimRng::new(self.seed, CHANNEL_STREAM + id as u64),
+            sent: 0,
+            wake_scheduled: false,
+            wait_since: None,
+            word_ps: ((4u128 * fp as u128) >> 32) as u64,
+        });
+        id
+    }
+}
+
+pub fn build(kind: TopologyKind, hosts: u32, cable_m: f64, profile: &HwProfile, seed: u64) -> Fabric {
+    let prop = Time::from_ns_f64(cable_m * profile.cable_ns_per_m);
+    let mut b = Builder { f: Fabric { channels: vec![], switches: vec![], ports: vec![], hosts: vec![] }, profile, prop, seed };
+    match kind {
+        TopologyKind::BackToBack => {
+            let p0 = b.port("h0".into(), 1);
+            let p1 = b.port("h1".into(), 1);
+            let c01 = b.channel(NodeRef::Hca(0), NodeRef::Hca(1), p0, p1);
+            let c10 = b.channel(NodeRef::Hca(1), NodeRef::Hca(0), p1, p0);
+            b.f.hosts = vec![(1, c01, p0), (2, c10, p1)];
+        }
+        TopologyKind::SingleSwitch => {
+            let sw_lid = hosts as u16 + 1;
+            let mut lft = vec![u16::MAX; sw_lid as usize + 1];
+            let mut out_ports = Vec::new();
+            for h in 0..hosts {
+                let hp = b.port(format!("h{h}"), 1);
+                let sp = b.port("sw0".into(), h as u16 + 1);
+                let up = b.channel(NodeRef::Hca(h), NodeRef::Switch { sw: 0, port: h as u16 }, hp, sp);
+                let down = b.channel(NodeRef::Switch { sw: 0, port: h as u16 }, NodeRef::Hca(h), sp, hp);
+                out_ports.push(OutPort::new(down));
+                lft[h as usize + 1] = h as u16;
+                b.f.hosts.push((h as u16 + 1, up, hp));
+            }
+            b.f.switches.push(Switch {
+                name: "sw0".into(),
+                lid: sw_lid,
+                lft,
+                ports: out_ports,
+                latency: Time::from_ns_f64(profile.switch_latency_ns),
+            });
+        }
+    }
+    b.f
+}
+
+/// Node name of a channel end, as fault selectors write it (`h3`, `sw0`).
+pub fn node_name(n: NodeRef) -> String {
+    match n {
+        NodeRef::Hca(h) => format!("h{h}"),
+        NodeRef::Switch { sw, .. } => format!("sw{sw}"),
+    }
+}

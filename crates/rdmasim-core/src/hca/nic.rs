@@ -1,0 +1,194 @@
+//! The NIC's send engine: transport control packets first, then QPs with work, chosen by the
+//! profile's arbitration policy; and the receive side's dispatch to requester or responder.
+use crate::engine::Time;
+use crate::fabric::channel::Damage;
+use crate::hca::packet::{ib_wire_bytes, Packet, PacketId, PktKind};
+use crate::hca::profile::Arbitration;
+use crate::world::{Event, World};
+
+/// What a QP offers the send engine.
+pub enum Next {
+    /// A packet; `more` = the QP may have further work; `end_of_message` = last packet of a WQE.
+    Packet { pkt: Packet, more: bool, end_of_message: bool },
+    /// Work that becomes sendable at this time.
+    Wait(Time),
+    Idle,
+}
+
+/// Largest packet the engine may emit, for the credit check before choosing a QP.
+fn max_packet_bytes(mtu: u32) -> u32 {
+    ib_wire_bytes(PktKind::Write { first: true, last: true, imm: true }, mtu)
+}
+
+impl World {
+    /// Puts a QP on the scheduler's list and pokes the engine.
+    pub(crate) fn activate(&mut self, h: u32, qi: u32) {
+        let hca = &mut self.hcas[h as usize];
+        let qp = &mut hca.qps[qi as usize];
+        if !qp.in_sched {
+            qp.in_sched = true;
+            hca.sched.push_back(qi);
+        }
+        self.hca_try_send(h);
+    }
+
+    /// Schedules an engine kick at `at` unless one at or before it is pending.
+    pub(crate) fn kick_hca_at(&mut self, h: u32, at: Time) {
+        let now = self.now();
+        let hca = &mut self.hcas[h as usize];
+        if hca.kick_at >= now && hca.kick_at <= at {
+            return;
+        }
+        hca.kick_at = at;
+        self.q.at(at, Event::HcaKick { hca: h });
+    }
+
+    pub(crate) fn on_hca_kick(&mut self, h: u32) {
+        let now = self.now();
+        if self.hcas[h as usize].kick_at <= now {
+            self.hcas[h as usize].kick_at = Time::MAX;
+        }
+        self.hca_try_send(h);
+    }
+
+    /// Sends the HCA's next packet if its port and engine are free.
+    pub(crate) fn hca_try_send(&mut self, h: u32) {
+        let now = self.now();
+        let hca = &self.hcas[h as usize];
+        let ch = hca.tx_ch;
+        let c = &self.channels[ch as usize];
+        if c.wake_scheduled || c.busy_until > now {
+            return; // TxDone pulls again
+        }
+        if hca.engine_free > now {
+            let at = hca.engine_free;
+            self.kick_hca_at(h, at);
+            return;
+        }
+        if let Some(ctl) = hca.control.front().copied() {
+            let bytes = ib_wire_bytes(ctl.kind, 0);
+            if !self.channels[ch as usize].has_credits(0, bytes) {
+                self.channels[ch as usize].wait_since.get_or_insert(now);
+                return;
+            }
+            self.hcas[h as usize].control.pop_front();
+            let pkt = self.build_control(h, ctl);
+            self.emit(h, pkt);
+            return;
+        }
+        if hca.sched.is_empty() {
+            return;
+        }
+        if !self.channels[ch as usize].has_credits(0, max_packet_bytes(self.profile.mtu.max(4096))) {
+            self.channels[ch as usize].wait_since.get_or_insert(now);
+            return;
+        }
+        let mut earliest = Time::MAX;
+        let n = self.hcas[h as usize].sched.len();
+        for _ in 0..n {
+            let Some(qi) = self.hcas[h as usize].sched.pop_front() else { break };
+            match self.qp_next(h, qi, now) {
+                Next::Packet { pkt, more, end_of_message } => {
+                    let policy = self.profile.arbitration;
+                    let chunk = self.profile.arbitration_chunk_bytes;
+                    let hca = &mut self.hcas[h as usize];
+                    let qp = &mut hca.qps[qi as usize];
+                    if more {
+                        qp.turn_bytes += pkt.payload;
+                        let stay = !end_of_message
+                            && match policy {
+                                Arbitration::PacketRoundRobin => false,
+                                Arbitration::MessageRoundRobin => true,
+                                Arbitration::ChunkRoundRobin => qp.turn_bytes < chunk,
+                            };
+                        if stay {
+                            hca.sched.push_front(qi);
+                        } else {
+                            qp.turn_bytes = 0;
+                            hca.sched.push_back(qi);
+                        }
+                    } else {
+                        qp.turn_bytes = 0;
+                        qp.in_sched = false;
+                    }
+                    self.emit(h, pkt);
+                    return;
+                }
+                Next::Wait(t) => {
+                    earliest = earliest.min(t);
+                    self.hcas[h as usize].sched.push_back(qi);
+                }
+                Next::Idle => self.hcas[h as usize].qps[qi as usize].in_sched = false,
+            }
+        }
+        if earliest != Time::MAX {
+            self.kick_hca_at(h, earliest);
+        }
+    }
+
+    /// A QP's next packet: READ responses (responder role) first, then requests.
+    fn qp_next(&mut self, h: u32, qi: u32, now: Time) -> Next {
+        let resp = self.responder_next(h, qi, now);
+        if let Next::Packet { .. } = resp {
+            return resp;
+        }
+        match (resp, self.requester_next(h, qi, now)) {
+            (_, p @ Next::Packet { .. }) => p,
+            (Next::Wait(a), Next::Wait(b)) => Next::Wait(a.min(b)),
+            (Next::Wait(a), Next::Idle) | (Next::Idle, Next::Wait(a)) => Next::Wait(a),
+            _ => Next::Idle,
+        }
+    }
+
+    fn build_control(&mut self, h: u32, ctl: crate::hca::Control) -> Packet {
+        let hca = &mut self.hcas[h as usize];
+        let qp = &mut hca.qps[ctl.qp as usize];
+        let psn = match ctl.kind {
+            PktKind::Ack => {
+                qp.ack_pending = false;
+                qp.epsn.wrapping_sub(1)
+            }
+            _ => ctl.psn,
+        };
+        Packet {
+            slid: hca.lid,
+            dlid: qp.peer_lid,
+            vl: 0,
+            src_qp: qp.num,
+            dst_qp: qp.peer_qp,
+            kind: ctl.kind,
+            psn,
+            ack_req: false,
+            payload: 0,
+            wire_bytes: ib_wire_bytes(ctl.kind, 0),
+            msn: qp.msn,
+            dma_len: 0,
+            remote_va: 0,
+            damage: Damage::None,
+            sent_at: Time::ZERO,
+        }
+    }
+
+    /// Hands a packet to the port.
+    fn emit(&mut self, h: u32, pkt: Packet) {
+        let now = self.now();
+        let hca = &mut self.hcas[h as usize];
+        hca.engine_free = now + hca.t.tx_packet;
+        let ch = hca.tx_ch;
+        let id = self.packets.alloc(pkt);
+        self.transmit(ch, id);
+    }
+
+    /// A packet left the receive pipeline: hand it to the QP's responder or requester.
+    pub(crate) fn on_hca_rx(&mut self, h: u32, id: PacketId) {
+        let pkt = *self.packets.get(id);
+        self.packets.release(id);
+        let Some(qi) = self.hcas[h as usize].qp_index(pkt.dst_qp) else { return };
+        let qi = qi as u32;
+        if pkt.kind.is_request() {
+            self.on_request(h, qi, &pkt);
+        } else {
+            self.on_response(h, qi, &pkt);
+        }
+    }
+}

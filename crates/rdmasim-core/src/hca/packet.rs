@@ -1,0 +1,110 @@
+//! The simulator's packet: a compact description of one InfiniBand packet in flight. The exact
+//! header layouts live in `wire`; here we keep what the transport and the fabric act on, and
+//! the packet's size on the wire. Packets live in a slab and are passed around by index, so the
+//! event loop allocates nothing per packet.
+use crate::engine::Time;
+use crate::fabric::channel::Damage;
+
+/// What a packet is, with its position in a multi-packet message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PktKind {
+    Send { first: bool, last: bool, imm: bool },
+    Write { first: bool, last: bool, imm: bool },
+    ReadReq,
+    ReadResp { first: bool, last: bool },
+    Ack,
+    /// NAK, PSN sequence error.
+    NakSeq,
+    /// RNR NAK carrying the responder's min_rnr_timer code.
+    RnrNak { timer: u8 },
+}
+
+impl PktKind {
+    /// Packets that travel from requester to responder (the others are responses).
+    pub fn is_request(self) -> bool {
+        matches!(self, PktKind::Send { .. } | PktKind::Write { .. } | PktKind::ReadReq)
+    }
+    pub fn is_control(self) -> bool {
+        matches!(self, PktKind::Ack | PktKind::NakSeq | PktKind::RnrNak { .. })
+    }
+}
+
+/// Header bytes on an IB link beyond the payload, per packet kind (IBTA Vol. 1 ch. 5, 9):
+/// LRH 8 + BTH 12 + ICRC 4 + VCRC 2 = 26, plus RETH 16 (first WRITE, READ request),
+/// AETH 4 (ACK/NAK, first/last/only READ response), ImmDt 4 (with immediate).
+pub const LRH_BTH_CRC: u32 = 8 + 12 + 4 + 2;
+pub const RETH: u32 = 16;
+pub const AETH: u32 = 4;
+pub const IMMDT: u32 = 4;
+
+pub fn ib_wire_bytes(kind: PktKind, payload: u32) -> u32 {
+    let ext = match kind {
+        PktKind::Send { imm, last, .. } => if imm && last { IMMDT } else { 0 },
+        PktKind::Write { first, last, imm } => (if first { RETH } else { 0 }) + if imm && last { IMMDT } else { 0 },
+        PktKind::ReadReq => RETH,
+        PktKind::ReadResp { first, last } => if first || last { AETH } else { 0 },
+        PktKind::Ack | PktKind::NakSeq | PktKind::RnrNak { .. } => AETH,
+    };
+    let pad = (4 - payload % 4) % 4;
+    LRH_BTH_CRC + ext + payload + pad
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    pub slid: u16,
+    pub dlid: u16,
+    pub vl: u8,
+    pub src_qp: u32,
+    pub dst_qp: u32,
+    pub kind: PktKind,
+    pub psn: u32,
+    pub ack_req: bool,
+    pub payload: u32,
+    pub wire_bytes: u32,
+    /// AETH MSN for responses; immediate data for *_WITH_IMM.
+    pub msn: u32,
+    /// RETH DMA length (first WRITE packet, READ request).
+    pub dma_len: u32,
+    pub remote_va: u64,
+    /// Set by the link when the packet was corrupted or lost in flight.
+    pub damage: Damage,
+    pub sent_at: Time,
+}
+
+/// A slab of packets with a free list; ids are reused.
+#[derive(Default)]
+pub struct Packets {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PacketId(pub u32);
+
+impl Packets {
+    #[inline]
+    pub fn alloc(&mut self, p: Packet) -> PacketId {
+        if let Some(i) = self.free.pop() {
+            self.slots[i as usize] = p;
+            PacketId(i)
+        } else {
+            self.slots.push(p);
+            PacketId(self.slots.len() as u32 - 1)
+        }
+    }
+    #[inline]
+    pub fn release(&mut self, id: PacketId) {
+        self.free.push(id.0);
+    }
+    #[inline]
+    pub fn get(&self, id: PacketId) -> &Packet {
+        &self.slots[id.0 as usize]
+    }
+    #[inline]
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.slots[id.0 as usize]
+    }
+    pub fn live(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+}

@@ -1,0 +1,190 @@
+//! Queue pairs: the send queue as the requester sees it, the receive queue and the responder's
+//! expected-PSN state, and the QP attributes of `ibv_modify_qp`.
+use super::cq::WcStatus;
+use crate::engine::Time;
+use std::collections::VecDeque;
+
+/// Verbs a send work request can carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WrOp {
+    Send,
+    SendImm,
+    Write,
+    WriteImm,
+    Read,
+}
+
+/// A send work request, as posted.
+#[derive(Clone, Copy, Debug)]
+pub struct WorkRequest {
+    pub wr_id: u64,
+    pub op: WrOp,
+    pub len: u32,
+    pub inline: bool,
+    pub signaled: bool,
+    pub remote_va: u64,
+}
+
+/// A posted send WQE with its transport state.
+#[derive(Clone, Copy, Debug)]
+pub struct SendWqe {
+    pub wr: WorkRequest,
+    /// First PSN of the message; READ: of its response packets.
+    pub first_psn: u32,
+    /// Packets of the message (READ: response packets; the request itself is one packet).
+    pub npkts: u32,
+    /// When the NIC can start transmitting it (doorbell, WQE and payload fetch, pipeline).
+    pub ready_at: Time,
+    /// READ: response packets received in order so far.
+    pub read_rcvd: u32,
+    pub done: bool,
+}
+
+impl SendWqe {
+    pub fn end_psn(&self) -> u32 {
+        self.first_psn + self.npkts
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QpState {
+    Rts,
+    Error,
+}
+
+/// Attributes set by `ibv_modify_qp` (RTR/RTS).
+#[derive(Clone, Copy, Debug)]
+pub struct QpAttr {
+    pub timeout: u8,
+    pub retry_cnt: u8,
+    pub rnr_retry: u8,
+    pub min_rnr_timer: u8,
+    pub max_rd_atomic: u32,
+    pub mtu: u32,
+}
+
+/// A pending READ response the responder streams back.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadResponse {
+    pub first_psn: u32,
+    pub npkts: u32,
+    /// Next packet index to send.
+    pub next: u32,
+    pub len: u32,
+    pub ready_at: Time,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct RecvWqe {
+    pub wr_id: u64,
+    pub len: u32,
+}
+
+pub struct Qp {
+    pub num: u32,
+    pub hca: u32,
+    pub peer_lid: u16,
+    pub peer_qp: u32,
+    pub attr: QpAttr,
+    pub state: QpState,
+    /// Owning application (receives its completions).
+    pub app: u32,
+
+    // ---- requester ----
+    /// Posted, not yet completed WQEs, in order.
+    pub sq: VecDeque<SendWqe>,
+    /// PSN assigned to the next posted WQE.
+    pub next_psn: u32,
+    /// Oldest unacknowledged PSN.
+    pub snd_una: u32,
+    /// Next PSN to transmit (go-back-N rewinds it).
+    pub snd_nxt: u32,
+    /// Highest PSN ever transmitted + 1 (a packet below it is a retransmission).
+    pub high_psn: u32,
+    /// Index into `sq` of the WQE holding `snd_nxt` (may equal sq.len()).
+    pub tx_wqe: usize,
+    /// READs outstanding (request sent, responses not all in).
+    pub reads_outstanding: u32,
+    /// Transport retries used since the last forward progress.
+    pub retries: u8,
+    pub rnr_retries: u8,
+    /// Local ACK timer deadline (Time::MAX = disarmed).
+    pub timer_deadline: Time,
+    /// Time of the earliest AckTimer event in the queue for this QP (Time::MAX = none). The
+    /// timer is lazy: restarting it moves the deadline without scheduling another event.
+    pub timer_event_at: Time,
+    /// An implied NAK / sequence NAK already rewound to this PSN (suppresses repeats).
+    pub rewound_to: Option<u32>,
+    /// No transmission before this time (RNR wait).
+    pub paused_until: Time,
+    /// In the NIC scheduler's active list.
+    pub in_sched: bool,
+    /// Bytes of the current WQE sent in this scheduler turn (chunk arbitration).
+    pub turn_bytes: u32,
+
+    // ---- responder ----
+    pub epsn: u32,
+    pub msn: u32,
+    pub nak_outstanding: bool,
+    pub rnr_outstanding: bool,
+    pub rq: VecDeque<RecvWqe>,
+    /// Receive WQE of the SEND in progress.
+    pub cur_recv: Option<RecvWqe>,
+    pub cur_recv_bytes: u32,
+    pub read_resps: VecDeque<ReadResponse>,
+    /// Pending coalesced ACK (index in the HCA's control queue is not kept: a flag suffices).
+    pub ack_pending: bool,
+}
+
+impl Qp {
+    pub fn new(num: u32, hca: u32, peer_lid: u16, peer_qp: u32, attr: QpAttr, app: u32) -> Qp {
+        Qp {
+            num,
+            hca,
+            peer_lid,
+            peer_qp,
+            attr,
+            state: QpState::Rts,
+            app,
+            sq: VecDeque::new(),
+            next_psn: 0,
+            snd_una: 0,
+            snd_nxt: 0,
+            high_psn: 0,
+            tx_wqe: 0,
+            reads_outstanding: 0,
+            retries: 0,
+            rnr_retries: 0,
+            timer_deadline: Time::MAX,
+            timer_event_at: Time::MAX,
+            rewound_to: None,
+            paused_until: Time::ZERO,
+            in_sched: false,
+            turn_bytes: 0,
+            epsn: 0,
+            msn: 0,
+            nak_outstanding: false,
+            rnr_outstanding: false,
+            rq: VecDeque::new(),
+            cur_recv: None,
+            cur_recv_bytes: 0,
+            read_resps: VecDeque::new(),
+            ack_pending: false,
+        }
+    }
+
+    /// Packets a message of `len` bytes takes at this QP's MTU (a zero-byte message takes one).
+    pub fn packets_for(&self, len: u32) -> u32 {
+        len.div_ceil(self.attr.mtu).max(1)
+    }
+
+    /// Index in `sq` of the WQE containing PSN `psn` (sq.len() when none).
+    pub fn wqe_index_of(&self, psn: u32) -> usize {
+        self.sq.iter().position(|w| psn < w.end_psn()).unwrap_or(self.sq.len())
+    }
+}
+
+/// Status of a WQE ended by an error, for flushing.
+pub fn flush_status(first: bool, cause: WcStatus) -> WcStatus {
+    if first { cause } else { WcStatus::WrFlushErr }
+}

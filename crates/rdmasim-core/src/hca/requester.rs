@@ -1,0 +1,339 @@
+//! The RC requester: segments WQEs into packets by path MTU, keeps PSNs and a bounded window,
+//! completes WQEs on ACKs and READ responses, and recovers from loss by go-back-N on a NAK, an
+//! implied NAK or its local ACK timer, and from RNR NAKs after the IBTA RNR delay; exhausting
+//! retry_cnt / rnr_retry ends in an error completion and the QP in the error state.
+use crate::engine::Time;
+use crate::fabric::channel::Damage;
+use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
+use crate::hca::nic::Next;
+use crate::hca::packet::{ib_wire_bytes, Packet, PktKind};
+use crate::hca::qp::{QpState, WrOp};
+use crate::hca::timers::{local_ack_timeout, rnr_delay};
+use crate::world::{Event, World};
+
+impl World {
+    pub(crate) fn requester_next(&mut self, h: u32, qi: u32, now: Time) -> Next {
+        let ack_every = self.profile.ack_req_every.max(1);
+        let max_inflight = self.profile.max_inflight_packets;
+        let hca = &mut self.hcas[h as usize];
+        let lid = hca.lid;
+        let qp = &mut hca.qps[qi as usize];
+        if qp.state != QpState::Rts || qp.tx_wqe >= qp.sq.len() {
+            return Next::Idle;
+        }
+        if qp.paused_until > now {
+            return Next::Wait(qp.paused_until);
+        }
+        let w = qp.sq[qp.tx_wqe];
+        if w.ready_at > now {
+            return Next::Wait(w.ready_at);
+        }
+        if qp.snd_nxt.wrapping_sub(qp.snd_una) >= max_inflight {
+            return Next::Idle; // an ACK re-activates the QP
+        }
+        let mtu = qp.attr.mtu;
+        let mut pkt = Packet {
+            slid: lid,
+            dlid: qp.peer_lid,
+            vl: 0,
+            src_qp: qp.num,
+            dst_qp: qp.peer_qp,
+            kind: PktKind::ReadReq,
+            psn: qp.snd_nxt,
+            ack_req: true,
+            payload: 0,
+            wire_bytes: 0,
+            msn: 0,
+            dma_len: 0,
+            remote_va: w.wr.remote_va,
+            damage: Damage::None,
+            sent_at: now,
+        };
+        let end_of_message;
+        if w.wr.op == WrOp::Read {
+            if qp.reads_outstanding >= qp.attr.max_rd_atomic {
+                return Next::Idle; // a READ completion re-activates the QP
+            }
+            // A READ (re)issued from PSN snd_nxt asks for the bytes not yet received.
+            let done_pkts = qp.snd_nxt - w.first_psn;
+            let offset = done_pkts * mtu;
+            pkt.dma_len = w.wr.len - offset.min(w.wr.len);
+            pkt.remote_va = w.wr.remote_va + offset as u64;
+            qp.snd_nxt = w.end_psn();
+            qp.reads_outstanding += 1;
+            qp.tx_wqe += 1;
+            end_of_message = true;
+        } else {
+            let idx = qp.snd_nxt - w.first_psn;
+            let first = idx == 0;
+            let last = idx + 1 == w.npkts;
+            let imm = matches!(w.wr.op, WrOp::SendImm | WrOp::WriteImm);
+            pkt.kind = match w.wr.op {
+                WrOp::Send | WrOp::SendImm => PktKind::Send { first, last, imm },
+                _ => PktKind::Write { first, last, imm },
+            };
+            pkt.payload = (w.wr.len - idx * mtu).min(mtu);
+            if first && matches!(pkt.kind, PktKind::Write { .. }) {
+                pkt.dma_len = w.wr.len;
+            }
+            pkt.ack_req = last || (qp.snd_nxt + 1) % ack_every == 0;
+            qp.snd_nxt += 1;
+            if last {
+                qp.tx_wqe += 1;
+            }
+            end_of_message = last;
+        }
+        pkt.wire_bytes = ib_wire_bytes(pkt.kind, pkt.payload);
+        let more = qp.tx_wqe < qp.sq.len() || !qp.read_resps.is_empty();
+        let retransmission = pkt.psn < qp.high_psn;
+        qp.high_psn = qp.high_psn.max(qp.snd_nxt);
+        if retransmission {
+            hca.counters.retransmitted_packets += 1;
+        }
+        self.start_ack_timer(h, qi, false);
+        Next::Packet { pkt, more, end_of_message }
+    }
+
+    /// Arms the local ACK timer if it is not running (or restarts it on progress).
+    pub(crate) fn start_ack_timer(&mut self, h: u32, qi: u32, restart: bool) {
+        let now = self.now();
+        let floor = self.profile.retransmit_floor_ms;
+        let adaptive = self.profile.adaptive_retrans_base_us;
+        let qp = &mut self.hcas[h as usize].qps[qi as usize];
+        if qp.timer_deadline != Time::MAX && !restart {
+            return;
+        }
+        let Some(timeout) = local_ack_timeout(qp.attr.timeout, floor, adaptive, qp.retries) else { return };
+        qp.timer_deadline = now + timeout;
+        if qp.timer_event_at == Time::MAX || qp.timer_event_at > qp.timer_deadline {
+            qp.timer_event_at = qp.timer_deadline;
+            self.q.at(qp.timer_deadline, Event::AckTimer { hca: h, qp: qi });
+        }
+    }
+
+    fn stop_ack_timer(&mut self, h: u32, qi: u32) {
+        self.hcas[h as usize].qps[qi as usize].timer_deadline = Time::MAX;
+    }
+
+    pub(crate) fn on_ack_timer(&mut self, h: u32, qi: u32) {
+        let now = self.now();
+        let qp = &mut self.hcas[h as usize].qps[qi as usize];
+        if qp.timer_event_at != now {
+            return; // superseded by an earlier event
+        }
+        qp.timer_event_at = Time::MAX;
+        if qp.timer_deadline == Time::MAX || qp.state != QpState::Rts {
+            return;
+        }
+        if qp.timer_deadline > now {
+            qp.timer_event_at = qp.timer_deadline;
+            let at = qp.timer_deadline;
+            self.q.at(at, Event::AckTimer { hca: h, qp: qi });
+            return;
+        }
+        qp.timer_deadline = Time::MAX;
+        if qp.snd_una == qp.snd_nxt && qp.reads_outstanding == 0 {
+            return; // nothing outstanding
+        }
+        if qp.retries >= qp.attr.retry_cnt {
+            self.hcas[h as usize].counters.req_transport_retries_exceeded += 1;
+            self.qp_error(h, qi, WcStatus::RetryExcErr);
+            return;
+        }
+        qp.retries += 1;
+        let adaptive = self.profile.adaptive_retrans_base_us > 0.0;
+        let c = &mut self.hcas[h as usize].counters;
+        c.local_ack_timeout_err += 1;
+        if adaptive {
+            c.roce_adp_retrans += 1;
+        }
+        let from = self.resume_psn(h, qi);
+        self.go_back(h, qi, from);
+    }
+
+    /// The first PSN not yet acknowledged or received (inside a partly received READ).
+    fn resume_psn(&self, h: u32, qi: u32) -> u32 {
+        let qp = &self.hcas[h as usize].qps[qi as usize];
+        match qp.sq.front() {
+            Some(w) if w.wr.op == WrOp::Read => w.first_psn + w.read_rcvd,
+            Some(w) => qp.snd_una.max(w.first_psn),
+            None => qp.snd_una,
+        }
+    }
+
+    /// Go-back-N: transmit again from `psn`.
+    pub(crate) fn go_back(&mut self, h: u32, qi: u32, psn: u32) {
+        let qp = &mut self.hcas[h as usize].qps[qi as usize];
+        qp.snd_nxt = psn;
+        qp.tx_wqe = qp.wqe_index_of(psn);
+        qp.reads_outstanding = qp.sq.iter().take(qp.tx_wqe).filter(|w| w.wr.op == WrOp::Read && !w.done).count() as u32;
+        qp.rewound_to = Some(psn);
+        self.activate(h, qi);
+    }
+
+    /// Responses to this QP's requests: ACK, NAK, RNR NAK, READ response.
+    pub(crate) fn on_response(&mut self, h: u32, qi: u32, pkt: &Packet) {
+        let now = self.now();
+        if self.hcas[h as usize].qps[qi as usize].state != QpState::Rts {
+            return;
+        }
+        match pkt.kind {
+            PktKind::Ack => {
+                self.acknowledge(h, qi, pkt.psn.wrapping_add(1));
+            }
+            PktKind::NakSeq => {
+                self.acknowledge(h, qi, pkt.psn);
+                let hca = &mut self.hcas[h as usize];
+                hca.counters.packet_seq_err += 1;
+                let qp = &hca.qps[qi as usize];
+                if qp.retries >= qp.attr.retry_cnt {
+                    self.hcas[h as usize].counters.req_transport_retries_exceeded += 1;
+                    self.qp_error(h, qi, WcStatus::RetryExcErr);
+                    return;
+                }
+                self.hcas[h as usize].qps[qi as usize].retries += 1;
+                self.go_back(h, qi, pkt.psn);
+            }
+            PktKind::RnrNak { timer } => {
+                self.acknowledge(h, qi, pkt.psn);
+                let qp = &mut self.hcas[h as usize].qps[qi as usize];
+                if qp.attr.rnr_retry != 7 && qp.rnr_retries >= qp.attr.rnr_retry {
+                    self.hcas[h as usize].counters.req_rnr_retries_exceeded += 1;
+                    self.qp_error(h, qi, WcStatus::RnrRetryExcErr);
+                    return;
+                }
+                qp.rnr_retries += 1;
+                qp.paused_until = now + rnr_delay(timer);
+                self.hcas[h as usize].counters.rnr_nak_retry_err += 1;
+                self.stop_ack_timer(h, qi);
+                self.go_back(h, qi, pkt.psn);
+            }
+            PktKind::ReadResp { last, .. } => self.on_read_response(h, qi, pkt, last),
+            _ => {}
+        }
+    }
+
+    fn on_read_response(&mut self, h: u32, qi: u32, pkt: &Packet, last: bool) {
+        // The oldest incomplete READ is the one responses must belong to, in PSN order.
+        let qp = &self.hcas[h as usize].qps[qi as usize];
+        let Some(ri) = qp.sq.iter().position(|w| w.wr.op == WrOp::Read && !w.done) else { return };
+        let w = qp.sq[ri];
+        let expected = w.first_psn + w.read_rcvd;
+        if pkt.psn < expected || ri >= qp.tx_wqe {
+            return; // duplicate, or a response to a request we have since rewound
+        }
+        if pkt.psn > expected {
+            // A response was lost: implied NAK, re-request from the missing PSN (once).
+            if qp.rewound_to != Some(expected) {
+                self.hcas[h as usize].counters.implied_nak_seq_err += 1;
+                self.go_back(h, qi, expected);
+            }
+            return;
+        }
+        // In sequence: everything before this READ is implicitly acknowledged.
+        self.acknowledge(h, qi, w.first_psn);
+        let qp = &mut self.hcas[h as usize].qps[qi as usize];
+        let Some(ri) = qp.sq.iter().position(|x| x.wr.op == WrOp::Read && !x.done) else { return };
+        let w = &mut qp.sq[ri];
+        w.read_rcvd += 1;
+        qp.retries = 0;
+        qp.rewound_to = None;
+        if last || w.read_rcvd == w.npkts {
+            w.done = true;
+            qp.reads_outstanding = qp.reads_outstanding.saturating_sub(1);
+            self.acknowledge(h, qi, self.hcas[h as usize].qps[qi as usize].sq[ri].end_psn());
+            self.activate(h, qi);
+        } else {
+            self.start_ack_timer(h, qi, true);
+        }
+    }
+
+    /// Everything before `upto` (exclusive) is acknowledged: complete WQEs in order. An ACK that
+    /// covers an incomplete READ means its responses were lost (implied NAK).
+    pub(crate) fn acknowledge(&mut self, h: u32, qi: u32, upto: u32) {
+        let now = self.now();
+        let dma_write = self.hcas[h as usize].t.dma_write;
+        let old_una = self.hcas[h as usize].qps[qi as usize].snd_una;
+        let mut completed = 0;
+        loop {
+            let qp = &mut self.hcas[h as usize].qps[qi as usize];
+            let Some(w) = qp.sq.front().copied() else { break };
+            if w.first_psn >= upto || qp.tx_wqe == 0 {
+                break;
+            }
+            if w.wr.op == WrOp::Read && !w.done {
+                // The responder has moved past this READ, yet its responses are missing.
+                let expected = w.first_psn + w.read_rcvd;
+                if upto > w.first_psn && qp.rewound_to != Some(expected) {
+                    self.hcas[h as usize].counters.implied_nak_seq_err += 1;
+                    self.go_back(h, qi, expected);
+                }
+                break;
+            }
+            if w.end_psn() > upto {
+                break;
+            }
+            qp.sq.pop_front();
+            qp.tx_wqe -= 1;
+            qp.snd_una = w.end_psn();
+            qp.retries = 0;
+            qp.rnr_retries = 0;
+            completed += 1;
+            if w.wr.signaled {
+                let opcode = match w.wr.op {
+                    WrOp::Send | WrOp::SendImm => WcOpcode::Send,
+                    WrOp::Write | WrOp::WriteImm => WcOpcode::RdmaWrite,
+                    WrOp::Read => WcOpcode::RdmaRead,
+                };
+                let cqe = Cqe { wr_id: w.wr.wr_id, hca: h, qp: qp.num, status: WcStatus::Success, opcode, byte_len: w.wr.len };
+                let app = qp.app;
+                self.q.at(now + dma_write, Event::CqeVisible { app, cqe });
+            }
+        }
+        let qp = &mut self.hcas[h as usize].qps[qi as usize];
+        if upto > qp.snd_una && upto <= qp.snd_nxt {
+            qp.snd_una = upto;
+        }
+        if qp.snd_una > old_una {
+            if qp.snd_una == qp.snd_nxt && qp.reads_outstanding == 0 {
+                self.stop_ack_timer(h, qi);
+            } else {
+                self.start_ack_timer(h, qi, true);
+            }
+        }
+        if completed > 0 {
+            self.activate(h, qi);
+        }
+    }
+
+    /// Moves the QP to the error state: the failing WQE completes with `cause`, the rest flush.
+    pub(crate) fn qp_error(&mut self, h: u32, qi: u32, cause: WcStatus) {
+        let now = self.now();
+        let dma_write = self.hcas[h as usize].t.dma_write;
+        let hca = &mut self.hcas[h as usize];
+        let qp = &mut hca.qps[qi as usize];
+        qp.state = QpState::Error;
+        qp.timer_deadline = Time::MAX;
+        let app = qp.app;
+        let num = qp.num;
+        let mut first = true;
+        while let Some(w) = qp.sq.pop_front() {
+            let status = crate::hca::qp::flush_status(first, cause);
+            first = false;
+            if status == WcStatus::WrFlushErr {
+                hca.counters.req_cqe_flush_error += 1;
+            } else {
+                hca.counters.req_cqe_error += 1;
+            }
+            let opcode = match w.wr.op {
+                WrOp::Send | WrOp::SendImm => WcOpcode::Send,
+                WrOp::Write | WrOp::WriteImm => WcOpcode::RdmaWrite,
+                WrOp::Read => WcOpcode::RdmaRead,
+            };
+            // Error completions are always generated, signaled or not (IBTA 10.8.3).
+            self.q.at(now + dma_write, Event::CqeVisible { app, cqe: Cqe { wr_id: w.wr.wr_id, hca: h, qp: num, status, opcode, byte_len: 0 } });
+        }
+        qp.tx_wqe = 0;
+        qp.read_resps.clear();
+    }
+}

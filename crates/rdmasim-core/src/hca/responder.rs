@@ -1,0 +1,164 @@
+//! The RC responder: checks each request's PSN against the expected one, places data, consumes
+//! receive WQEs, answers READs from host memory, and acknowledges. Out-of-order packets draw one
+//! NAK (PSN sequence error) per episode; duplicates are re-acknowledged or, for READs, replayed;
+//! a SEND without a receive WQE draws an RNR NAK.
+use crate::engine::Time;
+use crate::fabric::channel::Damage;
+use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
+use crate::hca::nic::Next;
+use crate::hca::packet::{ib_wire_bytes, Packet, PktKind};
+use crate::hca::qp::{QpState, ReadResponse};
+use crate::hca::Control;
+use crate::world::{AppEvent, Event, World};
+
+impl World {
+    pub(crate) fn on_request(&mut self, h: u32, qi: u32, pkt: &Packet) {
+        let now = self.now();
+        let t = self.hcas[h as usize].t;
+        let hca = &mut self.hcas[h as usize];
+        let qp = &mut hca.qps[qi as usize];
+        if qp.state != QpState::Rts {
+            return;
+        }
+        if pkt.psn > qp.epsn {
+            hca.counters.out_of_sequence += 1;
+            if !qp.nak_outstanding && !qp.rnr_outstanding {
+                qp.nak_outstanding = true;
+                let psn = qp.epsn;
+                self.queue_control(h, Control { qp: qi, kind: PktKind::NakSeq, psn });
+            }
+            return;
+        }
+        if pkt.psn < qp.epsn {
+            hca.counters.duplicate_request += 1;
+            if pkt.kind == PktKind::ReadReq {
+                let npkts = qp.packets_for(pkt.dma_len);
+                qp.read_resps.push_back(ReadResponse { first_psn: pkt.psn, npkts, next: 0, len: pkt.dma_len, ready_at: now + t.dma_read });
+                self.activate(h, qi);
+            } else if pkt.ack_req {
+                self.queue_ack(h, qi);
+            }
+            return;
+        }
+        // In sequence.
+        qp.nak_outstanding = false;
+        qp.rnr_outstanding = false;
+        let app = qp.app;
+        match pkt.kind {
+            PktKind::Send { first, last, imm } => {
+                if first {
+                    let Some(rwqe) = qp.rq.pop_front() else {
+                        hca.counters.out_of_buffer += 1;
+                        qp.rnr_outstanding = true;
+                        let (psn, timer) = (qp.epsn, qp.attr.min_rnr_timer);
+                        self.queue_control(h, Control { qp: qi, kind: PktKind::RnrNak { timer }, psn });
+                        return;
+                    };
+                    qp.cur_recv = Some(rwqe);
+                    qp.cur_recv_bytes = 0;
+                }
+                qp.cur_recv_bytes += pkt.payload;
+                qp.epsn += 1;
+                if last {
+                    qp.msn += 1;
+                    if let Some(r) = qp.cur_recv.take() {
+                        let _ = imm; // SEND with immediate also completes as IBV_WC_RECV (with IBV_WC_WITH_IMM)
+                        let opcode = WcOpcode::Recv;
+                        let cqe = Cqe { wr_id: r.wr_id, hca: h, qp: qp.num, status: WcStatus::Success, opcode, byte_len: qp.cur_recv_bytes };
+                        self.q.at(now + t.recv_wqe_fetch + t.dma_write, Event::CqeVisible { app, cqe });
+                    }
+                }
+            }
+            PktKind::Write { first, last, imm } => {
+                if first {
+                    hca.counters.rx_write_requests += 1;
+                }
+                if last && imm {
+                    let Some(rwqe) = qp.rq.pop_front() else {
+                        hca.counters.out_of_buffer += 1;
+                        qp.rnr_outstanding = true;
+                        let (psn, timer) = (qp.epsn, qp.attr.min_rnr_timer);
+                        self.queue_control(h, Control { qp: qi, kind: PktKind::RnrNak { timer }, psn });
+                        return;
+                    };
+                    let cqe = Cqe { wr_id: rwqe.wr_id, hca: h, qp: qp.num, status: WcStatus::Success, opcode: WcOpcode::RecvRdmaWithImm, byte_len: pkt.dma_len };
+                    self.q.at(now + t.recv_wqe_fetch + t.dma_write, Event::CqeVisible { app, cqe });
+                }
+                qp.epsn += 1;
+                if last {
+                    qp.msn += 1;
+                    let qpn = qp.num;
+                    self.q.at(now + t.dma_write, Event::App { app, ev: AppEvent::MemoryWritten { hca: h, qp: qpn, len: pkt.payload } });
+                }
+            }
+            PktKind::ReadReq => {
+                hca.counters.rx_read_requests += 1;
+                let npkts = qp.packets_for(pkt.dma_len);
+                qp.read_resps.push_back(ReadResponse { first_psn: pkt.psn, npkts, next: 0, len: pkt.dma_len, ready_at: now + t.dma_read });
+                qp.epsn += npkts;
+                qp.msn += 1;
+                self.activate(h, qi);
+                return; // the response is the acknowledgement
+            }
+            _ => return,
+        }
+        if pkt.ack_req {
+            self.queue_ack(h, qi);
+        }
+    }
+
+    /// Queues an ACK unless one for this QP is already waiting (it will carry the latest PSN).
+    fn queue_ack(&mut self, h: u32, qi: u32) {
+        let qp = &mut self.hcas[h as usize].qps[qi as usize];
+        if qp.ack_pending {
+            return;
+        }
+        qp.ack_pending = true;
+        self.queue_control(h, Control { qp: qi, kind: PktKind::Ack, psn: 0 });
+    }
+
+    fn queue_control(&mut self, h: u32, c: Control) {
+        self.hcas[h as usize].control.push_back(c);
+        self.hca_try_send(h);
+    }
+
+    /// The next READ response packet of this QP, if one is ready.
+    pub(crate) fn responder_next(&mut self, h: u32, qi: u32, now: Time) -> Next {
+        let hca = &mut self.hcas[h as usize];
+        let lid = hca.lid;
+        let qp = &mut hca.qps[qi as usize];
+        let Some(r) = qp.read_resps.front_mut() else { return Next::Idle };
+        if r.ready_at > now {
+            return Next::Wait(r.ready_at);
+        }
+        let mtu = qp.attr.mtu;
+        let idx = r.next;
+        let first = idx == 0;
+        let last = idx + 1 == r.npkts;
+        let payload = (r.len - (idx * mtu).min(r.len)).min(mtu);
+        let kind = PktKind::ReadResp { first, last };
+        let pkt = Packet {
+            slid: lid,
+            dlid: qp.peer_lid,
+            vl: 0,
+            src_qp: qp.num,
+            dst_qp: qp.peer_qp,
+            kind,
+            psn: r.first_psn + idx,
+            ack_req: false,
+            payload,
+            wire_bytes: ib_wire_bytes(kind, payload),
+            msn: qp.msn,
+            dma_len: 0,
+            remote_va: 0,
+            damage: Damage::None,
+            sent_at: now,
+        };
+        r.next += 1;
+        if last {
+            qp.read_resps.pop_front();
+        }
+        let more = !qp.read_resps.is_empty() || qp.tx_wqe < qp.sq.len();
+        Next::Packet { pkt, more, end_of_message: last }
+    }
+}

@@ -1,0 +1,78 @@
+//! The verbs a workload calls: create and connect RC QPs, post send and receive work requests.
+//! Posting charges the host CPU and models the doorbell, WQE fetch and payload DMA latencies
+//! before the NIC may transmit.
+use crate::engine::Time;
+use crate::hca::qp::{Qp, QpAttr, RecvWqe, SendWqe, WorkRequest, WrOp};
+use crate::hca::QPN_BASE;
+use crate::world::World;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QpRef {
+    pub hca: u32,
+    pub qpn: u32,
+}
+
+impl QpRef {
+    pub fn index(self) -> u32 {
+        self.qpn - QPN_BASE
+    }
+}
+
+impl World {
+    /// Creates an RC QP on each HCA and connects them (INIT→RTR→RTS), owned by the given apps.
+    pub fn connect_rc(&mut self, a: u32, app_a: u32, b: u32, app_b: u32, attr: QpAttr) -> (QpRef, QpRef) {
+        let qpn_a = QPN_BASE + self.hcas[a as usize].qps.len() as u32;
+        let qpn_b = QPN_BASE + self.hcas[b as usize].qps.len() as u32 + if a == b { 1 } else { 0 };
+        let (lid_a, lid_b) = (self.hcas[a as usize].lid, self.hcas[b as usize].lid);
+        self.hcas[a as usize].qps.push(Qp::new(qpn_a, a, lid_b, qpn_b, attr, app_a));
+        self.hcas[b as usize].qps.push(Qp::new(qpn_b, b, lid_a, qpn_a, attr, app_b));
+        (QpRef { hca: a, qpn: qpn_a }, QpRef { hca: b, qpn: qpn_b })
+    }
+
+    /// `ibv_post_send`: returns the time the doorbell reached the NIC.
+    pub fn post_send(&mut self, qp: QpRef, wr: WorkRequest) -> Time {
+        let now = self.now();
+        let h = qp.hca as usize;
+        let host = &mut self.hosts[h];
+        let post_cost = host.post_cost;
+        let t_post = now.max(host.cpu_free) + post_cost;
+        host.cpu_free = t_post;
+        host.cpu_busy += post_cost;
+        let hca = &mut self.hcas[h];
+        let t = hca.t;
+        let doorbell = t_post + t.doorbell;
+        // Inline WQEs arrive with the doorbell (BlueFlame); others are fetched by DMA, and their
+        // payload (SEND/WRITE) read by DMA before the first packet can leave.
+        let mut ready = doorbell + t.tx_pipeline;
+        if !wr.inline {
+            ready += t.wqe_fetch;
+            if wr.op != WrOp::Read && wr.len > 0 {
+                ready += t.dma_read;
+            }
+        }
+        let q = &mut hca.qps[qp.index() as usize];
+        let npkts = q.packets_for(wr.len);
+        let first_psn = q.next_psn;
+        q.next_psn += npkts;
+        q.sq.push_back(SendWqe { wr, first_psn, npkts, ready_at: ready, read_rcvd: 0, done: false });
+        if !q.in_sched {
+            q.in_sched = true;
+            hca.sched.push_back(qp.index());
+        }
+        self.kick_hca_at(qp.hca, ready);
+        doorbell
+    }
+
+    /// `ibv_post_recv`.
+    pub fn post_recv(&mut self, qp: QpRef, wr_id: u64, len: u32) {
+        let host = &mut self.hosts[qp.hca as usize];
+        let cost = host.post_cost;
+        host.cpu_free = self.q.now().max(host.cpu_free) + cost;
+        host.cpu_busy += cost;
+        self.hcas[qp.hca as usize].qps[qp.index() as usize].rq.push_back(RecvWqe { wr_id, len });
+    }
+
+    pub fn qp(&self, r: QpRef) -> &Qp {
+        &self.hcas[r.hca as usize].qps[r.index() as usize]
+    }
+}

@@ -1,0 +1,330 @@
+//! perftest equivalents: ib_{write,read,send}_{bw,lat} with perftest's defaults and report
+//! columns. Bandwidth tests keep `tx_depth` work requests outstanding per QP and measure from the
+//! first post to the last completion; latency tests ping-pong one message at a time
+//! (write_lat polls the last byte in memory; send_lat and read_lat poll the CQ) and report
+//! half the round trip (READ: the whole round trip), as perftest does.
+use crate::engine::Time;
+use crate::hca::cq::{Cqe, WcStatus};
+use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
+use crate::hca::verbs::QpRef;
+use crate::report::stats::summarize;
+use crate::report::tables::{row, Tables};
+use crate::scenario::{PerftestSection, PerftestTest};
+use crate::world::{AppEvent, World};
+use serde_json::json;
+
+/// perftest's receive queue depth for ib_send_* (DEF_RX_SEND).
+const RX_DEPTH: u64 = 512;
+/// Timer tags: the client / server saw the last byte of a WRITE land (memory polling).
+const TAG_CLIENT_SAW_WRITE: u64 = 1;
+const TAG_SERVER_SAW_WRITE: u64 = 2;
+
+pub struct Perftest {
+    pub app: u32,
+    pub test: PerftestTest,
+    pub sizes: Vec<u32>,
+    pub iters: u64,
+    pub tx_depth: u32,
+    pub inline_size: u32,
+    pub client: u32,
+    pub server: u32,
+    /// (client QP, server QP) per connection.
+    pub conns: Vec<(QpRef, QpRef)>,
+    pub done: bool,
+    size_idx: usize,
+    posted: Vec<u64>,
+    completed: Vec<u64>,
+    t_start: Time,
+    post_times: Vec<Time>,
+    msg_lat_us: Vec<f64>,
+    completion_times: Vec<Time>,
+    iter_start: Time,
+    lat_samples: Vec<f64>,
+    errors: u64,
+    first_error: Option<&'static str>,
+    perftest_rows: Vec<crate::sim::Row>,
+    latency_rows: Vec<crate::sim::Row>,
+}
+
+/// Sizes perftest's `-a` runs: 2 B to 8 MiB, powers of two.
+pub fn all_sizes() -> Vec<u32> {
+    (1..=23).map(|e| 1u32 << e).collect()
+}
+
+impl Perftest {
+    pub fn new(w: &mut World, app: u32, s: &PerftestSection, attr: QpAttr) -> Perftest {
+        let lat = s.test.is_latency();
+        let sizes = if s.all_sizes { all_sizes() } else { vec![s.size.unwrap_or(if lat { 2 } else { 65536 }) as u32] };
+        let inline_default = match s.test {
+            PerftestTest::IbWriteLat => 220,
+            PerftestTest::IbSendLat => 236,
+            _ => 0,
+        };
+        let nconn = if lat { 1 } else { s.qps.max(1) };
+        let conns = (0..nconn).map(|_| w.connect_rc(s.client, app, s.server, app, attr)).collect();
+        Perftest {
+            app,
+            test: s.test,
+            sizes,
+            iters: s.iters.unwrap_or(if lat { 1000 } else { 5000 }),
+            tx_depth: s.tx_depth.unwrap_or(if lat { 1 } else { 128 }),
+            inline_size: s.inline_size.unwrap_or(inline_default),
+            client: s.client,
+            server: s.server,
+            conns,
+            done: false,
+            size_idx: 0,
+            posted: vec![],
+            completed: vec![],
+            t_start: Time::ZERO,
+            post_times: vec![],
+            msg_lat_us: vec![],
+            completion_times: vec![],
+            iter_start: Time::ZERO,
+            lat_samples: vec![],
+            errors: 0,
+            first_error: None,
+            perftest_rows: vec![],
+            latency_rows: vec![],
+        }
+    }
+
+    fn size(&self) -> u32 {
+        self.sizes[self.size_idx]
+    }
+
+    fn op(&self) -> WrOp {
+        match self.test {
+            PerftestTest::IbWriteBw | PerftestTest::IbWriteLat => WrOp::Write,
+            PerftestTest::IbReadBw | PerftestTest::IbReadLat => WrOp::Read,
+            PerftestTest::IbSendBw | PerftestTest::IbSendLat => WrOp::Send,
+        }
+    }
+
+    pub fn progress(&self) -> f64 {
+        if self.done {
+            return 1.0;
+        }
+        let total = (self.iters * self.conns.len() as u64).max(1) as f64;
+        let cur = if self.test.is_latency() { self.lat_samples.len() as f64 } else { self.completed.iter().sum::<u64>() as f64 };
+        (self.size_idx as f64 + (cur / total).min(1.0)) / self.sizes.len() as f64
+    }
+
+    pub fn handle(&mut self, w: &mut World, ev: AppEvent) {
+        match ev {
+            AppEvent::Start => self.start_size(w),
+            AppEvent::Completion(c) => self.on_completion(w, c),
+            AppEvent::MemoryWritten { hca, .. } => self.on_memory_written(w, hca),
+            AppEvent::CqWake => {}
+            AppEvent::Timer(TAG_SERVER_SAW_WRITE) => {
+                let (c, s) = self.conns[0];
+                let _ = c;
+                self.post(w, s, 0);
+            }
+            AppEvent::Timer(TAG_CLIENT_SAW_WRITE) => self.lat_iteration_done(w),
+            AppEvent::Timer(_) => {}
+        }
+    }
+
+    /// A WRITE landed in this app's memory: the poller sees it one poll iteration later.
+    pub fn on_memory_written(&mut self, w: &mut World, hca: u32) {
+        if self.test != PerftestTest::IbWriteLat {
+            return;
+        }
+        let host = &w.hosts[hca as usize];
+        let at = w.now().max(host.cpu_free) + Time::from_ns_f64(w.profile.poll_cq_ns);
+        let tag = if hca == self.server { TAG_SERVER_SAW_WRITE } else { TAG_CLIENT_SAW_WRITE };
+        w.q.at(at, crate::world::Event::App { app: self.app, ev: AppEvent::Timer(tag) });
+    }
+
+    fn start_size(&mut self, w: &mut World) {
+        let n = self.conns.len();
+        self.posted = vec![0; n];
+        self.completed = vec![0; n];
+        self.post_times.clear();
+        self.msg_lat_us.clear();
+        self.completion_times.clear();
+        self.lat_samples.clear();
+        self.t_start = w.now();
+        let size = self.size();
+        if matches!(self.test, PerftestTest::IbSendBw | PerftestTest::IbSendLat) {
+            let depth = if self.test.is_latency() { RX_DEPTH.min(self.iters + 1) } else { RX_DEPTH.min(self.iters) };
+            for &(c, s) in &self.conns {
+                for i in 0..depth {
+                    w.post_recv(s, i, size);
+                    if self.test.is_latency() {
+                        w.post_recv(c, i, size);
+                    }
+                }
+            }
+        }
+        // Timing starts once the receives are pre-posted, as in perftest.
+        self.t_start = w.now().max(w.hosts[self.client as usize].cpu_free);
+        if self.test.is_latency() {
+            self.iter_start = self.t_start;
+            let c = self.conns[0].0;
+            self.post(w, c, 0);
+        } else {
+            for i in 0..n {
+                let k = (self.tx_depth as u64).min(self.iters);
+                for _ in 0..k {
+                    self.post_bw(w, i);
+                }
+            }
+        }
+    }
+
+    fn post(&mut self, w: &mut World, qp: QpRef, wr_id: u64) {
+        let size = self.size();
+        let op = self.op();
+        let inline = op != WrOp::Read && size <= self.inline_size;
+        // Latency tests only need the completions they wait for.
+        let signaled = op == WrOp::Read || !self.test.is_latency();
+        w.post_send(qp, WorkRequest { wr_id, op, len: size, inline, signaled, remote_va: 0x1000 });
+    }
+
+    fn post_bw(&mut self, w: &mut World, conn: usize) {
+        let id = self.post_times.len() as u64;
+        self.post_times.push(w.now());
+        self.posted[conn] += 1;
+        let qp = self.conns[conn].0;
+        self.post(w, qp, id);
+    }
+
+    fn on_completion(&mut self, w: &mut World, c: Cqe) {
+        if c.status != WcStatus::Success {
+            self.errors += 1;
+            self.first_error.get_or_insert(c.status.ibv_name());
+        }
+        if self.test.is_latency() {
+            return self.on_lat_completion(w, c);
+        }
+        if c.hca == self.server {
+            // ib_send_bw: the server re-posts the receive it consumed.
+            if let Some(conn) = self.conns.iter().position(|(_, s)| s.qpn == c.qp) {
+                let s = self.conns[conn].1;
+                w.post_recv(s, c.wr_id, self.size());
+            }
+            return;
+        }
+        let Some(conn) = self.conns.iter().position(|(q, _)| q.qpn == c.qp) else { return };
+        self.completed[conn] += 1;
+        let now = w.now();
+        self.completion_times.push(now);
+        if let Some(t) = self.post_times.get(c.wr_id as usize) {
+            self.msg_lat_us.push((now - *t).as_us_f64());
+        }
+        if c.status == WcStatus::Success && self.posted[conn] < self.iters {
+            self.post_bw(w, conn);
+        }
+        if self.completed.iter().all(|&k| k >= self.iters) || (c.status != WcStatus::Success && self.all_failed(w)) {
+            self.finish_bw(w);
+        }
+    }
+
+    fn all_failed(&self, w: &World) -> bool {
+        self.conns.iter().all(|(q, _)| w.qp(*q).state != crate::hca::qp::QpState::Rts && w.qp(*q).sq.is_empty())
+    }
+
+    fn on_lat_completion(&mut self, w: &mut World, c: Cqe) {
+        let (client, server) = self.conns[0];
+        match self.test {
+            PerftestTest::IbReadLat if c.hca == self.client => self.lat_iteration_done(w),
+            PerftestTest::IbSendLat => {
+                if c.hca == self.server && c.qp == server.qpn {
+                    w.post_recv(server, c.wr_id, self.size());
+                    self.post(w, server, 0);
+                } else if c.hca == self.client && c.qp == client.qpn {
+                    w.post_recv(client, c.wr_id, self.size());
+                    self.lat_iteration_done(w);
+                }
+            }
+            _ => {}
+        }
+        if c.status != WcStatus::Success {
+            self.finish_lat(w);
+        }
+    }
+
+    fn lat_iteration_done(&mut self, w: &mut World) {
+        if self.done {
+            return;
+        }
+        let rtt = (w.now() - self.iter_start).as_us_f64();
+        // perftest reports half the round trip for ping-pong tests, the whole of it for READ.
+        self.lat_samples.push(if self.test == PerftestTest::IbReadLat { rtt } else { rtt / 2.0 });
+        if self.lat_samples.len() as u64 >= self.iters {
+            return self.finish_lat(w);
+        }
+        self.iter_start = w.now();
+        let c = self.conns[0].0;
+        self.post(w, c, self.lat_samples.len() as u64);
+    }
+
+    fn finish_bw(&mut self, w: &mut World) {
+        let size = self.size() as f64;
+        let elapsed = (w.now() - self.t_start).as_secs_f64();
+        let msgs: u64 = self.completed.iter().sum();
+        let bytes = size * msgs as f64;
+        let avg = if elapsed > 0.0 { bytes / elapsed } else { 0.0 };
+        // Peak: the best rate over any window of tx_depth consecutive completions.
+        let win = (self.tx_depth as usize).max(1);
+        let mut peak = avg;
+        let ct = &self.completion_times;
+        if ct.len() > win {
+            for i in 0..ct.len() - win {
+                let dt = (ct[i + win] - ct[i]).as_secs_f64();
+                if dt > 0.0 {
+                    peak = peak.max(size * win as f64 / dt);
+                }
+            }
+        }
+        const MIB: f64 = 1048576.0;
+        self.perftest_rows.push(row(json!({
+            "test": self.test.name(), "bytes": self.size(), "iterations": self.iters, "qps": self.conns.len(),
+            "bw_peak_MBps": peak / MIB, "bw_avg_MBps": avg / MIB,
+            "bw_peak_Gbps": peak * 8.0 / 1e9, "bw_avg_Gbps": avg * 8.0 / 1e9,
+            "msg_rate_Mpps": if elapsed > 0.0 { msgs as f64 / elapsed / 1e6 } else { 0.0 },
+            "elapsed_us": elapsed * 1e6, "errors": self.errors, "first_error": self.first_error,
+        })));
+        let mut lat = std::mem::take(&mut self.msg_lat_us);
+        self.push_latency_row(&mut lat, "post_to_completion");
+        self.next_size(w);
+    }
+
+    fn finish_lat(&mut self, w: &mut World) {
+        let mut s = std::mem::take(&mut self.lat_samples);
+        let st = summarize(&mut s);
+        self.perftest_rows.push(row(json!({
+            "test": self.test.name(), "bytes": self.size(), "iterations": st.count,
+            "t_min_us": st.min, "t_max_us": st.max, "t_typical_us": st.median, "t_avg_us": st.avg,
+            "t_stdev_us": st.stdev, "p50_us": st.median, "p99_us": st.p99, "p99_9_us": st.p99_9, "p99_99_us": st.p99_99,
+            "errors": self.errors, "first_error": self.first_error,
+        })));
+        self.push_latency_row(&mut s, if self.test == PerftestTest::IbReadLat { "round_trip" } else { "half_round_trip" });
+        self.next_size(w);
+    }
+
+    fn push_latency_row(&mut self, samples: &mut [f64], what: &str) {
+        let st = summarize(samples);
+        self.latency_rows.push(row(json!({
+            "test": self.test.name(), "bytes": self.size(), "metric": what, "count": st.count,
+            "min_us": st.min, "median_us": st.median, "avg_us": st.avg, "p99_us": st.p99,
+            "p99_9_us": st.p99_9, "p99_99_us": st.p99_99, "max_us": st.max,
+        })));
+    }
+
+    fn next_size(&mut self, w: &mut World) {
+        if self.errors > 0 || self.size_idx + 1 >= self.sizes.len() {
+            self.done = true;
+            return;
+        }
+        self.size_idx += 1;
+        self.start_size(w);
+    }
+
+    pub fn tables(&self, out: &mut Tables) {
+        out.extend("perftest", self.perftest_rows.iter().cloned());
+        out.extend("latency", self.latency_rows.iter().cloned());
+    }
+}

@@ -1,0 +1,71 @@
+//! The simulated world: every component in its arena, the event queue, and the event enum.
+//! Component logic lives in `impl World` blocks next to the component (fabric/forward.rs,
+//! hca/nic.rs, hca/requester.rs, hca/responder.rs); workloads live outside the world and act on
+//! it through the verbs in hca/verbs.rs.
+use crate::engine::{EventQueue, Time};
+use crate::fabric::channel::Channel;
+use crate::fabric::port::Port;
+use crate::fabric::switch::Switch;
+use crate::hca::cq::Cqe;
+use crate::hca::packet::{PacketId, Packets};
+use crate::hca::profile::HwProfile;
+use crate::hca::Hca;
+use crate::host::Host;
+use crate::report::capture::Capture;
+
+/// Something a workload is told about.
+#[derive(Clone, Copy, Debug)]
+pub enum AppEvent {
+    Start,
+    /// A completion the application has polled (after busy polling or an event wake-up).
+    Completion(Cqe),
+    /// The last byte of an RDMA WRITE became visible in memory at this QP (memory polling).
+    MemoryWritten { hca: u32, qp: u32, len: u32 },
+    /// Wake-up after an event-mode interrupt: the application polls its CQ.
+    CqWake,
+    Timer(u64),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    /// A channel finished serialising a packet and may send the next.
+    TxDone { ch: u32 },
+    /// A packet reaches the far end of a channel (tail for an HCA, head for a switch).
+    Arrive { ch: u32, pkt: PacketId },
+    /// Credits come back to a channel's sender.
+    CreditReturn { ch: u32, vl: u8, blocks: u32 },
+    /// A switch output's head packet became ready.
+    SwitchKick { ch: u32 },
+    /// The HCA's send engine may have work now.
+    HcaKick { hca: u32 },
+    /// A received packet leaves the HCA's receive pipeline.
+    HcaRx { hca: u32, pkt: PacketId },
+    /// A QP's local ACK timer (lazy: it re-checks the QP's deadline).
+    AckTimer { hca: u32, qp: u32 },
+    /// A CQE becomes visible in host memory.
+    CqeVisible { app: u32, cqe: Cqe },
+    /// Deliver an event to a workload.
+    App { app: u32, ev: AppEvent },
+}
+
+pub struct World {
+    pub q: EventQueue<Event>,
+    pub profile: HwProfile,
+    pub seed: u64,
+    pub packets: Packets,
+    pub channels: Vec<Channel>,
+    pub switches: Vec<Switch>,
+    pub ports: Vec<Port>,
+    pub hcas: Vec<Hca>,
+    pub hosts: Vec<Host>,
+    pub capture: Option<Capture>,
+    /// Packet transmissions on any channel (a packet crossing a switch counts twice).
+    pub packet_hops: u64,
+}
+
+impl World {
+    #[inline]
+    pub fn now(&self) -> Time {
+        self.q.now()
+    }
+}
