@@ -118,9 +118,8 @@ impl Syndrome {
 /// longest, 655.36 ms. Codes above 31 are read modulo 32, as the field is 5 bits wide.
 pub fn rnr_timer_micros(code: u8) -> u32 {
     const TABLE: [u32; 32] = [
-        655_360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1_280, 1_920, 2_560,
-        3_840, 5_120, 7_680, 10_240, 15_360, 20_480, 30_720, 40_960, 61_440, 81_920, 122_880,
-        163_840, 245_760, 327_680, 491_520,
+        655_360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1_280, 1_920, 2_560, 3_840, 5_120, 7_680,
+        10_240, 15_360, 20_480, 30_720, 40_960, 61_440, 81_920, 122_880, 163_840, 245_760, 327_680, 491_520,
     ];
     TABLE[usize::from(code & 0x1F)]
 }
@@ -223,11 +222,9 @@ mod tests {
 
     #[test]
     fn aeth_and_immdt_round_trip() {
-        for syndrome in [
-            Syndrome::Ack { credits: 5 },
-            Syndrome::RnrNak { timer: 14 },
-            Syndrome::Nak(NakCode::PsnSequenceError),
-        ] {
+        for syndrome in
+            [Syndrome::Ack { credits: 5 }, Syndrome::RnrNak { timer: 14 }, Syndrome::Nak(NakCode::PsnSequenceError)]
+        {
             let aeth = Aeth { syndrome, msn: 0xAB_CDEF };
             let mut buf = [0u8; Aeth::SIZE];
             aeth.emit(&mut buf);

@@ -38,13 +38,12 @@ pub use icrc::{icrc_roce_v2_ipv4, ipv4_header_checksum};
 pub use lrh::{Lnh, Lrh};
 pub use opcode::{Opcode, Position};
 pub use packet::{
-    PacketHeaders, ETHERNET_HEADER_SIZE, ETHERNET_FCS_SIZE, ETHERNET_MIN_FRAME, ICRC_SIZE,
-    IPV4_HEADER_SIZE, ROCE_WIRE_OVERHEAD, UDP_HEADER_SIZE, VCRC_SIZE,
+    PacketHeaders, ETHERNET_FCS_SIZE, ETHERNET_HEADER_SIZE, ETHERNET_MIN_FRAME, ICRC_SIZE, IPV4_HEADER_SIZE,
+    ROCE_WIRE_OVERHEAD, UDP_HEADER_SIZE, VCRC_SIZE,
 };
 pub use pcap::{PcapWriter, PCAP_LINKTYPE_ETHERNET, PCAP_MAGIC_NANOS, PCAP_SNAPLEN};
 pub use roce::{
-    ip_for_lid, mac_for_lid, parse_roce_v2, udp_src_port_for_qps, RoceEndpoints, RoceV2Packet,
-    ROCE_V2_UDP_PORT,
+    ip_for_lid, mac_for_lid, parse_roce_v2, udp_src_port_for_qps, RoceEndpoints, RoceV2Packet, ROCE_V2_UDP_PORT,
 };
 
 use std::fmt;

@@ -88,10 +88,7 @@ impl Opcode {
     /// The opcode for a BTH byte, or `BadValue` for anything that is not an RC opcode we
     /// model (atomics, UC/RD/UD, CNP 0x81, vendor opcodes).
     pub fn from_u8(v: u8) -> Result<Opcode, WireError> {
-        Opcode::ALL
-            .get(usize::from(v))
-            .copied()
-            .ok_or(WireError::BadValue { field: "bth.opcode" })
+        Opcode::ALL.get(usize::from(v)).copied().ok_or(WireError::BadValue { field: "bth.opcode" })
     }
 
     /// RDMA Extended Transport Header (16 B) follows the BTH: the first packet of an RDMA
@@ -147,10 +144,12 @@ impl Opcode {
         Some(match self {
             SendFirst | RdmaWriteFirst | RdmaReadResponseFirst => Position::First,
             SendMiddle | RdmaWriteMiddle | RdmaReadResponseMiddle => Position::Middle,
-            SendLast | SendLastWithImmediate | RdmaWriteLast | RdmaWriteLastWithImmediate
-            | RdmaReadResponseLast => Position::Last,
-            SendOnly | SendOnlyWithImmediate | RdmaWriteOnly | RdmaWriteOnlyWithImmediate
-            | RdmaReadResponseOnly => Position::Only,
+            SendLast | SendLastWithImmediate | RdmaWriteLast | RdmaWriteLastWithImmediate | RdmaReadResponseLast => {
+                Position::Last
+            }
+            SendOnly | SendOnlyWithImmediate | RdmaWriteOnly | RdmaWriteOnlyWithImmediate | RdmaReadResponseOnly => {
+                Position::Only
+            }
             RdmaReadRequest | Acknowledge => return None,
         })
     }
@@ -311,10 +310,7 @@ mod tests {
         assert_eq!(seq(|i, n| Opcode::send(i, n, false), 1), [Opcode::SendOnly]);
         assert_eq!(seq(|i, n| Opcode::send(i, n, true), 1), [Opcode::SendOnlyWithImmediate]);
         assert_eq!(seq(|i, n| Opcode::rdma_write(i, n, false), 1), [Opcode::RdmaWriteOnly]);
-        assert_eq!(
-            seq(|i, n| Opcode::rdma_write(i, n, true), 1),
-            [Opcode::RdmaWriteOnlyWithImmediate]
-        );
+        assert_eq!(seq(|i, n| Opcode::rdma_write(i, n, true), 1), [Opcode::RdmaWriteOnlyWithImmediate]);
         assert_eq!(seq(Opcode::read_response, 1), [Opcode::RdmaReadResponseOnly]);
         // A zero-length message is one packet.
         assert_eq!(Opcode::send(0, 0, false), Opcode::SendOnly);
@@ -324,18 +320,12 @@ mod tests {
     #[test]
     fn two_packet_messages_are_first_then_last() {
         assert_eq!(seq(|i, n| Opcode::send(i, n, false), 2), [Opcode::SendFirst, Opcode::SendLast]);
-        assert_eq!(
-            seq(|i, n| Opcode::send(i, n, true), 2),
-            [Opcode::SendFirst, Opcode::SendLastWithImmediate]
-        );
+        assert_eq!(seq(|i, n| Opcode::send(i, n, true), 2), [Opcode::SendFirst, Opcode::SendLastWithImmediate]);
         assert_eq!(
             seq(|i, n| Opcode::rdma_write(i, n, true), 2),
             [Opcode::RdmaWriteFirst, Opcode::RdmaWriteLastWithImmediate]
         );
-        assert_eq!(
-            seq(Opcode::read_response, 2),
-            [Opcode::RdmaReadResponseFirst, Opcode::RdmaReadResponseLast]
-        );
+        assert_eq!(seq(Opcode::read_response, 2), [Opcode::RdmaReadResponseFirst, Opcode::RdmaReadResponseLast]);
     }
 
     #[test]
@@ -372,10 +362,7 @@ mod tests {
     fn names_follow_ibta_and_wireshark() {
         assert_eq!(Opcode::RdmaWriteFirst.name(), "RC RDMA WRITE First");
         assert_eq!(Opcode::Acknowledge.name(), "RC Acknowledge");
-        assert_eq!(
-            Opcode::RdmaReadResponseLast.wireshark_name(),
-            "Reliable Connection (RC) - RDMA READ response Last"
-        );
+        assert_eq!(Opcode::RdmaReadResponseLast.wireshark_name(), "Reliable Connection (RC) - RDMA READ response Last");
         assert_eq!(Opcode::RdmaWriteOnlyWithImmediate.wireshark_info(), "RC RDMA Write Only Immediate");
     }
 }

@@ -91,9 +91,9 @@ impl PacketHeaders {
         (Lrh::SIZE + grh + Bth::SIZE) as u32 + self.ext_bytes()
     }
 
-    /// Bytes the packet occupies on an InfiniBand link: LRH + GRH? + BTH + extension headers
-    /// + payload + pad + ICRC 4 + VCRC 2. (Link-layer framing — start/end delimiters and
-    /// 8b/10b or 64b/66b coding — belongs to the link model, not here.)
+    /// Bytes the packet occupies on an InfiniBand link: LRH, GRH (if any), BTH, extension
+    /// headers, payload, pad, ICRC 4 and VCRC 2. Link-layer framing (start/end delimiters,
+    /// 8b/10b or 64b/66b coding) belongs to the link model, not here.
     pub fn ib_wire_bytes(&self) -> u32 {
         self.ib_header_bytes() + self.payload_len + self.pad() + (ICRC_SIZE + VCRC_SIZE) as u32
     }
@@ -243,7 +243,7 @@ mod tests {
         p.fill_lengths();
         assert_eq!(p.ib_wire_bytes(), local + 40);
         assert_eq!(p.lrh.lnh, Lnh::IbaGlobal);
-        assert_eq!(p.grh.unwrap().pay_len, 12 + 100 + 0 + 4);
+        assert_eq!(p.grh.unwrap().pay_len, 12 + 100 + 4); // BTH + payload (no pad) + ICRC
         assert_eq!(p.validate(), Ok(()));
     }
 

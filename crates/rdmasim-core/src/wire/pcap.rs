@@ -1,6 +1,6 @@
 //! Classic libpcap capture files, nanosecond variant, written into memory.
 //!
-//! Format (https://wiki.wireshark.org/Development/LibpcapFileFormat, and the IETF draft
+//! Format (<https://wiki.wireshark.org/Development/LibpcapFileFormat>, and the IETF draft
 //! "PCAP Capture File Format"): a 24-byte global header, then per packet a 16-byte record
 //! header and the bytes. We write in little-endian order; readers detect it from the magic.
 //! The nanosecond magic keeps the simulator's sub-microsecond timing visible (the microsecond

@@ -6,9 +6,8 @@
 //! | Ethernet 14 | IPv4 20 | UDP 8 | BTH 12 | RETH/AETH/ImmDt | payload | pad | ICRC 4 | (FCS 4)
 //! ```
 use super::{
-    icrc_roce_v2_ipv4, ipv4_header_checksum, Aeth, Bth, ImmDt, PacketHeaders, Reth, WireError,
-    ETHERNET_FCS_SIZE, ETHERNET_HEADER_SIZE, ETHERNET_MIN_FRAME, ICRC_SIZE, IPV4_HEADER_SIZE,
-    UDP_HEADER_SIZE,
+    icrc_roce_v2_ipv4, ipv4_header_checksum, Aeth, Bth, ImmDt, PacketHeaders, Reth, WireError, ETHERNET_FCS_SIZE,
+    ETHERNET_HEADER_SIZE, ETHERNET_MIN_FRAME, ICRC_SIZE, IPV4_HEADER_SIZE, UDP_HEADER_SIZE,
 };
 
 /// The UDP destination port IANA assigned to RoCEv2.
@@ -256,7 +255,7 @@ pub fn parse_roce_v2(frame: &[u8]) -> Result<RoceV2Packet, WireError> {
 
     // What is left is payload + pad + ICRC; payload + pad is whole 4-byte words.
     let padded = transport.len().checked_sub(n + ICRC_SIZE).ok_or(WireError::Truncated)?;
-    if padded % 4 != 0 {
+    if !padded.is_multiple_of(4) {
         return Err(bad("udp.length"));
     }
     let pad = usize::from(bth.pad_count);
@@ -269,7 +268,13 @@ pub fn parse_roce_v2(frame: &[u8]) -> Result<RoceV2Packet, WireError> {
     }
 
     Ok(RoceV2Packet {
-        endpoints: RoceEndpoints { src_mac, dst_mac, src_ip, dst_ip, udp_src_port: u16::from_be_bytes([udp[0], udp[1]]) },
+        endpoints: RoceEndpoints {
+            src_mac,
+            dst_mac,
+            src_ip,
+            dst_ip,
+            udp_src_port: u16::from_be_bytes([udp[0], udp[1]]),
+        },
         bth,
         reth,
         aeth,
