@@ -214,6 +214,15 @@ impl Simulation {
             }
             t.push("hca_counters", r);
         }
+        for h in &w.hcas {
+            for qp in &h.qps {
+                t.push("qps", row(json!({
+                    "node": format!("h{}", h.id), "qpn": qp.num, "peer_qpn": qp.peer_qp,
+                    "state": format!("{:?}", qp.state), "psn_next": qp.next_psn, "epsn": qp.epsn,
+                    "rx_bytes": qp.rx_bytes, "rx_msgs": qp.rx_msgs, "sq_outstanding": qp.sq.len(),
+                })));
+            }
+        }
         let elapsed = self.end_time.max(w.now());
         for (i, host) in w.hosts.iter().enumerate() {
             let busy_poll = self.pollers.iter().any(|p| p.host == i as u32 && p.mode == PollMode::Busy);

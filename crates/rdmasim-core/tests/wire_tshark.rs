@@ -12,9 +12,8 @@ use rdmasim_core::wire::{
     parse_roce_v2, udp_src_port_for_qps, Aeth, NakCode, Opcode, PacketHeaders, PcapWriter, Reth, RoceEndpoints,
     Syndrome, CREDITS_INVALID,
 };
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
+use common::{find_tshark, tshark};
 
 const REQ_LID: u16 = 1;
 const RESP_LID: u16 = 2;
@@ -197,28 +196,6 @@ fn build_conversation() -> Conversation {
     h.aeth = Some(Aeth::ack(12));
     c.send(h);
     c
-}
-
-/// `Some(path)` if tshark runs. `None` (skip) only outside CI.
-fn find_tshark() -> Option<PathBuf> {
-    let ok = Command::new("tshark").arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
-    if ok {
-        return Some(PathBuf::from("tshark"));
-    }
-    let ci = std::env::var("CI").map(|v| !v.is_empty() && v != "false" && v != "0").unwrap_or(false);
-    assert!(!ci, "tshark is not on PATH, but CI is set: CI must install tshark (apt-get install tshark)");
-    // Straight to stderr rather than `eprintln!`, which the test harness would swallow.
-    let _ = writeln!(
-        std::io::stderr(),
-        "SKIPPED wire_tshark: `tshark` is not on PATH (install it with `apt-get install tshark`)"
-    );
-    None
-}
-
-fn tshark(tshark: &Path, args: &[&str]) -> String {
-    let out = Command::new(tshark).args(args).output().expect("tshark runs");
-    assert!(out.status.success(), "tshark {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).expect("tshark prints UTF-8")
 }
 
 /// A number as tshark prints it: decimal, or hex with `0x`.

@@ -134,6 +134,10 @@ pub struct Qp {
     pub read_resps: VecDeque<ReadResponse>,
     /// Pending coalesced ACK (index in the HCA's control queue is not kept: a flag suffices).
     pub ack_pending: bool,
+    /// Payload bytes accepted in sequence (responder: SEND/WRITE; requester: READ responses).
+    pub rx_bytes: u64,
+    /// Messages completed by this QP as responder.
+    pub rx_msgs: u64,
 }
 
 impl Qp {
@@ -170,6 +174,8 @@ impl Qp {
             cur_recv_bytes: 0,
             read_resps: VecDeque::new(),
             ack_pending: false,
+            rx_bytes: 0,
+            rx_msgs: 0,
         }
     }
 

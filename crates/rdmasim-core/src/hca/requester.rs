@@ -234,6 +234,7 @@ impl World {
         self.acknowledge(h, qi, w.first_psn);
         let qp = &mut self.hcas[h as usize].qps[qi as usize];
         let Some(ri) = qp.sq.iter().position(|x| x.wr.op == WrOp::Read && !x.done) else { return };
+        qp.rx_bytes += pkt.payload as u64;
         let w = &mut qp.sq[ri];
         w.read_rcvd += 1;
         qp.retries = 0;

@@ -41,6 +41,9 @@ impl World {
             return;
         }
         // In sequence.
+        if pkt.kind != PktKind::ReadReq && !(matches!(pkt.kind, PktKind::Send { first: true, .. }) && qp.rq.is_empty()) {
+            qp.rx_bytes += pkt.payload as u64;
+        }
         qp.nak_outstanding = false;
         qp.rnr_outstanding = false;
         let app = qp.app;
@@ -61,6 +64,7 @@ impl World {
                 qp.epsn += 1;
                 if last {
                     qp.msn += 1;
+                    qp.rx_msgs += 1;
                     if let Some(r) = qp.cur_recv.take() {
                         let _ = imm; // SEND with immediate also completes as IBV_WC_RECV (with IBV_WC_WITH_IMM)
                         let opcode = WcOpcode::Recv;
@@ -87,6 +91,7 @@ impl World {
                 qp.epsn += 1;
                 if last {
                     qp.msn += 1;
+                    qp.rx_msgs += 1;
                     let qpn = qp.num;
                     self.q.at(now + t.dma_write, Event::App { app, ev: AppEvent::MemoryWritten { hca: h, qp: qpn, len: pkt.payload } });
                 }
@@ -97,6 +102,7 @@ impl World {
                 qp.read_resps.push_back(ReadResponse { first_psn: pkt.psn, npkts, next: 0, len: pkt.dma_len, ready_at: now + t.dma_read });
                 qp.epsn += npkts;
                 qp.msn += 1;
+                qp.rx_msgs += 1;
                 self.activate(h, qi);
                 return; // the response is the acknowledgement
             }

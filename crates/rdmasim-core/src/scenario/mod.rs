@@ -192,6 +192,10 @@ pub struct PerftestSection {
     /// `-e/--events`: wait for completions by event (interrupt) instead of busy polling.
     #[serde(default)]
     pub events: bool,
+    /// `-r/--rx-depth`: receive WQEs the server keeps posted for ib_send_* (default 512).
+    /// A depth below tx_depth makes SENDs outrun the receives: RNR NAKs.
+    #[serde(default)]
+    pub rx_depth: Option<u32>,
     /// Host index of the client (the side that posts) and of the server.
     #[serde(default)]
     pub client: u32,

@@ -26,6 +26,7 @@ pub struct Perftest {
     pub iters: u64,
     pub tx_depth: u32,
     pub inline_size: u32,
+    pub rx_depth: u64,
     pub client: u32,
     pub server: u32,
     /// (client QP, server QP) per connection.
@@ -69,6 +70,7 @@ impl Perftest {
             iters: s.iters.unwrap_or(if lat { 1000 } else { 5000 }),
             tx_depth: s.tx_depth.unwrap_or(if lat { 1 } else { 128 }),
             inline_size: s.inline_size.unwrap_or(inline_default),
+            rx_depth: s.rx_depth.map(u64::from).unwrap_or(RX_DEPTH),
             client: s.client,
             server: s.server,
             conns,
@@ -148,7 +150,7 @@ impl Perftest {
         self.t_start = w.now();
         let size = self.size();
         if matches!(self.test, PerftestTest::IbSendBw | PerftestTest::IbSendLat) {
-            let depth = if self.test.is_latency() { RX_DEPTH.min(self.iters + 1) } else { RX_DEPTH.min(self.iters) };
+            let depth = if self.test.is_latency() { self.rx_depth.min(self.iters + 1) } else { self.rx_depth.min(self.iters) };
             for &(c, s) in &self.conns {
                 for i in 0..depth {
                     w.post_recv(s, i, size);

@@ -2,6 +2,9 @@
 #![allow(dead_code)]
 use rdmasim_core::api::Simulation;
 use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// Runs a TOML scenario to the end and returns the result as JSON.
 pub fn run(toml: &str) -> Value {
@@ -30,3 +33,26 @@ pub fn counter(r: &Value, host: usize, name: &str) -> u64 {
 pub fn port(r: &Value, idx: usize, name: &str) -> u64 {
     table(r, "ports")[idx][name].as_u64().unwrap()
 }
+
+/// `Some(path)` if tshark runs. `None` (skip) only outside CI.
+pub fn find_tshark() -> Option<PathBuf> {
+    let ok = Command::new("tshark").arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
+    if ok {
+        return Some(PathBuf::from("tshark"));
+    }
+    let ci = std::env::var("CI").map(|v| !v.is_empty() && v != "false" && v != "0").unwrap_or(false);
+    assert!(!ci, "tshark is not on PATH, but CI is set: CI must install tshark (apt-get install tshark)");
+    // Straight to stderr rather than `eprintln!`, which the test harness would swallow.
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED: `tshark` is not on PATH (install it with `apt-get install tshark`)"
+    );
+    None
+}
+
+pub fn tshark(tshark: &Path, args: &[&str]) -> String {
+    let out = Command::new(tshark).args(args).output().expect("tshark runs");
+    assert!(out.status.success(), "tshark {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("tshark prints UTF-8")
+}
+

@@ -1,0 +1,157 @@
+//! Pins the RC transport's recovery paths: loss, RNR, the retransmission-timeout floor, retry
+//! exhaustion.
+mod common;
+use common::*;
+use rdmasim_core::api::Simulation;
+use rdmasim_core::engine::Time;
+use rdmasim_core::hca::packet::PktKind;
+
+fn sim(toml: &str) -> Simulation {
+    let mut s = Simulation::from_toml(toml, "<test>").unwrap_or_else(|e| panic!("{e}"));
+    s.run();
+    s
+}
+
+fn json(s: &Simulation) -> serde_json::Value {
+    serde_json::from_str(&s.result_json()).unwrap()
+}
+
+#[test]
+fn lossy_link_delivers_every_byte_and_counts_retransmissions() {
+    let toml = perftest(
+        "cx4-edr",
+        "ib_write_bw",
+        "size = 65536\niters = 2000",
+        "[[faults]]\nlink = \"h0-h1\"\nloss_rate = 1e-3\n[qp]\ntimeout = 14",
+    );
+    let r = run(&toml);
+    assert_eq!(r["stop_reason"], "completed");
+    let row = &table(&r, "perftest")[0];
+    assert_eq!(row["errors"], 0);
+    // Every byte arrived, in order, exactly once at the responder's QP.
+    let qps = table(&r, "qps");
+    let server_qp = qps.iter().find(|q| q["node"] == "h1").unwrap();
+    assert_eq!(server_qp["rx_bytes"].as_u64().unwrap(), 2000 * 65536);
+    assert_eq!(server_qp["rx_msgs"].as_u64().unwrap(), 2000);
+    // ~2000 × 16 packets × 1e-3 ≈ 32 losses: the responder saw gaps, NAKed, the requester resent.
+    let lost = port(&r, 1, "PortRcvErrors");
+    assert!(lost > 10, "expected losses, got {lost}");
+    assert!(counter(&r, 1, "out_of_sequence") > 0);
+    assert!(counter(&r, 0, "packet_seq_err") > 0);
+    assert!(counter(&r, 0, "retransmitted_packets") >= lost);
+}
+
+#[test]
+fn rnr_wait_follows_the_ibta_timer_table() {
+    // rx_depth 1: the second SEND finds no receive WQE and draws an RNR NAK; min_rnr_timer 14
+    // is 1.28 ms in the IBTA table, so the requester resends 1.28 ms after the NAK.
+    for (code, delay_us) in [(14u8, 1280.0), (1, 10.0), (18, 5120.0)] {
+        let toml = perftest(
+            "cx4-edr",
+            "ib_send_bw",
+            "size = 1024\niters = 4\nrx_depth = 1\ntx_depth = 4",
+            &format!("[qp]\nmin_rnr_timer = {code}\n[output]\ncapture = true"),
+        );
+        let s = sim(&toml);
+        let r = json(&s);
+        assert_eq!(r["stop_reason"], "completed", "{r}");
+        assert!(counter(&r, 0, "rnr_nak_retry_err") >= 1);
+        assert!(counter(&r, 1, "out_of_buffer") >= 1);
+        let recs = &s.world.capture.as_ref().unwrap().records;
+        let (t_nak, nak) = recs.iter().find(|(_, p)| matches!(p.kind, PktKind::RnrNak { .. })).copied().unwrap();
+        assert_eq!(nak.kind, PktKind::RnrNak { timer: code });
+        let (t_resend, _) = recs.iter().find(|(t, p)| *t > t_nak && p.psn == nak.psn && p.kind.is_request()).copied().unwrap();
+        let waited = (t_resend - t_nak).as_us_f64();
+        // The NAK's flight and receive pipeline add well under a microsecond.
+        assert!(waited >= delay_us && waited < delay_us + 1.0, "code {code}: waited {waited} us, table says {delay_us}");
+    }
+}
+
+/// Drops the only packet of the second WRITE of an ib_write_lat run (packet 3 on h0->h1, after
+/// WRITE 1 and the ACK of the server's reply) (nothing follows it, so only
+/// the local ACK timer can recover) and returns how long the requester waited to resend.
+fn timeout_wait(qp_timeout: u8, floor_override: &str) -> Time {
+    let toml = perftest(
+        "cx4-edr",
+        "ib_write_lat",
+        "iters = 3",
+        &format!("[hardware.overrides]\n{floor_override}\n[qp]\ntimeout = {qp_timeout}\n[[faults]]\nlink = \"h0->h1\"\ndrop_nth = [3]\n[output]\ncapture = true"),
+    );
+    let s = sim(&toml);
+    let r = json(&s);
+    assert_eq!(r["stop_reason"], "completed", "{r}");
+    assert_eq!(counter(&r, 0, "local_ack_timeout_err"), 1);
+    let recs: Vec<_> = s.world.capture.as_ref().unwrap().records.iter().filter(|(_, p)| p.slid == 1 && p.kind.is_request()).copied().collect();
+    // Packets from h0: write #1, write #2 (dropped), write #2 again, write #3.
+    assert_eq!(recs[1].1.psn, recs[2].1.psn, "the third packet from h0 is the retransmission");
+    recs[2].0 - recs[1].0
+}
+
+#[test]
+fn timeout_below_the_vendor_floor_waits_for_the_floor() {
+    // timeout 1 asks for 8.192 µs; ConnectX firmware waits ~500 ms (seeds/000).
+    assert_eq!(timeout_wait(1, ""), Time::ms(500));
+    // Without the floor the IBTA value holds: 4.096 µs × 2^1.
+    assert_eq!(timeout_wait(1, "retransmit_floor_ms = 0.0"), Time::ns(8_192));
+    // Above the floor the QP's own timeout wins: 4.096 µs × 2^18 = 1.07 s.
+    assert_eq!(timeout_wait(18, ""), Time::ns(4_096 << 18));
+}
+
+#[test]
+fn retry_exhaustion_ends_in_an_error_completion() {
+    let toml = perftest(
+        "cx4-edr",
+        "ib_write_bw",
+        "size = 4096\niters = 10\ntx_depth = 1",
+        "[hardware.overrides]\nretransmit_floor_ms = 0.0\n[qp]\ntimeout = 4\nretry_cnt = 2\n[[faults]]\nlink = \"h0->h1\"\ndrop_nth = [1, 2, 3, 4, 5]",
+    );
+    let r = run(&toml);
+    let row = &table(&r, "perftest")[0];
+    assert_eq!(row["first_error"], "IBV_WC_RETRY_EXC_ERR");
+    // The original and 2 retries were all dropped: 2 timer expiries, then the error.
+    assert_eq!(counter(&r, 0, "local_ack_timeout_err"), 2);
+    assert_eq!(counter(&r, 0, "req_transport_retries_exceeded"), 1);
+    let qp = table(&r, "qps").iter().find(|q| q["node"] == "h0").unwrap().clone();
+    assert_eq!(qp["state"], "Error");
+}
+
+#[test]
+fn rnr_retry_exhaustion_ends_in_an_rnr_error() {
+    let toml = perftest(
+        "cx4-edr",
+        "ib_send_bw",
+        "size = 64\niters = 4\nrx_depth = 1\ntx_depth = 4",
+        "[qp]\nrnr_retry = 2\nmin_rnr_timer = 1",
+    );
+    let r = run(&toml);
+    // The receiver re-posts its one receive as each SEND lands, so a lone RNR is absorbed; with
+    // a depth of 1 and 4 SENDs in flight the later ones keep hitting an empty queue.
+    let row = &table(&r, "perftest")[0];
+    let rnr = counter(&r, 0, "rnr_nak_retry_err");
+    assert!(rnr >= 1);
+    if row["errors"].as_u64().unwrap() > 0 {
+        assert_eq!(row["first_error"], "IBV_WC_RNR_RETRY_EXC_ERR");
+        assert_eq!(counter(&r, 0, "req_rnr_retries_exceeded"), 1);
+    }
+}
+
+#[test]
+fn infinite_rnr_retry_never_gives_up() {
+    let toml = perftest("cx4-edr", "ib_send_bw", "size = 64\niters = 50\nrx_depth = 1\ntx_depth = 8", "[qp]\nrnr_retry = 7\nmin_rnr_timer = 1");
+    let r = run(&toml);
+    assert_eq!(r["stop_reason"], "completed");
+    assert_eq!(table(&r, "perftest")[0]["errors"], 0);
+    assert!(counter(&r, 0, "rnr_nak_retry_err") > 7, "more RNR NAKs than a finite rnr_retry allows");
+}
+
+#[test]
+fn lost_read_response_is_recovered() {
+    // Responses flow h1 -> h0; drop some of them.
+    let toml = perftest("cx4-edr", "ib_read_bw", "size = 65536\niters = 200", "[[faults]]\nlink = \"h1->h0\"\ndrop_nth = [5, 100, 1000]");
+    let r = run(&toml);
+    assert_eq!(r["stop_reason"], "completed");
+    assert_eq!(table(&r, "perftest")[0]["errors"], 0);
+    assert!(counter(&r, 0, "implied_nak_seq_err") >= 1);
+    let client = table(&r, "qps").iter().find(|q| q["node"] == "h0").unwrap().clone();
+    assert_eq!(client["rx_bytes"].as_u64().unwrap(), 200 * 65536);
+}
