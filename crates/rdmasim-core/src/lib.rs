@@ -12,6 +12,7 @@
 //! - [`api`]: the small surface the Python binding and the CLI use.
 
 pub mod api;
+pub mod bench;
 pub mod engine;
 pub mod fabric;
 pub mod hca;
