@@ -1,1 +1,121 @@
-use pyo3::prelude::*; #[pymodule] fn _core(_m: &Bound<PyModule>) -> PyResult<()> { Ok(()) }
+//! `rdmasim._core`: the thin PyO3 layer over `rdmasim_core::api`.
+//!
+//! No logic lives here: scenario text in, JSON result and pcap bytes out. The Python package
+//! (`python/rdmasim`) turns these into pandas tables, files, sweeps and the CLI.
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use rdmasim_core::api;
+use rdmasim_core::scenario::ScenarioError as CoreScenarioError;
+
+create_exception!(
+    rdmasim,
+    ScenarioError,
+    PyValueError,
+    "A scenario that cannot be run: names the file (`source`), the dotted `key`, the 1-based \
+     `line` (or None) and what was expected (`message`). `str(err)` is `file:line: key `a.b`: message`."
+);
+
+/// Converts a core scenario error into `rdmasim.ScenarioError`, with its fields as attributes.
+fn scenario_err(py: Python<'_>, e: CoreScenarioError) -> PyErr {
+    let err = ScenarioError::new_err(e.to_string());
+    let value = err.value_bound(py);
+    // Setting attributes on a fresh exception instance cannot fail in practice; ignore if it does.
+    let _ = value.setattr("source", e.source.clone());
+    let _ = value.setattr("key", e.key.clone());
+    let _ = value.setattr("line", e.line);
+    let _ = value.setattr("message", e.message.clone());
+    err
+}
+
+/// One simulation run, built from a TOML scenario and advanced in steps.
+#[pyclass(module = "rdmasim._core", name = "Simulation")]
+struct PySimulation {
+    inner: api::Simulation,
+    source: String,
+}
+
+#[pymethods]
+impl PySimulation {
+    /// Parses and validates `toml_text` (raises `ScenarioError`) and builds the world.
+    #[new]
+    #[pyo3(signature = (toml_text, source = "<string>"))]
+    fn new(py: Python<'_>, toml_text: &str, source: &str) -> PyResult<Self> {
+        let inner = api::Simulation::from_toml(toml_text, source).map_err(|e| scenario_err(py, e))?;
+        Ok(PySimulation { inner, source: source.to_string() })
+    }
+
+    /// Runs at most `max_events` events with the GIL released; returns True when the run is over.
+    fn step(&mut self, py: Python<'_>, max_events: u64) -> bool {
+        let inner = &mut self.inner;
+        py.allow_threads(move || inner.step(max_events))
+    }
+
+    /// Fraction of the workload done, 0.0 ..= 1.0.
+    fn progress(&self) -> f64 {
+        self.inner.progress()
+    }
+
+    /// The result so far as JSON: name, seed, profile, finished, stop_reason, sim_time_us,
+    /// events, tables {name: [row, ...]}.
+    fn result_json(&self) -> String {
+        self.inner.result_json()
+    }
+
+    /// The pcap capture as bytes, or None when the scenario did not ask for one.
+    fn pcap<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyBytes>> {
+        self.inner.pcap().map(|b| PyBytes::new_bound(py, &b))
+    }
+
+    /// The name the scenario was loaded from (file path, "<string>" or "<dict>").
+    #[getter]
+    fn source(&self) -> &str {
+        &self.source
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<rdmasim._core.Simulation source={:?} progress={:.3}>", self.source, self.inner.progress())
+    }
+}
+
+/// Parses and validates a TOML scenario without running it; raises `ScenarioError`.
+#[pyfunction]
+#[pyo3(signature = (toml_text, source = "<string>"))]
+fn validate(py: Python<'_>, toml_text: &str, source: &str) -> PyResult<()> {
+    api::validate_toml(toml_text, source).map(|_| ()).map_err(|e| scenario_err(py, e))
+}
+
+/// Every built-in hardware-profile parameter as JSON rows
+/// (profile, parameter, value, overridden, source, doc).
+#[pyfunction]
+fn profiles_json() -> String {
+    api::profiles_json()
+}
+
+/// Data rate of a built-in profile's link after line encoding, bit/s (None for an unknown name).
+#[pyfunction]
+fn link_data_bps(profile: &str) -> Option<f64> {
+    rdmasim_core::hca::profile::by_name(profile).map(|(p, _)| p.link_speed().data_bps_f64())
+}
+
+/// The core's speed benchmark (`rdmasim_core::bench`): a fixed, documented workload run
+/// `{"iterations": n}` times (default 3), best run reported as JSON (workload, events,
+/// packet_hops, wall_s, events_per_sec, packet_hops_per_sec, sim_time_us, iterations).
+#[pyfunction]
+#[pyo3(signature = (json_options = "{}"))]
+fn bench_run(py: Python<'_>, json_options: &str) -> String {
+    py.allow_threads(|| rdmasim_core::bench::run_json(json_options))
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
+    m.add_class::<PySimulation>()?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(profiles_json, m)?)?;
+    m.add_function(wrap_pyfunction!(link_data_bps, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_run, m)?)?;
+    Ok(())
+}

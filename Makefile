@@ -1,0 +1,24 @@
+# rdmasim developer targets. `.ci/run` installs everything, then runs `make test`.
+PYTHON ?= python
+RDMASIM ?= rdmasim
+
+.PHONY: test test-rust test-python develop bench repro
+
+## Rust core tests (the PyO3 extension crate cannot link as a test binary) and Python tests.
+test: test-rust test-python
+
+test-rust:
+	cargo test --workspace --exclude rdmasim-py
+
+test-python:
+	$(PYTHON) -m pytest -q tests
+
+## Build the extension in release mode and install the package in editable mode.
+develop:
+	$(PYTHON) -m pip install -e '.[test,dask]'
+
+bench:
+	$(RDMASIM) bench
+
+repro:
+	$(RDMASIM) reproduce all

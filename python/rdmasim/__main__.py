@@ -1,0 +1,6 @@
+"""`python -m rdmasim` is the `rdmasim` command."""
+import sys
+
+from .cli import main
+
+sys.exit(main())

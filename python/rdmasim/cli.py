@@ -1,0 +1,293 @@
+"""The ``rdmasim`` command: run, validate, perftest, profiles, reproduce, bench.
+
+Exit codes: 0 success; 1 a reproduction row did not match; 2 bad input (scenario error,
+missing file, unknown name); 130 interrupted (partial results are still written).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+from . import __version__
+from . import perftest as pt
+from .errors import ScenarioError
+from .result import FORMATS, Result
+from .runner import RunInterrupted, run, validate
+from .scenario import scenario_dict
+
+EXIT_OK, EXIT_MISMATCH, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class _InputError(Exception):
+    """Bad input reported as one line on stderr and exit code 2 (never a traceback)."""
+
+
+def _err(msg: str) -> None:
+    print(f"rdmasim: error: {msg}", file=sys.stderr)
+
+
+def _interactive() -> bool:
+    return sys.stderr.isatty()
+
+
+def _size(text: str) -> int:
+    """A byte count, optionally with a binary K/M/G suffix: 65536, 64K, 64KiB, 8M."""
+    m = re.fullmatch(r"\s*(\d+)\s*([KMG])?(?:I?B)?\s*", text, re.IGNORECASE)
+    if not m:
+        raise argparse.ArgumentTypeError(f"invalid size {text!r}")
+    shift = 10 * ("KMG".index(m.group(2).upper()) + 1) if m.group(2) else 0
+    return int(m.group(1)) << shift
+
+
+def _scenario_file(path: str) -> Path:
+    p = Path(path)
+    if not p.is_file():
+        raise _InputError(f"cannot read scenario {path}: no such file")
+    return p
+
+
+def _perftest_test(sc: Dict[str, Any]) -> Optional[str]:
+    w = sc.get("workload") or {}
+    return w.get("test") if w.get("kind") == "perftest" else None
+
+
+def _print_summary(res: Result, source: str, out: Path, written: List[Path], test: Optional[str]) -> None:
+    s = res.summary
+    name = f" ({s['name']})" if s.get("name") else ""
+    print(f"scenario : {source}{name}")
+    print(f"profile  : {s.get('profile')}    seed: {s.get('seed')}")
+    if res.interrupted:
+        status = "INTERRUPTED: results are partial"
+    elif not res.finished:
+        status = f"STOPPED EARLY ({res.stop_reason}): results are partial"
+    else:
+        status = res.stop_reason or "completed"
+    print(f"status   : {status}")
+    print(f"sim time : {res.sim_time_us:.3f} us    events: {res.events}")
+    tables = ", ".join(f"{k} ({n} rows)" for k, n in sorted(s["tables"].items())) or "none"
+    print(f"tables   : {tables}")
+    if res.pcap is not None:
+        print(f"capture  : capture.pcap ({len(res.pcap)} bytes)")
+    if test and len(res.perftest):
+        print(pt.column_header(test))
+        for line in pt.format_rows(test, json.loads(res.perftest.to_json(orient="records"))):
+            print(line)
+    print(f"wrote {len(written)} files to {out}")
+
+
+# ---- sub-commands ----------------------------------------------------------------------------
+def cmd_run(args: argparse.Namespace) -> int:
+    path = _scenario_file(args.scenario)
+    out = Path(args.output) if args.output else Path("out") / path.stem
+    try:
+        test = _perftest_test(scenario_dict(path))
+    except ScenarioError:
+        test = None  # the core reports the error below, with its own wording
+    interrupted = False
+    try:
+        res = run(path, progress=(not args.quiet) and _interactive(), desc=path.name)
+    except RunInterrupted as e:
+        res, interrupted = e.result, True
+    written = res.write(out, format=args.format)
+    _print_summary(res, str(path), out, written, test)
+    if interrupted:
+        print(f"rdmasim: interrupted: partial results written to {out}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if not res.finished:
+        print(f"rdmasim: warning: run stopped early ({res.stop_reason}); partial results written to {out}",
+              file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    path = _scenario_file(args.scenario)
+    validate(path)
+    sc = scenario_dict(path)
+    w = sc.get("workload") or {}
+    what = " ".join(str(x) for x in (w.get("kind"), w.get("test")) if x)
+    print(f"{path}: ok ({what or 'workload'}, profile {(sc.get('hardware') or {}).get('profile')})")
+    return EXIT_OK
+
+
+def cmd_perftest(args: argparse.Namespace) -> int:
+    sc = pt.scenario(
+        args.test, size=args.size, all_sizes=args.all, iters=args.iters, inline_size=args.inline_size,
+        tx_depth=args.tx_depth, qps=args.qps, events=args.events, qp_timeout=args.qp_timeout,
+        mtu=args.mtu, profile=args.profile, seed=args.seed,
+    )
+    if not args.json:
+        print(pt.header(args.test, sc), flush=True)
+    interrupted = False
+    try:
+        res = run(sc, progress=(not args.json) and _interactive(), desc=args.test)
+    except RunInterrupted as e:
+        res, interrupted = e.result, True
+    rows = json.loads(res.perftest.to_json(orient="records")) if len(res.perftest) else []
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        print(pt.column_header(args.test, args.report_gbits))
+        for line in pt.format_rows(args.test, rows, args.report_gbits):
+            print(line)
+        print(pt.RESULT_LINE)
+    if interrupted:
+        print("rdmasim: interrupted: the report covers the iterations done so far", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if not res.finished:
+        print(f"rdmasim: warning: run stopped early ({res.stop_reason}); the report is partial", file=sys.stderr)
+    return EXIT_OK
+
+
+def _value(v: Any) -> str:
+    return v if isinstance(v, str) else json.dumps(v)
+
+
+def cmd_profiles(args: argparse.Namespace) -> int:
+    from .profiles import profile_names, profiles
+
+    try:
+        df = profiles(args.name)
+    except KeyError as e:
+        raise _InputError(e.args[0]) from None
+    rows = json.loads(df.to_json(orient="records"))
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return EXIT_OK
+    names = [args.name] if args.name else profile_names()
+    for i, name in enumerate(names):
+        sub = [r for r in rows if r["profile"] == name]
+        wp = max(len("parameter"), *(len(r["parameter"]) for r in sub))
+        wv = max(len("value"), *(len(_value(r["value"])) for r in sub))
+        if i:
+            print()
+        print(f"profile {name}")
+        print(f"  {'parameter'.ljust(wp)}  {'value'.ljust(wv)}  source")
+        for r in sub:
+            mark = " (overridden)" if r.get("overridden") else ""
+            print(f"  {r['parameter'].ljust(wp)}  {_value(r['value']).ljust(wv)}  {r['source']}{mark}")
+    return EXIT_OK
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from . import reproduce
+
+    registry = reproduce.studies()
+    names = list(registry) if args.study == "all" else [args.study]
+    for n in names:
+        if n not in registry:
+            raise _InputError(f"unknown study {n!r}, expected one of: {', '.join(registry)}, all")
+    results: Dict[str, List[Dict[str, Any]]] = {}
+    for n in names:
+        if not args.json:
+            print(f"== {n}: {getattr(registry[n], 'TITLE', '')}", flush=True)
+        rows = reproduce.run_study(n, progress=(not args.json) and _interactive())
+        results[n] = rows
+        if not args.json:
+            print(reproduce.format_table(rows))
+            print()
+    all_rows = [r for rows in results.values() for r in rows]
+    if args.json:
+        print(json.dumps(results if args.study == "all" else all_rows, indent=2))
+    else:
+        ok = sum(r["ok"] for r in all_rows)
+        print(f"{ok}/{len(all_rows)} rows ok" + ("" if ok == len(all_rows) else
+              f"; not ok: {', '.join(r['id'] for r in all_rows if not r['ok'])}"))
+    return EXIT_OK if all(r["ok"] for r in all_rows) else EXIT_MISMATCH
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import bench
+
+    if args.iterations < 1:
+        raise _InputError("--iterations must be >= 1")
+    report = bench(args.iterations)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return EXIT_OK
+    width = max(len(k) for k in report)
+    for k, v in report.items():
+        if isinstance(v, float):
+            v = f"{v:,.6g}" if abs(v) < 1e6 else f"{v:,.0f}"
+        print(f"{k.ljust(width)} : {v}")
+    return EXIT_OK
+
+
+# ---- parser ----------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rdmasim", description="Deterministic packet-level RDMA fabric simulator.")
+    p.add_argument("--version", action="version", version=f"rdmasim {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    r = sub.add_parser("run", help="run a scenario file and write its results")
+    r.add_argument("scenario", help="scenario TOML file")
+    r.add_argument("-o", "--output", metavar="DIR", help="output directory (default out/<scenario name>)")
+    r.add_argument("--format", choices=FORMATS, default="csv", help="table file format (default csv)")
+    r.add_argument("--quiet", action="store_true", help="no progress bar (there is none when stderr is not a terminal)")
+    r.set_defaults(func=cmd_run)
+
+    v = sub.add_parser("validate", help="check a scenario file without running it")
+    v.add_argument("scenario", help="scenario TOML file")
+    v.set_defaults(func=cmd_validate)
+
+    t = sub.add_parser("perftest", help="run a perftest benchmark (ib_write_bw, ib_read_lat, ...)",
+                       description="Simulated perftest: the same flags and report layout.")
+    t.add_argument("test", choices=pt.TESTS)
+    t.add_argument("-s", "--size", type=_size, help="message size in bytes (default 65536 BW, 2 latency)")
+    t.add_argument("-a", "--all", action="store_true", help="run sizes from 2 till 2^23")
+    t.add_argument("-n", "--iters", type=int, help="number of exchanges (default 5000 BW, 1000 latency)")
+    t.add_argument("-I", "--inline_size", type=int, help="max size of message to be sent inline")
+    t.add_argument("-t", "--tx-depth", dest="tx_depth", type=int, help="size of tx queue (default 128)")
+    t.add_argument("-q", "--qp", dest="qps", type=int, help="number of QPs (default 1)")
+    t.add_argument("-u", "--qp-timeout", dest="qp_timeout", type=int,
+                   help="QP timeout: 4.096 usec * 2^timeout (default 14)")
+    t.add_argument("-e", "--events", action="store_true", help="sleep on CQ events (default poll)")
+    t.add_argument("-m", "--mtu", type=int, choices=(256, 512, 1024, 2048, 4096), help="path MTU (default: profile's)")
+    t.add_argument("--report_gbits", "--report-gbits", dest="report_gbits", action="store_true",
+                   help="report BW in Gb/sec instead of MB/sec")
+    t.add_argument("--profile", default=pt.DEFAULT_PROFILE, help=f"hardware profile (default {pt.DEFAULT_PROFILE})")
+    t.add_argument("--seed", type=int, help="random seed (default 1)")
+    t.add_argument("--json", action="store_true", help="print the report rows as JSON")
+    t.set_defaults(func=cmd_perftest)
+
+    pr = sub.add_parser("profiles", help="hardware profiles: parameters, values and sources")
+    pr.add_argument("name", nargs="?", help="one profile (default: all)")
+    pr.add_argument("--json", action="store_true", help="print rows as JSON")
+    pr.set_defaults(func=cmd_profiles)
+
+    rp = sub.add_parser("reproduce", help="reproduce a study's figures ('all' for every study)")
+    rp.add_argument("study", help="study name, or 'all'")
+    rp.add_argument("--json", action="store_true", help="print rows as JSON")
+    rp.set_defaults(func=cmd_reproduce)
+
+    b = sub.add_parser("bench", help="measure simulator speed")
+    b.add_argument("--json", action="store_true", help="print the report as JSON")
+    b.add_argument("-n", "--iterations", type=int, default=3, help="runs of the bench workload; the best is reported (default 3)")
+    b.set_defaults(func=cmd_bench)
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except ScenarioError as e:
+        _err(str(e))
+        return EXIT_USAGE
+    except _InputError as e:
+        _err(str(e))
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("rdmasim: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # e.g. `rdmasim profiles | head`
+        sys.stderr.close()
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,219 @@
+"""The result of one run: summary, tables as pandas DataFrames, and the pcap capture."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Union
+
+import pandas as pd
+
+__all__ = ["Result", "FORMATS"]
+
+#: Table file formats :meth:`Result.write` supports.
+FORMATS = ("csv", "parquet")
+
+#: Columns put first, in this order, when a table has them (the core's JSON rows may come with
+#: keys sorted alphabetically; these orders are the ones users read, e.g. perftest's).
+_LEADING_COLUMNS: Dict[str, List[str]] = {
+    "perftest": [
+        "test", "bytes", "iterations",
+        "bw_peak_MBps", "bw_avg_MBps", "msg_rate_Mpps",
+        "t_min_us", "t_max_us", "t_typical_us", "t_avg_us", "t_stdev_us",
+        "p50_us", "p99_us", "p99_9_us", "p99_99_us",
+    ],
+    "latency": ["test", "bytes", "metric", "count", "min_us", "median_us", "avg_us", "max_us",
+                "p99_us", "p99_9_us", "p99_99_us"],
+    "ports": ["node", "port", "PortXmitData", "PortRcvData", "PortXmitPkts", "PortRcvPkts",
+              "PortXmitWait", "PortRcvErrors", "SymbolErrorCounter"],
+    "hca_counters": ["node", "device"],
+    "host_cpu": ["node"],
+    "operations": ["node", "qp", "op", "opcode", "bytes"],
+    "run": ["profile", "sim_time_us", "events", "packet_hops"],
+}
+#: pandas < 3 parses CSV floats with a fast, not always exact, parser unless asked; pandas 3
+#: parses exactly by default and deprecates the option.
+_READ_CSV_EXACT: Dict[str, Any] = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+_SUMMARY_KEYS = ("name", "seed", "profile", "finished", "stop_reason", "sim_time_us", "events")
+
+
+def order_columns(table: str, columns: List[str]) -> List[str]:
+    """Puts a table's well-known columns first (in reading order), the others after, as given."""
+    lead = [c for c in _LEADING_COLUMNS.get(table, []) if c in columns]
+    return lead + [c for c in columns if c not in lead]
+
+
+def _table(name: str, rows: List[Mapping[str, Any]]) -> pd.DataFrame:
+    df = pd.DataFrame.from_records(rows) if rows else pd.DataFrame()
+    return df[order_columns(name, list(df.columns))] if len(df.columns) else df
+
+
+def _json_cell(v: Any) -> Any:
+    return json.dumps(v) if isinstance(v, (list, dict)) else v
+
+
+def _csv_cells(df: pd.DataFrame) -> pd.DataFrame:
+    """CSV has no nested values: lists and dicts in object columns become JSON text."""
+    nested = [c for c in df.columns if df[c].dtype == object and df[c].map(lambda v: isinstance(v, (list, dict))).any()]
+    if not nested:
+        return df
+    df = df.copy()
+    for c in nested:
+        df[c] = df[c].map(_json_cell)
+    return df
+
+
+class Result:
+    """What a run measured.
+
+    Attributes:
+        summary: run-level facts: name, seed, profile, finished, stop_reason, sim_time_us,
+            events, interrupted, and the row count of each table.
+        tables: table name -> :class:`pandas.DataFrame` (``perftest``, ``latency``, ``ports``,
+            ``hca_counters``, ``host_cpu``, ``run``, ...).
+        pcap: the RoCEv2 pcap capture as bytes, or None when the scenario asked for none.
+    """
+
+    def __init__(self, raw: Mapping[str, Any], pcap: Optional[bytes] = None, *, interrupted: bool = False):
+        self.raw: Dict[str, Any] = dict(raw)
+        self.pcap: Optional[bytes] = pcap
+        self.interrupted: bool = interrupted
+        self.tables: Dict[str, pd.DataFrame] = {
+            name: _table(name, rows) for name, rows in (raw.get("tables") or {}).items()
+        }
+
+    @classmethod
+    def from_json(cls, text: str, pcap: Optional[bytes] = None, *, interrupted: bool = False) -> "Result":
+        """Builds a result from the core's result JSON."""
+        return cls(json.loads(text), pcap, interrupted=interrupted)
+
+    # ---- run-level facts -------------------------------------------------------------------
+    @property
+    def summary(self) -> Dict[str, Any]:
+        s = {k: self.raw.get(k) for k in _SUMMARY_KEYS}
+        s["interrupted"] = self.interrupted
+        s["tables"] = {name: int(len(df)) for name, df in self.tables.items()}
+        s["capture_bytes"] = len(self.pcap) if self.pcap is not None else None
+        return s
+
+    @property
+    def name(self) -> Optional[str]:
+        return self.raw.get("name")
+
+    @property
+    def seed(self) -> Optional[int]:
+        return self.raw.get("seed")
+
+    @property
+    def profile(self) -> Optional[str]:
+        return self.raw.get("profile")
+
+    @property
+    def finished(self) -> bool:
+        """True when the workload completed (not stopped by a limit or an interrupt)."""
+        return bool(self.raw.get("finished")) and not self.interrupted
+
+    @property
+    def stop_reason(self) -> str:
+        return "interrupted" if self.interrupted else str(self.raw.get("stop_reason", ""))
+
+    @property
+    def sim_time_us(self) -> float:
+        return float(self.raw.get("sim_time_us") or 0.0)
+
+    @property
+    def events(self) -> int:
+        return int(self.raw.get("events") or 0)
+
+    # ---- common tables ---------------------------------------------------------------------
+    def table(self, name: str) -> pd.DataFrame:
+        """The named table; an empty DataFrame when the run produced none of that name."""
+        return self.tables.get(name, pd.DataFrame())
+
+    @property
+    def perftest(self) -> pd.DataFrame:
+        """perftest's report: one row per message size."""
+        return self.table("perftest")
+
+    @property
+    def latency(self) -> pd.DataFrame:
+        return self.table("latency")
+
+    @property
+    def ports(self) -> pd.DataFrame:
+        """PMA port counters (PortXmitData, PortRcvData, PortXmitWait, PortRcvErrors, ...)."""
+        return self.table("ports")
+
+    @property
+    def hca_counters(self) -> pd.DataFrame:
+        """rdma-core hardware counters (local_ack_timeout_err, out_of_sequence, ...)."""
+        return self.table("hca_counters")
+
+    @property
+    def operations(self) -> pd.DataFrame:
+        return self.table("operations")
+
+    @property
+    def host_cpu(self) -> pd.DataFrame:
+        """CPU time per host: busy polling or event-driven completion handling."""
+        return self.table("host_cpu")
+
+    # ---- files -----------------------------------------------------------------------------
+    def write(self, directory: Union[str, "os.PathLike[str]"], format: str = "csv") -> List[Path]:
+        """Writes ``summary.json``, one ``<table>.csv`` / ``<table>.parquet`` per table, and
+        ``capture.pcap`` when there is a capture. Returns the paths written.
+
+        The same result always gives byte-identical files.
+        """
+        if format not in FORMATS:
+            raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        summary = out / "summary.json"
+        summary.write_text(json.dumps(self.summary, indent=2) + "\n", encoding="utf-8")
+        written.append(summary)
+        for name, df in sorted(self.tables.items()):
+            path = out / f"{name}.{format}"
+            if format == "csv":
+                _csv_cells(df).to_csv(path, index=False, lineterminator="\n")
+            else:
+                df.to_parquet(path, index=False, engine="pyarrow")
+            written.append(path)
+        if self.pcap is not None:
+            cap = out / "capture.pcap"
+            cap.write_bytes(self.pcap)
+            written.append(cap)
+        return written
+
+    @classmethod
+    def read(cls, directory: Union[str, "os.PathLike[str]"]) -> "Result":
+        """Loads a result written by :meth:`write` (tables from csv or parquet)."""
+        d = Path(directory)
+        summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
+        raw = {k: summary.get(k) for k in _SUMMARY_KEYS}
+        res = cls(raw, None, interrupted=bool(summary.get("interrupted")))
+        for name in summary.get("tables", {}):
+            pq, csv = d / f"{name}.parquet", d / f"{name}.csv"
+            if pq.exists():
+                res.tables[name] = pd.read_parquet(pq)
+            elif csv.exists():
+                try:
+                    res.tables[name] = pd.read_csv(csv, **_READ_CSV_EXACT)
+                except pd.errors.EmptyDataError:
+                    res.tables[name] = pd.DataFrame()
+        cap = d / "capture.pcap"
+        if cap.exists():
+            res.pcap = cap.read_bytes()
+        return res
+
+    def to_json(self) -> str:
+        """The core's result JSON (tables as lists of rows)."""
+        return json.dumps(self.raw)
+
+    def __repr__(self) -> str:
+        tables = ", ".join(f"{k}[{len(v)}]" for k, v in sorted(self.tables.items()))
+        return (
+            f"<rdmasim.Result {self.name or ''!s} profile={self.profile} seed={self.seed} "
+            f"{self.stop_reason} sim_time={self.sim_time_us:.3f}us events={self.events} tables: {tables or '-'}>"
+        )

@@ -1,0 +1,91 @@
+"""Running one scenario to completion (or to a limit, or to Ctrl-C)."""
+from __future__ import annotations
+
+from typing import Callable, Optional, Union
+
+from . import _core
+from .result import Result
+from .scenario import ScenarioLike, scenario_text
+
+__all__ = ["run", "simulation", "validate", "RunInterrupted", "DEFAULT_EVENTS_PER_STEP"]
+
+#: Events the core runs per call while Python polls progress and Ctrl-C between calls.
+DEFAULT_EVENTS_PER_STEP = 200_000
+
+ProgressArg = Union[bool, Callable[[float], None]]
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`run`: still a KeyboardInterrupt, carrying what was computed so far
+    as ``.result`` (a :class:`Result` whose ``finished`` is False)."""
+
+    def __init__(self, result: Result):
+        super().__init__("run interrupted")
+        self.result = result
+
+
+def simulation(scenario: ScenarioLike) -> _core.Simulation:
+    """Builds (but does not run) the core simulation; raises ``ScenarioError`` on bad input."""
+    text, source = scenario_text(scenario)
+    return _core.Simulation(text, source)
+
+
+def validate(scenario: ScenarioLike) -> None:
+    """Checks a scenario without running it; raises ``ScenarioError`` naming file, key, line."""
+    text, source = scenario_text(scenario)
+    _core.validate(text, source)
+
+
+def _result(sim: _core.Simulation, interrupted: bool = False) -> Result:
+    return Result.from_json(sim.result_json(), sim.pcap(), interrupted=interrupted)
+
+
+def run(
+    scenario: ScenarioLike,
+    *,
+    progress: ProgressArg = False,
+    max_events_per_step: int = DEFAULT_EVENTS_PER_STEP,
+    desc: Optional[str] = None,
+) -> Result:
+    """Runs a scenario and returns its :class:`Result`.
+
+    Args:
+        scenario: a path to a TOML file, TOML text, or a dict with the same structure.
+        progress: True for a tqdm bar on stderr, or a callable given the fraction done (0..1)
+            after every step.
+        max_events_per_step: events per core call; between calls Python updates progress and
+            notices Ctrl-C (the GIL is released while the core runs).
+        desc: label of the progress bar.
+
+    Raises:
+        ScenarioError: the scenario is invalid (names the file, the key and the line).
+        RunInterrupted: Ctrl-C; its ``.result`` holds the partial result.
+    """
+    if max_events_per_step < 1:
+        raise ValueError("max_events_per_step must be >= 1")
+    sim = simulation(scenario)
+    bar = None
+    callback: Optional[Callable[[float], None]] = None
+    if progress is True:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=100.0, desc=desc or sim.source, unit="%", leave=False,
+                   bar_format="{l_bar}{bar}| {n:.1f}/100% [{elapsed}<{remaining}]")
+
+        def callback(frac: float, _bar=bar) -> None:  # type: ignore[misc]
+            _bar.update(max(0.0, min(100.0, 100.0 * frac)) - _bar.n)
+
+    elif callable(progress):
+        callback = progress
+    try:
+        while not sim.step(max_events_per_step):
+            if callback is not None:
+                callback(sim.progress())
+        if callback is not None:
+            callback(sim.progress())
+    except KeyboardInterrupt:
+        raise RunInterrupted(_result(sim, interrupted=True)) from None
+    finally:
+        if bar is not None:
+            bar.close()
+    return _result(sim)

@@ -1,0 +1,107 @@
+"""Parameter sweeps: the cartesian product of a grid, run on any executor, as one table."""
+from __future__ import annotations
+
+import copy
+import itertools
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+import pandas as pd
+
+from .result import order_columns
+from .runner import run
+from .scenario import ScenarioLike, get_dotted, scenario_dict, set_dotted
+
+__all__ = ["sweep", "grid_points", "run_point"]
+
+#: Pseudo table name: one row per point with the run's summary (finished, sim_time_us, events...).
+SUMMARY_TABLE = "summary"
+
+
+def grid_points(grid: Mapping[str, Sequence[Any]]) -> List[Dict[str, Any]]:
+    """The cartesian product of ``grid`` in order: the last key varies fastest."""
+    keys = list(grid)
+    for k in keys:
+        if isinstance(grid[k], (str, bytes)) or not isinstance(grid[k], Iterable):
+            raise TypeError(f"grid[{k!r}] must be a list of values, not {type(grid[k]).__name__}")
+    return [dict(zip(keys, combo)) for combo in itertools.product(*(list(grid[k]) for k in keys))]
+
+
+def run_point(scenario: Dict[str, Any], table: str) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
+    """Runs one point of a sweep; returns ``(summary, rows of table)`` as plain picklable data.
+
+    Top-level so process pools and Dask workers can import it.
+    """
+    res = run(scenario)
+    summary = res.summary
+    if table == SUMMARY_TABLE:
+        rows = [{k: v for k, v in summary.items() if k not in ("seed", "tables", "capture_bytes")}]
+    else:
+        rows = list(res.raw.get("tables", {}).get(table, []))
+    return summary, rows
+
+
+def _submit(executor: Any, fn, *args):
+    """Submits to a concurrent.futures.Executor or a dask.distributed.Client alike."""
+    if executor is None:
+        return fn(*args)
+    module = type(executor).__module__
+    if module.startswith("distributed"):
+        # Dask: every point is a distinct task even when two points are equal.
+        return executor.submit(fn, *args, pure=False)
+    return executor.submit(fn, *args)
+
+
+def sweep(
+    scenario: ScenarioLike,
+    grid: Mapping[str, Sequence[Any]],
+    executor: Any = None,
+    seeds: Optional[Sequence[int]] = None,
+    *,
+    table: str = "perftest",
+) -> pd.DataFrame:
+    """Runs ``scenario`` at every point of ``grid`` and returns one table.
+
+    Args:
+        scenario: path, TOML string or dict (the base every point starts from).
+        grid: dotted key -> list of values, e.g. ``{"workload.size": [4096, 65536],
+            "faults.0.loss_rate": [0, 1e-4]}``; points are the cartesian product, last key
+            varying fastest.
+        executor: None (run here, one after another), any ``concurrent.futures.Executor``, or a
+            ``dask.distributed.Client``: anything with ``submit(fn, *args)`` returning futures
+            with ``.result()``.
+        seeds: run every point once per seed (sets ``seed``); None keeps the scenario's seed.
+        table: which result table to collect (``"perftest"``, ``"ports"``, ...), or
+            ``"summary"`` for one row per run.
+
+    Returns:
+        A DataFrame with the grid columns, ``seed``, then the table's columns; rows are in grid
+        order (then seed order), whatever order the runs complete in.
+    """
+    base = scenario_dict(scenario)
+    points = grid_points(grid)
+    seed_list: List[Optional[int]] = list(seeds) if seeds is not None else [None]
+    jobs = []
+    for point in points:
+        for seed in seed_list:
+            spec = copy.deepcopy(base)
+            for key, value in point.items():
+                set_dotted(spec, key, value)
+            if seed is not None:
+                spec["seed"] = int(seed)
+            jobs.append((point, spec, _submit(executor, run_point, spec, table)))
+
+    records: List[Dict[str, Any]] = []
+    for point, spec, fut in jobs:
+        summary, rows = fut if executor is None else fut.result()
+        seed = summary.get("seed", get_dotted(spec, "seed"))
+        for row in rows:
+            rec = dict(point)
+            rec["seed"] = seed
+            for k, v in row.items():
+                rec[k if k not in rec else f"{table}.{k}"] = v
+            records.append(rec)
+    columns = list(grid) + ["seed"]
+    if not records:
+        return pd.DataFrame(columns=columns)
+    df = pd.DataFrame.from_records(records)
+    return df[columns + order_columns(table, [c for c in df.columns if c not in columns])]

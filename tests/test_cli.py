@@ -1,0 +1,168 @@
+"""The rdmasim command: perftest layout, JSON output, exit codes, files written."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rdmasim import perftest as pt
+from rdmasim.cli import main
+from rdmasim.reproduce import ROW_KEYS, studies
+
+
+def rdmasim(*args, timeout=300):
+    """Runs `python -m rdmasim ...` as a user would, returning the completed process."""
+    return subprocess.run([sys.executable, "-m", "rdmasim", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_perftest_bw_prints_perftests_header_and_column_line():
+    p = rdmasim("perftest", "ib_write_bw", "-s", "65536", "-n", "100")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert "RDMA_Write BW Test" in p.stdout
+    assert pt.RESULT_FMT in lines
+    assert lines[-1] == pt.RESULT_LINE
+
+
+def test_perftest_bw_prints_one_row_per_size_under_the_header():
+    p = rdmasim("perftest", "ib_write_bw", "-s", "64K", "-n", "100")
+    lines = p.stdout.splitlines()
+    rows = lines[lines.index(pt.RESULT_FMT) + 1:-1]
+    assert len(rows) == 1
+    fields = rows[0].split()
+    assert fields[:2] == ["65536", "100"]
+    assert 0 < float(fields[3]) <= float(fields[2])
+
+
+def test_perftest_gbits_and_latency_headers():
+    assert pt.RESULT_FMT_G in rdmasim("perftest", "ib_read_bw", "-n", "20", "--report_gbits").stdout.splitlines()
+    p = rdmasim("perftest", "ib_send_lat", "-n", "50")
+    assert p.returncode == 0, p.stderr
+    assert pt.RESULT_FMT_LAT in p.stdout.splitlines()
+    assert "Send Latency Test" in p.stdout
+
+
+def test_perftest_json_is_the_rows():
+    p = rdmasim("perftest", "ib_read_lat", "-n", "50", "--json")
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)
+    assert isinstance(rows, list)
+    assert len(rows) == 1
+    assert rows[0]["bytes"] == 2 and rows[0]["iterations"] == 50
+    assert {"t_min_us", "t_typical_us", "p99_us", "p99_9_us"} <= set(rows[0])
+
+
+def test_perftest_all_sizes_reports_every_power_of_two():
+    rows = json.loads(rdmasim("perftest", "ib_write_bw", "-a", "-n", "5", "--json").stdout)
+    assert [r["bytes"] for r in rows] == [2 ** k for k in range(1, 24)]
+
+
+def test_perftest_rejects_unknown_tests_and_bad_sizes():
+    assert rdmasim("perftest", "ib_atomic_bw").returncode == 2
+    assert rdmasim("perftest", "ib_write_bw", "-s", "lots").returncode == 2
+
+
+def test_a_bad_scenario_exits_2_naming_file_and_key_without_traceback(bad_toml, tmp_path):
+    p = rdmasim("run", str(bad_toml), "-o", str(tmp_path / "out"), "--quiet")
+    assert p.returncode == 2
+    assert str(bad_toml) in p.stderr and "qp.timeout" in p.stderr and ":12:" in p.stderr
+    assert "Traceback" not in p.stderr
+    assert not (tmp_path / "out").exists()
+    v = rdmasim("validate", str(bad_toml))
+    assert v.returncode == 2 and "qp.timeout" in v.stderr and "Traceback" not in v.stderr
+
+
+def test_a_missing_scenario_file_exits_2(tmp_path):
+    p = rdmasim("run", str(tmp_path / "nope.toml"))
+    assert p.returncode == 2 and "nope.toml" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_validate_accepts_a_good_scenario(write_bw_toml, capsys):
+    assert main(["validate", str(write_bw_toml)]) == 0
+    assert "ok" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_run_writes_results_and_prints_a_summary(write_bw_toml, tmp_path, capsys, fmt):
+    out = tmp_path / "res"
+    assert main(["run", str(write_bw_toml), "-o", str(out), "--format", fmt, "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "cx4-edr" in text and str(out) in text
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["finished"] is True
+    assert (out / f"perftest.{fmt}").exists()
+    assert pt.RESULT_FMT in text.splitlines()
+
+
+def test_run_that_hits_a_limit_still_writes_and_says_so(tmp_path, capsys):
+    sc = tmp_path / "limited.toml"
+    sc.write_text('[hardware]\nprofile = "cx4-edr"\n[workload]\nkind = "perftest"\ntest = "ib_write_bw"\n'
+                  '[limits]\nmax_events = 100\n')
+    assert main(["run", str(sc), "-o", str(tmp_path / "o"), "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert "partial" in captured.err
+    assert json.loads((tmp_path / "o" / "summary.json").read_text())["finished"] is False
+
+
+def test_profiles_lists_parameters_with_values_and_sources(capsys):
+    assert main(["profiles", "cx4-edr"]) == 0
+    out = capsys.readouterr().out
+    assert "profile cx4-edr" in out and "link_gen" in out and "edr" in out and "IBTA" in out
+    assert main(["profiles", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {r["profile"] for r in rows} >= {"cx3-fdr", "cx4-edr", "cx5-edr"}
+    assert set(rows[0]) == {"profile", "parameter", "value", "overridden", "source", "doc"}
+    assert main(["profiles", "nope"]) == 2
+
+
+def test_reproduce_registry_has_the_perftest_study():
+    assert "perftest" in studies()
+    assert list(studies())[0] == "perftest"
+
+
+def test_reproduce_perftest_json_rows_have_exactly_the_row_keys():
+    p = rdmasim("reproduce", "perftest", "--json")
+    rows = json.loads(p.stdout)
+    assert [r["id"] for r in rows] == ["P1a", "P1b", "P1c", "P2"]
+    for r in rows:
+        assert tuple(r) == ROW_KEYS
+        assert isinstance(r["ok"], bool)
+
+
+def test_reproduce_perftest_rows_are_ok():
+    p = rdmasim("reproduce", "perftest", "--json")
+    rows = json.loads(p.stdout)
+    assert all(r["ok"] for r in rows), rows
+    assert p.returncode == 0
+
+
+def test_reproduce_unknown_study_exits_2():
+    p = rdmasim("reproduce", "nope")
+    assert p.returncode == 2 and "perftest" in p.stderr
+
+
+def test_bench_json_reports_speed():
+    p = rdmasim("bench", "--json", "-n", "1")
+    assert p.returncode == 0, p.stderr
+    report = json.loads(p.stdout)
+    assert {"events_per_sec", "packet_hops_per_sec", "wall_s", "workload"} <= set(report)
+    assert report["events_per_sec"] > 0 and report["packet_hops_per_sec"] > 0
+
+
+def test_version_flag(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert "rdmasim" in capsys.readouterr().out
+
+
+EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "scenarios").glob("*.toml"))
+
+
+@pytest.mark.skipif(not EXAMPLES, reason="no example scenarios in this checkout")
+def test_every_example_scenario_validates(capsys):
+    for path in EXAMPLES:
+        assert main(["validate", str(path)]) == 0, capsys.readouterr().err

@@ -1,0 +1,118 @@
+"""Sweeps: the grid's cartesian product on any executor, one table in grid order."""
+from __future__ import annotations
+
+import pickle
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+
+import pandas as pd
+import pytest
+
+import rdmasim
+from rdmasim.sweep import grid_points, run_point
+
+GRID = {"workload.size": [4096, 65536], "workload.iters": [50, 100]}
+
+
+def test_grid_points_are_the_cartesian_product_last_key_fastest():
+    assert grid_points(GRID) == [
+        {"workload.size": 4096, "workload.iters": 50},
+        {"workload.size": 4096, "workload.iters": 100},
+        {"workload.size": 65536, "workload.iters": 50},
+        {"workload.size": 65536, "workload.iters": 100},
+    ]
+
+
+def test_grid_values_must_be_lists():
+    with pytest.raises(TypeError):
+        grid_points({"workload.test": "ib_write_bw"})
+
+
+def test_the_point_runner_pickles_for_process_pools_and_dask():
+    assert pickle.loads(pickle.dumps(run_point)) is run_point
+
+
+def test_sweep_summary_has_one_row_per_point_and_seed_in_grid_order(write_bw):
+    df = rdmasim.sweep(write_bw, GRID, seeds=[5, 6], table="summary")
+    assert list(df.columns[:3]) == ["workload.size", "workload.iters", "seed"]
+    assert len(df) == 8
+    assert list(df["workload.size"]) == [4096] * 4 + [65536] * 4
+    assert list(df["workload.iters"]) == [50, 50, 100, 100] * 2
+    assert list(df["seed"]) == [5, 6] * 4
+    assert df["finished"].all()
+
+
+def test_sweep_collects_the_perftest_rows_with_grid_columns(write_bw):
+    df = rdmasim.sweep(write_bw, GRID)
+    assert list(df.columns[:3]) == ["workload.size", "workload.iters", "seed"]
+    assert len(df) == 4
+    assert (df["bytes"] == df["workload.size"]).all()
+    assert (df["iterations"] == df["workload.iters"]).all()
+    assert (df["seed"] == write_bw["seed"]).all()
+    assert (df["bw_avg_MBps"] > 0).all()
+
+
+class ReverseExecutor:
+    """Runs nothing until a result is asked for, then runs every job last-submitted-first:
+    completion order is the reverse of submission order."""
+
+    def __init__(self):
+        self.jobs = []
+
+    def submit(self, fn, *args):
+        fut = Future()
+        self.jobs.append((fut, fn, args))
+        outer = self
+
+        class _Lazy:
+            def result(self_inner, timeout=None):
+                outer._drain()
+                return fut.result()
+
+        return _Lazy()
+
+    def _drain(self):
+        while self.jobs:
+            fut, fn, args = self.jobs.pop()
+            fut.set_result(fn(*args))
+
+
+def test_results_come_in_grid_order_whatever_the_completion_order(write_bw):
+    df = rdmasim.sweep(write_bw, GRID, executor=ReverseExecutor(), table="summary")
+    assert list(df["workload.size"]) == [4096, 4096, 65536, 65536]
+    assert list(df["workload.iters"]) == [50, 100, 50, 100]
+
+
+def _sequential(write_bw):
+    return rdmasim.sweep(write_bw, GRID, seeds=[1, 2])
+
+
+def test_thread_pool_gives_the_same_table_as_running_here(write_bw):
+    expected = _sequential(write_bw)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        got = rdmasim.sweep(write_bw, GRID, executor=pool, seeds=[1, 2])
+    pd.testing.assert_frame_equal(got, expected)
+    assert len(got) == 8
+
+
+def test_process_pool_gives_the_same_table_as_running_here(write_bw):
+    expected = _sequential(write_bw)
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        got = rdmasim.sweep(write_bw, GRID, executor=pool, seeds=[1, 2])
+    pd.testing.assert_frame_equal(got, expected)
+    assert len(got) == 8
+
+
+def test_dask_client_gives_the_same_table_as_running_here(write_bw):
+    distributed = pytest.importorskip("dask.distributed")
+    expected = _sequential(write_bw)
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as client:
+        got = rdmasim.sweep(write_bw, GRID, executor=client, seeds=[1, 2])
+    pd.testing.assert_frame_equal(got, expected)
+    assert len(got) == 8
+
+
+def test_a_bad_point_raises_the_scenario_error(write_bw):
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        with pytest.raises(rdmasim.ScenarioError) as info:
+            rdmasim.sweep(write_bw, {"hardware.profile": ["cx4-edr", "cx0-none"]}, executor=pool, table="summary")
+    assert info.value.key == "hardware.profile" and info.value.source == "<dict>"
