@@ -53,7 +53,8 @@ impl World {
         let poll = Time::from_ns_f64(self.profile.poll_cq_ns);
         match p.mode {
             PollMode::Busy => {
-                let at = now.max(self.hosts[p.host as usize].cpu_free) + poll;
+                // The thread of the host that owns the completed QP notices it.
+                let at = now.max(self.hosts[cqe.hca as usize].cpu_free) + poll;
                 self.q.at(at, Event::App { app, ev: AppEvent::Completion(cqe) });
             }
             PollMode::Event => {
@@ -62,7 +63,7 @@ impl World {
                     p.wake_pending = true;
                     p.events += 1;
                     let delay = Time::from_ns_f64(self.profile.interrupt_ns + self.profile.wakeup_ns);
-                    self.hosts[p.host as usize].cpu_busy += Time::from_ns_f64(self.profile.event_cpu_ns);
+                    self.hosts[cqe.hca as usize].cpu_busy += Time::from_ns_f64(self.profile.event_cpu_ns);
                     self.q.at(now + delay, Event::App { app, ev: AppEvent::CqWake });
                 }
             }
