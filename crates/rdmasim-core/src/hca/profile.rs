@@ -212,7 +212,7 @@ pub fn builtin() -> Vec<(HwProfile, ProfileSources)> {
     fdr.switch_latency_ns = 170.0;
     let mut s_fdr = sources_common();
     s_fdr.link_gen = "ConnectX-3 VPI product brief: FDR 56 Gb/s (4x, 14.0625 Gb/s per lane, 64b/66b)";
-    s_fdr.tx_packet_ns = "assumption: ~90 M msg/s (ConnectX-3 product brief: up to 90 M msg/s... order of magnitude)";
+    s_fdr.tx_packet_ns = "assumption: ~90 M packets/s for the older engine (a ConnectX-3 message-rate figure is not in its product brief)";
     s_fdr.doorbell_ns = "assumption: older PCIe Gen3 x8 part; +50 ns over ConnectX-4 puts 2 B write latency near ConnectX-3 perftest reports (~0.8-1 us)";
 
     let mut cx5 = edr.clone();
