@@ -136,6 +136,7 @@ def test_ctrl_c_keeps_what_was_computed(write_bw):
     res = info.value.result
     assert res.interrupted and not res.finished and res.stop_reason == "interrupted"
     assert res.summary["interrupted"] is True
+    assert res.summary["stop_reason"] == "interrupted" and res.summary["finished"] is False
 
 
 def test_a_limit_stops_the_run_and_flags_the_result(write_bw):

@@ -91,6 +91,8 @@ class Result:
     @property
     def summary(self) -> Dict[str, Any]:
         s = {k: self.raw.get(k) for k in _SUMMARY_KEYS}
+        s["finished"] = self.finished
+        s["stop_reason"] = self.stop_reason
         s["interrupted"] = self.interrupted
         s["tables"] = {name: int(len(df)) for name, df in self.tables.items()}
         s["capture_bytes"] = len(self.pcap) if self.pcap is not None else None
