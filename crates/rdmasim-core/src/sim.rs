@@ -106,7 +106,11 @@ impl Simulation {
                 }
                 let app = apps.len() as u32;
                 apps.push(App::Perftest(Perftest::new(&mut world, app, p, attr)));
-                pollers.push(Poller::new(p.client, if p.events { PollMode::Event } else { PollMode::Busy }));
+                // Which threads poll: the client always; the server too when it must see
+                // messages (latency ping-pong, and receives in ib_send_bw).
+                let server_polls = p.test.is_latency() || p.test == crate::scenario::PerftestTest::IbSendBw;
+                let hosts = if server_polls { vec![p.client, p.server] } else { vec![p.client] };
+                pollers.push(Poller::new(hosts, if p.events { PollMode::Event } else { PollMode::Busy }));
             }
         }
         for a in 0..apps.len() as u32 {
@@ -225,7 +229,7 @@ impl Simulation {
         }
         let elapsed = self.end_time.max(w.now());
         for (i, host) in w.hosts.iter().enumerate() {
-            let busy_poll = self.pollers.iter().any(|p| p.host == i as u32 && p.mode == PollMode::Busy);
+            let busy_poll = self.pollers.iter().any(|p| p.hosts.contains(&(i as u32)) && p.mode == PollMode::Busy);
             let cpu = if busy_poll { elapsed } else { host.cpu_busy };
             t.push("host_cpu", row(json!({
                 "node": format!("h{i}"), "polling": if busy_poll { "busy" } else { "event" },
@@ -244,7 +248,7 @@ impl Simulation {
             seed: self.scenario.seed,
             profile: self.scenario.hardware.profile.clone(),
             finished: self.stop_reason.as_deref() == Some("completed"),
-            stop_reason: self.stop_reason.clone().unwrap_or_else(|| "not run".into()),
+            stop_reason: self.stop_reason.clone().unwrap_or_else(|| "interrupted before completion".into()),
             sim_time_us: elapsed.as_us_f64(),
             events: w.q.popped(),
             tables: t.0,

@@ -10,8 +10,10 @@ fn write_bw_reaches_the_link_data_rate_less_headers() {
     for (profile, data_gbps) in [("cx3-fdr", 14.0625 * 4.0 * 64.0 / 66.0), ("cx4-edr", 100.0), ("cx5-edr", 100.0)] {
         let r = run(&perftest(profile, "ib_write_bw", "size = 65536\niters = 2000", ""));
         let bw = f(&table(&r, "perftest")[0], "bw_avg_Gbps");
+        let peak = f(&table(&r, "perftest")[0], "bw_peak_Gbps");
         let bound = data_gbps * efficiency;
         assert!(bw <= bound * 1.0001, "{profile}: {bw} exceeds the bound {bound}");
+        assert!(peak >= bw && peak <= bound * 1.0001, "{profile}: peak {peak} outside [{bw}, {bound}]");
         assert!(bw >= 0.95 * bound, "{profile}: {bw} below 95% of {bound}");
     }
 }
@@ -77,4 +79,15 @@ fn same_scenario_and_seed_give_identical_results() {
     assert_eq!(pa, pb);
     let (c, _) = go(6);
     assert_ne!(a, c, "a different seed loses different packets");
+}
+
+#[test]
+fn peak_bandwidth_stays_under_the_link_with_many_qps() {
+    let r = run(&perftest("cx4-edr", "ib_send_bw", "size = 4096
+qps = 4
+iters = 2000", ""));
+    let row = &table(&r, "perftest")[0];
+    let bound = 100.0 * 4096.0 / (4096.0 + 26.0);
+    assert!(f(row, "bw_peak_Gbps") <= bound * 1.0001, "{row}");
+    assert!(f(row, "bw_avg_Gbps") > 0.9 * bound, "{row}");
 }

@@ -155,3 +155,31 @@ fn lost_read_response_is_recovered() {
     let client = table(&r, "qps").iter().find(|q| q["node"] == "h0").unwrap().clone();
     assert_eq!(client["rx_bytes"].as_u64().unwrap(), 200 * 65536);
 }
+
+#[test]
+fn an_ack_never_overtakes_read_responses() {
+    // A READ then a WRITE on one QP: the WRITE's ACK must follow the READ's responses (PSN
+    // order), or the requester would take it as an implied NAK and re-issue the READ.
+    use rdmasim_core::hca::qp::{QpAttr, WorkRequest, WrOp};
+    let mut s = Simulation::from_toml(&perftest("cx4-edr", "ib_read_bw", "size = 65536\niters = 100", ""), "<t>").unwrap();
+    let attr = QpAttr { timeout: 14, retry_cnt: 7, rnr_retry: 7, min_rnr_timer: 12, max_rd_atomic: 16, mtu: 4096 };
+    let (a, _) = s.world.connect_rc(0, 0, 1, 0, attr);
+    let wr = |op, len| WorkRequest { wr_id: 99, op, len, inline: false, signaled: true, remote_va: 0 };
+    s.world.post_send(a, wr(WrOp::Read, 65536));
+    s.world.post_send(a, wr(WrOp::Write, 4096));
+    s.run();
+    let r = json(&s);
+    assert_eq!(counter(&r, 0, "implied_nak_seq_err"), 0);
+    assert_eq!(counter(&r, 1, "duplicate_request"), 0);
+    assert_eq!(counter(&r, 0, "retransmitted_packets"), 0);
+    assert!(s.world.qp(a).sq.is_empty(), "both work requests completed");
+}
+
+#[test]
+fn a_small_mtu_runs_with_a_buffer_sized_for_it() {
+    // 1024 B MTU and just over one such packet of VL buffer: the credit check must use the
+    // path MTU, not 4096.
+    let r = run(&perftest("cx4-edr", "ib_write_bw", "size = 8192\niters = 50", "[hardware.overrides]\nmtu = 1024\nvl_buffer_bytes = 1152"));
+    assert_eq!(r["stop_reason"], "completed");
+    assert!(f(&table(&r, "perftest")[0], "bw_avg_Gbps") > 1.0);
+}

@@ -79,7 +79,7 @@ impl World {
         if hca.sched.is_empty() {
             return;
         }
-        if !self.channels[ch as usize].has_credits(0, max_packet_bytes(self.profile.mtu.max(4096))) {
+        if !self.channels[ch as usize].has_credits(0, max_packet_bytes(self.profile.mtu)) {
             self.channels[ch as usize].wait_since.get_or_insert(now);
             return;
         }

@@ -134,6 +134,11 @@ pub struct Qp {
     pub read_resps: VecDeque<ReadResponse>,
     /// Pending coalesced ACK (index in the HCA's control queue is not kept: a flag suffices).
     pub ack_pending: bool,
+    /// An ACK is owed once the pending READ responses are out: responses and ACKs share the
+    /// PSN order, and an ACK overtaking a READ's responses would read as an implied NAK.
+    pub ack_after_reads: bool,
+    /// RETH DMA length of the WRITE in progress (only its first packet carries it).
+    pub cur_write_len: u32,
     /// Payload bytes accepted in sequence (responder: SEND/WRITE; requester: READ responses).
     pub rx_bytes: u64,
     /// Messages completed by this QP as responder.
@@ -174,6 +179,8 @@ impl Qp {
             cur_recv_bytes: 0,
             read_resps: VecDeque::new(),
             ack_pending: false,
+            ack_after_reads: false,
+            cur_write_len: 0,
             rx_bytes: 0,
             rx_msgs: 0,
         }

@@ -202,7 +202,7 @@ impl World {
                     self.qp_error(h, qi, WcStatus::RnrRetryExcErr);
                     return;
                 }
-                qp.rnr_retries += 1;
+                qp.rnr_retries = qp.rnr_retries.saturating_add(1);
                 qp.paused_until = now + rnr_delay(timer);
                 self.hcas[h as usize].counters.rnr_nak_retry_err += 1;
                 self.stop_ack_timer(h, qi);

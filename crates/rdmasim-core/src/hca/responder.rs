@@ -76,6 +76,7 @@ impl World {
             PktKind::Write { first, last, imm } => {
                 if first {
                     hca.counters.rx_write_requests += 1;
+                    qp.cur_write_len = pkt.dma_len;
                 }
                 if last && imm {
                     let Some(rwqe) = qp.rq.pop_front() else {
@@ -85,7 +86,7 @@ impl World {
                         self.queue_control(h, Control { qp: qi, kind: PktKind::RnrNak { timer }, psn });
                         return;
                     };
-                    let cqe = Cqe { wr_id: rwqe.wr_id, hca: h, qp: qp.num, status: WcStatus::Success, opcode: WcOpcode::RecvRdmaWithImm, byte_len: pkt.dma_len };
+                    let cqe = Cqe { wr_id: rwqe.wr_id, hca: h, qp: qp.num, status: WcStatus::Success, opcode: WcOpcode::RecvRdmaWithImm, byte_len: qp.cur_write_len };
                     self.q.at(now + t.recv_wqe_fetch + t.dma_write, Event::CqeVisible { app, cqe });
                 }
                 qp.epsn += 1;
@@ -93,7 +94,7 @@ impl World {
                     qp.msn += 1;
                     qp.rx_msgs += 1;
                     let qpn = qp.num;
-                    self.q.at(now + t.dma_write, Event::App { app, ev: AppEvent::MemoryWritten { hca: h, qp: qpn, len: pkt.payload } });
+                    self.q.at(now + t.dma_write, Event::App { app, ev: AppEvent::MemoryWritten { hca: h, qp: qpn, len: qp.cur_write_len } });
                 }
             }
             PktKind::ReadReq => {
@@ -117,6 +118,10 @@ impl World {
     fn queue_ack(&mut self, h: u32, qi: u32) {
         let qp = &mut self.hcas[h as usize].qps[qi as usize];
         if qp.ack_pending {
+            return;
+        }
+        if !qp.read_resps.is_empty() {
+            qp.ack_after_reads = true;
             return;
         }
         qp.ack_pending = true;
@@ -163,6 +168,11 @@ impl World {
         r.next += 1;
         if last {
             qp.read_resps.pop_front();
+            if qp.read_resps.is_empty() && qp.ack_after_reads {
+                qp.ack_after_reads = false;
+                qp.ack_pending = true;
+                hca.control.push_back(Control { qp: qi, kind: PktKind::Ack, psn: 0 });
+            }
         }
         let more = !qp.read_resps.is_empty() || qp.tx_wqe < qp.sq.len();
         Next::Packet { pkt, more, end_of_message: last }

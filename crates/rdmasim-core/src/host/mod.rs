@@ -31,7 +31,8 @@ pub enum PollMode {
 
 /// An application's completion channel.
 pub struct Poller {
-    pub host: u32,
+    /// Hosts whose application threads poll (or wait on) this completion channel.
+    pub hosts: Vec<u32>,
     pub mode: PollMode,
     /// A wake-up is on its way (event mode): completions that land meanwhile ride along.
     wake_pending: bool,
@@ -40,8 +41,8 @@ pub struct Poller {
 }
 
 impl Poller {
-    pub fn new(host: u32, mode: PollMode) -> Poller {
-        Poller { host, mode, wake_pending: false, pending: VecDeque::new(), events: 0 }
+    pub fn new(hosts: Vec<u32>, mode: PollMode) -> Poller {
+        Poller { hosts, mode, wake_pending: false, pending: VecDeque::new(), events: 0 }
     }
 }
 
@@ -73,12 +74,12 @@ impl World {
     /// The woken application polls everything that is there, then re-arms the CQ.
     pub(crate) fn drain_poller(&mut self, pollers: &mut [Poller], app: u32, out: &mut Vec<Cqe>) {
         let poll = Time::from_ns_f64(self.profile.poll_cq_ns);
+        let now = self.q.now();
         let p = &mut pollers[app as usize];
         p.wake_pending = false;
-        let host = &mut self.hosts[p.host as usize];
-        host.cpu_free = self.q.now().max(host.cpu_free);
         while let Some(c) = p.pending.pop_front() {
-            host.cpu_free += poll;
+            let host = &mut self.hosts[c.hca as usize];
+            host.cpu_free = now.max(host.cpu_free) + poll;
             host.cpu_busy += poll;
             out.push(c);
         }

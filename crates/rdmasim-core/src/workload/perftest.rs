@@ -39,6 +39,8 @@ pub struct Perftest {
     post_times: Vec<Time>,
     msg_lat_us: Vec<f64>,
     completion_times: Vec<Time>,
+    /// Completion time by message id (wr_id), for the peak-bandwidth windows.
+    completed_at: Vec<Time>,
     iter_start: Time,
     lat_samples: Vec<f64>,
     errors: u64,
@@ -67,7 +69,8 @@ impl Perftest {
             app,
             test: s.test,
             sizes,
-            iters: s.iters.unwrap_or(if lat { 1000 } else { 5000 }),
+            // perftest: DEF_ITERS_WB = 5000 for ib_write_bw, DEF_ITERS = 1000 otherwise.
+            iters: s.iters.unwrap_or(if s.test == PerftestTest::IbWriteBw { 5000 } else { 1000 }),
             tx_depth: s.tx_depth.unwrap_or(if lat { 1 } else { 128 }),
             inline_size: s.inline_size.unwrap_or(inline_default),
             rx_depth: s.rx_depth.map(u64::from).unwrap_or(RX_DEPTH),
@@ -82,6 +85,7 @@ impl Perftest {
             post_times: vec![],
             msg_lat_us: vec![],
             completion_times: vec![],
+            completed_at: vec![],
             iter_start: Time::ZERO,
             lat_samples: vec![],
             errors: 0,
@@ -146,10 +150,12 @@ impl Perftest {
         self.post_times.clear();
         self.msg_lat_us.clear();
         self.completion_times.clear();
+        self.completed_at.clear();
         self.lat_samples.clear();
         self.t_start = w.now();
         let size = self.size();
-        if matches!(self.test, PerftestTest::IbSendBw | PerftestTest::IbSendLat) {
+        // Receives are posted once; each size re-posts what it consumes.
+        if self.size_idx == 0 && matches!(self.test, PerftestTest::IbSendBw | PerftestTest::IbSendLat) {
             let depth = if self.test.is_latency() { self.rx_depth.min(self.iters + 1) } else { self.rx_depth.min(self.iters) };
             for &(c, s) in &self.conns {
                 for i in 0..depth {
@@ -215,6 +221,10 @@ impl Perftest {
         self.completion_times.push(now);
         if let Some(t) = self.post_times.get(c.wr_id as usize) {
             self.msg_lat_us.push((now - *t).as_us_f64());
+            if self.completed_at.len() < self.post_times.len() {
+                self.completed_at.resize(self.post_times.len(), Time::ZERO);
+            }
+            self.completed_at[c.wr_id as usize] = now;
         }
         if c.status == WcStatus::Success && self.posted[conn] < self.iters {
             self.post_bw(w, conn);
@@ -263,57 +273,54 @@ impl Perftest {
         self.post(w, c, self.lat_samples.len() as u64);
     }
 
-    fn finish_bw(&mut self, w: &mut World) {
+    /// The perftest row for the current size from what has completed so far; `end` is the
+    /// time of the last completion (perftest's stop timestamp).
+    fn bw_row(&self, end: Time, partial: bool) -> crate::sim::Row {
         let size = self.size() as f64;
-        let elapsed = (w.now() - self.t_start).as_secs_f64();
+        let elapsed = end.saturating_sub(self.t_start).as_secs_f64();
         let msgs: u64 = self.completed.iter().sum();
-        let bytes = size * msgs as f64;
-        let avg = if elapsed > 0.0 { bytes / elapsed } else { 0.0 };
-        // Peak: the best rate over any window of tx_depth consecutive completions.
-        let win = (self.tx_depth as usize).max(1);
-        let mut peak = avg;
-        let ct = &self.completion_times;
-        if ct.len() > win {
-            for i in 0..ct.len() - win {
-                let dt = (ct[i + win] - ct[i]).as_secs_f64();
-                if dt > 0.0 {
-                    peak = peak.max(size * win as f64 / dt);
-                }
-            }
-        }
+        let avg = if elapsed > 0.0 { size * msgs as f64 / elapsed } else { 0.0 };
+        let peak = peak_rate(&self.post_times, &self.completed_at, (self.tx_depth as usize * self.conns.len()).max(1), size).max(avg);
         const MIB: f64 = 1048576.0;
-        self.perftest_rows.push(row(json!({
-            "test": self.test.name(), "bytes": self.size(), "iterations": self.iters, "qps": self.conns.len(),
+        row(json!({
+            "test": self.test.name(), "bytes": self.size(), "iterations": msgs / self.conns.len().max(1) as u64, "qps": self.conns.len(),
             "bw_peak_MBps": peak / MIB, "bw_avg_MBps": avg / MIB,
             "bw_peak_Gbps": peak * 8.0 / 1e9, "bw_avg_Gbps": avg * 8.0 / 1e9,
             "msg_rate_Mpps": if elapsed > 0.0 { msgs as f64 / elapsed / 1e6 } else { 0.0 },
-            "elapsed_us": elapsed * 1e6, "errors": self.errors, "first_error": self.first_error,
-        })));
+            "elapsed_us": elapsed * 1e6, "errors": self.errors, "first_error": self.first_error, "partial": partial,
+        }))
+    }
+
+    fn lat_row(&self, partial: bool) -> (crate::sim::Row, Vec<f64>) {
+        let mut s = self.lat_samples.clone();
+        let st = summarize(&mut s);
+        let r = row(json!({
+            "test": self.test.name(), "bytes": self.size(), "iterations": st.count,
+            "t_min_us": st.min, "t_max_us": st.max, "t_typical_us": st.median, "t_avg_us": st.avg,
+            "t_stdev_us": st.stdev, "p50_us": st.median, "p99_us": st.p99, "p99_9_us": st.p99_9, "p99_99_us": st.p99_99,
+            "errors": self.errors, "first_error": self.first_error, "partial": partial,
+        }));
+        (r, s)
+    }
+
+    fn lat_metric(&self) -> &'static str {
+        if self.test == PerftestTest::IbReadLat { "round_trip" } else { "half_round_trip" }
+    }
+
+    fn finish_bw(&mut self, w: &mut World) {
+        let r = self.bw_row(w.now(), false);
+        self.perftest_rows.push(r);
         let mut lat = std::mem::take(&mut self.msg_lat_us);
-        self.push_latency_row(&mut lat, "post_to_completion");
+        self.latency_rows.push(latency_row(self.test, self.size(), &mut lat, "post_to_completion"));
         self.next_size(w);
     }
 
     fn finish_lat(&mut self, w: &mut World) {
-        let mut s = std::mem::take(&mut self.lat_samples);
-        let st = summarize(&mut s);
-        self.perftest_rows.push(row(json!({
-            "test": self.test.name(), "bytes": self.size(), "iterations": st.count,
-            "t_min_us": st.min, "t_max_us": st.max, "t_typical_us": st.median, "t_avg_us": st.avg,
-            "t_stdev_us": st.stdev, "p50_us": st.median, "p99_us": st.p99, "p99_9_us": st.p99_9, "p99_99_us": st.p99_99,
-            "errors": self.errors, "first_error": self.first_error,
-        })));
-        self.push_latency_row(&mut s, if self.test == PerftestTest::IbReadLat { "round_trip" } else { "half_round_trip" });
+        let (r, mut s) = self.lat_row(false);
+        self.perftest_rows.push(r);
+        self.latency_rows.push(latency_row(self.test, self.size(), &mut s, self.lat_metric()));
+        self.lat_samples.clear();
         self.next_size(w);
-    }
-
-    fn push_latency_row(&mut self, samples: &mut [f64], what: &str) {
-        let st = summarize(samples);
-        self.latency_rows.push(row(json!({
-            "test": self.test.name(), "bytes": self.size(), "metric": what, "count": st.count,
-            "min_us": st.min, "median_us": st.median, "avg_us": st.avg, "p99_us": st.p99,
-            "p99_9_us": st.p99_9, "p99_99_us": st.p99_99, "max_us": st.max,
-        })));
     }
 
     fn next_size(&mut self, w: &mut World) {
@@ -325,8 +332,63 @@ impl Perftest {
         self.start_size(w);
     }
 
+    /// Finished sizes, plus the size in progress (marked `partial`) if the run stopped early.
     pub fn tables(&self, out: &mut Tables) {
         out.extend("perftest", self.perftest_rows.iter().cloned());
         out.extend("latency", self.latency_rows.iter().cloned());
+        if self.done || self.posted.is_empty() {
+            return;
+        }
+        if self.test.is_latency() {
+            if !self.lat_samples.is_empty() {
+                let (r, mut s) = self.lat_row(true);
+                out.push("perftest", r);
+                out.push("latency", latency_row(self.test, self.size(), &mut s, self.lat_metric()));
+            }
+        } else if let Some(&end) = self.completion_times.last() {
+            out.push("perftest", self.bw_row(end, true));
+            let mut lat = self.msg_lat_us.clone();
+            out.push("latency", latency_row(self.test, self.size(), &mut lat, "post_to_completion"));
+        }
     }
+}
+
+fn latency_row(test: PerftestTest, bytes: u32, samples: &mut [f64], what: &str) -> crate::sim::Row {
+    let st = summarize(samples);
+    row(json!({
+        "test": test.name(), "bytes": bytes, "metric": what, "count": st.count,
+        "min_us": st.min, "median_us": st.median, "avg_us": st.avg, "p99_us": st.p99,
+        "p99_9_us": st.p99_9, "p99_99_us": st.p99_99, "max_us": st.max,
+    }))
+}
+
+/// Peak bandwidth in the spirit of perftest's: the best rate of any `win + 1` consecutive
+/// messages (by post order), timed from the first one's post to the last of them to complete.
+/// All of them are posted after the first, so the rate can never exceed what the link carried.
+/// O(n) with a sliding-window maximum of completion times.
+fn peak_rate(posted: &[Time], completed: &[Time], win: usize, size: f64) -> f64 {
+    let n = posted.len().min(completed.len());
+    if n <= win || completed[..n].iter().any(|t| *t == Time::ZERO) {
+        return 0.0;
+    }
+    let mut best: f64 = 0.0;
+    let mut maxq: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
+    for j in 0..n {
+        while maxq.back().is_some_and(|&k| completed[k] <= completed[j]) {
+            maxq.pop_back();
+        }
+        maxq.push_back(j);
+        if j >= win {
+            let i = j - win;
+            while maxq.front().is_some_and(|&k| k < i) {
+                maxq.pop_front();
+            }
+            let end = completed[*maxq.front().expect("window is not empty")];
+            let dt = end.saturating_sub(posted[i]).as_secs_f64();
+            if dt > 0.0 {
+                best = best.max(size * (win + 1) as f64 / dt);
+            }
+        }
+    }
+    best
 }
