@@ -14,6 +14,18 @@ pub enum WrOp {
     Read,
 }
 
+impl WrOp {
+    /// The opcode of the requester's completion for this verb.
+    pub fn wc_opcode(self) -> super::cq::WcOpcode {
+        use super::cq::WcOpcode;
+        match self {
+            WrOp::Send | WrOp::SendImm => WcOpcode::Send,
+            WrOp::Write | WrOp::WriteImm => WcOpcode::RdmaWrite,
+            WrOp::Read => WcOpcode::RdmaRead,
+        }
+    }
+}
+
 /// A send work request, as posted.
 #[derive(Clone, Copy, Debug)]
 pub struct WorkRequest {

@@ -4,7 +4,7 @@
 //! retry_cnt / rnr_retry ends in an error completion and the QP in the error state.
 use crate::engine::Time;
 use crate::fabric::channel::Damage;
-use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
+use crate::hca::cq::{Cqe, WcStatus};
 use crate::hca::nic::Next;
 use crate::hca::packet::{ib_wire_bytes, Packet, PktKind};
 use crate::hca::qp::{QpState, WrOp};
@@ -281,11 +281,7 @@ impl World {
             qp.rnr_retries = 0;
             completed += 1;
             if w.wr.signaled {
-                let opcode = match w.wr.op {
-                    WrOp::Send | WrOp::SendImm => WcOpcode::Send,
-                    WrOp::Write | WrOp::WriteImm => WcOpcode::RdmaWrite,
-                    WrOp::Read => WcOpcode::RdmaRead,
-                };
+                let opcode = w.wr.op.wc_opcode();
                 let cqe = Cqe { wr_id: w.wr.wr_id, hca: h, qp: qp.num, status: WcStatus::Success, opcode, byte_len: w.wr.len };
                 let app = qp.app;
                 self.q.at(now + dma_write, Event::CqeVisible { app, cqe });
@@ -326,11 +322,7 @@ impl World {
             } else {
                 hca.counters.req_cqe_error += 1;
             }
-            let opcode = match w.wr.op {
-                WrOp::Send | WrOp::SendImm => WcOpcode::Send,
-                WrOp::Write | WrOp::WriteImm => WcOpcode::RdmaWrite,
-                WrOp::Read => WcOpcode::RdmaRead,
-            };
+            let opcode = w.wr.op.wc_opcode();
             // Error completions are always generated, signaled or not (IBTA 10.8.3).
             self.q.at(now + dma_write, Event::CqeVisible { app, cqe: Cqe { wr_id: w.wr.wr_id, hca: h, qp: num, status, opcode, byte_len: 0 } });
         }

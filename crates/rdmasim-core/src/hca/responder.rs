@@ -51,11 +51,7 @@ impl World {
             PktKind::Send { first, last, imm } => {
                 if first {
                     let Some(rwqe) = qp.rq.pop_front() else {
-                        hca.counters.out_of_buffer += 1;
-                        qp.rnr_outstanding = true;
-                        let (psn, timer) = (qp.epsn, qp.attr.min_rnr_timer);
-                        self.queue_control(h, Control { qp: qi, kind: PktKind::RnrNak { timer }, psn });
-                        return;
+                        return self.receiver_not_ready(h, qi);
                     };
                     qp.cur_recv = Some(rwqe);
                     qp.cur_recv_bytes = 0;
@@ -80,11 +76,7 @@ impl World {
                 }
                 if last && imm {
                     let Some(rwqe) = qp.rq.pop_front() else {
-                        hca.counters.out_of_buffer += 1;
-                        qp.rnr_outstanding = true;
-                        let (psn, timer) = (qp.epsn, qp.attr.min_rnr_timer);
-                        self.queue_control(h, Control { qp: qi, kind: PktKind::RnrNak { timer }, psn });
-                        return;
+                        return self.receiver_not_ready(h, qi);
                     };
                     let cqe = Cqe { wr_id: rwqe.wr_id, hca: h, qp: qp.num, status: WcStatus::Success, opcode: WcOpcode::RecvRdmaWithImm, byte_len: qp.cur_write_len };
                     self.q.at(now + t.recv_wqe_fetch + t.dma_write, Event::CqeVisible { app, cqe });
@@ -112,6 +104,17 @@ impl World {
         if pkt.ack_req {
             self.queue_ack(h, qi);
         }
+    }
+
+    /// No receive WQE for an incoming SEND (or WRITE with immediate): drop it and send an RNR
+    /// NAK carrying the QP's min_rnr_timer; later packets of the message are dropped silently.
+    fn receiver_not_ready(&mut self, h: u32, qi: u32) {
+        let hca = &mut self.hcas[h as usize];
+        hca.counters.out_of_buffer += 1;
+        let qp = &mut hca.qps[qi as usize];
+        qp.rnr_outstanding = true;
+        let (psn, timer) = (qp.epsn, qp.attr.min_rnr_timer);
+        self.queue_control(h, Control { qp: qi, kind: PktKind::RnrNak { timer }, psn });
     }
 
     /// Queues an ACK unless one for this QP is already waiting (it will carry the latest PSN).
