@@ -1,7 +1,8 @@
 //! A simulation run: builds the world from a scenario, runs the event loop in steps (so callers
 //! can show progress), and collects the result tables and the capture.
 use crate::engine::{EventQueue, Time};
-use crate::fabric::topology::{self, node_name};
+use crate::fabric::channel::NodeRef;
+use crate::fabric::topology;
 use crate::hca::cq::Cqe;
 use crate::hca::profile::{self, HwProfile};
 use crate::hca::qp::QpAttr;
@@ -9,7 +10,8 @@ use crate::hca::Hca;
 use crate::host::{Host, PollMode, Poller};
 use crate::report::capture::Capture;
 use crate::report::tables::{row, Tables};
-use crate::scenario::{validate, Scenario, ScenarioError, WorkloadSection};
+use crate::scenario::validate::{self, Endpoint};
+use crate::scenario::{Scenario, ScenarioError, WorkloadSection};
 use crate::workload::{perftest::Perftest, App};
 use crate::world::{AppEvent, Event, World};
 use serde::Serialize;
@@ -57,18 +59,13 @@ impl Simulation {
         let t = &scenario.topology;
         let mut fabric = topology::build(t.kind, t.hosts, t.cable_m, &prof, scenario.seed);
         for (i, f) in scenario.faults.iter().enumerate() {
-            let mut matched = 0;
-            for c in fabric.channels.iter_mut() {
-                if link_matches(&f.link, &node_name(c.from), &node_name(c.to)) {
-                    c.errors.loss_rate = f.loss_rate;
-                    c.errors.ber = f.ber;
-                    c.errors.drop_nth = f.drop_nth.clone();
-                    c.errors.drop_nth.sort_unstable();
-                    matched += 1;
-                }
-            }
-            if matched == 0 {
-                return Err(err(&format!("faults[{i}].link"), format!("{:?} names no link of this topology", f.link)));
+            let key = format!("faults[{i}].link");
+            let links = validate::parse_link_selector(&f.link, t.kind, t.hosts).map_err(|m| err(&key, m))?;
+            for c in fabric.channels.iter_mut().filter(|c| links.contains(&(endpoint(c.from), endpoint(c.to)))) {
+                c.errors.loss_rate = f.loss_rate;
+                c.errors.ber = f.ber;
+                c.errors.drop_nth = f.drop_nth.clone();
+                c.errors.drop_nth.sort_unstable();
             }
         }
         let hcas = fabric.hosts.iter().enumerate().map(|(i, &(lid, ch, _))| Hca::new(i as u32, lid, ch, &prof)).collect();
@@ -269,18 +266,10 @@ impl Simulation {
     }
 }
 
-/// `"*"`, `"a-b"` (both directions) or `"a->b"`.
-fn link_matches(sel: &str, from: &str, to: &str) -> bool {
-    let sel = sel.trim();
-    if sel == "*" {
-        return true;
+/// A channel end as fault selectors name it.
+fn endpoint(n: NodeRef) -> Endpoint {
+    match n {
+        NodeRef::Hca(h) => Endpoint::Host(h),
+        NodeRef::Switch { sw, .. } => Endpoint::Switch(sw),
     }
-    if let Some((a, b)) = sel.split_once("->") {
-        return a.trim() == from && b.trim() == to;
-    }
-    if let Some((a, b)) = sel.split_once('-') {
-        let (a, b) = (a.trim(), b.trim());
-        return (a == from && b == to) || (a == to && b == from);
-    }
-    false
 }

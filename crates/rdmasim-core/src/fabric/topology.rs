@@ -91,11 +91,3 @@ pub fn build(kind: TopologyKind, hosts: u32, cable_m: f64, profile: &HwProfile, 
     }
     b.f
 }
-
-/// Node name of a channel end, as fault selectors write it (`h3`, `sw0`).
-pub fn node_name(n: NodeRef) -> String {
-    match n {
-        NodeRef::Hca(h) => format!("h{h}"),
-        NodeRef::Switch { sw, .. } => format!("sw{sw}"),
-    }
-}
