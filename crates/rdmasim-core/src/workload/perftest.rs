@@ -38,7 +38,8 @@ pub struct Perftest {
     t_start: Time,
     post_times: Vec<Time>,
     msg_lat_us: Vec<f64>,
-    completion_times: Vec<Time>,
+    /// When the client saw its latest completion (the stop timestamp of a partial row).
+    last_completion: Option<Time>,
     /// Completion time by message id (wr_id), for the peak-bandwidth windows.
     completed_at: Vec<Time>,
     iter_start: Time,
@@ -84,7 +85,7 @@ impl Perftest {
             t_start: Time::ZERO,
             post_times: vec![],
             msg_lat_us: vec![],
-            completion_times: vec![],
+            last_completion: None,
             completed_at: vec![],
             iter_start: Time::ZERO,
             lat_samples: vec![],
@@ -149,7 +150,7 @@ impl Perftest {
         self.completed = vec![0; n];
         self.post_times.clear();
         self.msg_lat_us.clear();
-        self.completion_times.clear();
+        self.last_completion = None;
         self.completed_at.clear();
         self.lat_samples.clear();
         self.t_start = w.now();
@@ -218,7 +219,7 @@ impl Perftest {
         let Some(conn) = self.conns.iter().position(|(q, _)| q.qpn == c.qp) else { return };
         self.completed[conn] += 1;
         let now = w.now();
-        self.completion_times.push(now);
+        self.last_completion = Some(now);
         if let Some(t) = self.post_times.get(c.wr_id as usize) {
             self.msg_lat_us.push((now - *t).as_us_f64());
             if self.completed_at.len() < self.post_times.len() {
@@ -345,7 +346,7 @@ impl Perftest {
                 out.push("perftest", r);
                 out.push("latency", latency_row(self.test, self.size(), &mut s, self.lat_metric()));
             }
-        } else if let Some(&end) = self.completion_times.last() {
+        } else if let Some(end) = self.last_completion {
             out.push("perftest", self.bw_row(end, true));
             let mut lat = self.msg_lat_us.clone();
             out.push("latency", latency_row(self.test, self.size(), &mut lat, "post_to_completion"));
