@@ -12,7 +12,7 @@ use crate::report::capture::Capture;
 use crate::report::tables::{row, Tables};
 use crate::scenario::validate::{self, Endpoint};
 use crate::scenario::{Scenario, ScenarioError, WorkloadSection};
-use crate::workload::{perftest::Perftest, App};
+use crate::workload::{perftest::Perftest, srq_episode::SrqEpisode, App};
 use crate::world::{AppEvent, Event, World};
 use serde::Serialize;
 use serde_json::json;
@@ -109,6 +109,11 @@ impl Simulation {
                 let hosts = if server_polls { vec![p.client, p.server] } else { vec![p.client] };
                 pollers.push(Poller::new(hosts, if p.events { PollMode::Event } else { PollMode::Busy }));
             }
+            WorkloadSection::SrqEpisode(e) => {
+                let app = apps.len() as u32;
+                apps.push(App::SrqEpisode(SrqEpisode::new(&mut world, app, e, attr)));
+                pollers.push(Poller::new(vec![e.client, e.server], PollMode::Busy));
+            }
         }
         for a in 0..apps.len() as u32 {
             world.q.at(Time::ZERO, Event::App { app: a, ev: AppEvent::Start });
@@ -165,6 +170,7 @@ impl Simulation {
             Event::HcaKick { hca } => w.on_hca_kick(hca),
             Event::HcaRx { hca, pkt } => w.on_hca_rx(hca, pkt),
             Event::AckTimer { hca, qp } => w.on_ack_timer(hca, qp),
+            Event::SrqResumeDoorbell { hca, qp } => w.on_srq_resume_doorbell(hca, qp),
             Event::CqeVisible { app, cqe } => w.on_cqe_visible(&mut self.pollers, app, cqe),
             Event::App { app, ev: AppEvent::CqWake } => {
                 let mut buf = std::mem::take(&mut self.cqe_buf);
@@ -222,6 +228,15 @@ impl Simulation {
                     "state": format!("{:?}", qp.state), "psn_next": qp.next_psn, "epsn": qp.epsn,
                     "rx_bytes": qp.rx_bytes, "rx_msgs": qp.rx_msgs, "sq_outstanding": qp.sq.len(),
                 })));
+            }
+        }
+        for h in &w.hcas {
+            for (i, s) in h.srqs.iter().enumerate() {
+                let mut r = row(json!({ "node": format!("h{}", h.id), "srq": i, "mode": s.mode, "posted_now": s.wqes.len() }));
+                if let serde_json::Value::Object(m) = serde_json::to_value(s.stats).unwrap_or_default() {
+                    r.extend(m);
+                }
+                t.push("srqs", r);
             }
         }
         let elapsed = self.end_time.max(w.now());

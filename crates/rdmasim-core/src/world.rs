@@ -24,6 +24,10 @@ pub enum AppEvent {
     /// Wake-up after an event-mode interrupt: the application polls its CQ.
     CqWake,
     Timer(u64),
+    /// SRQ_LIMIT_REACHED, returned by ibv_get_async_event to the thread blocked in it.
+    SrqLimitReached { hca: u32, srq: u32 },
+    /// Stop/resume flow control: the polling receiver found new retransmission-table entries.
+    SrqOverflow { hca: u32, srq: u32 },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -44,6 +48,8 @@ pub enum Event {
     AckTimer { hca: u32, qp: u32 },
     /// A CQE becomes visible in host memory.
     CqeVisible { app: u32, cqe: Cqe },
+    /// A resume request posted by a receiving process reaches its HCA's send engine.
+    SrqResumeDoorbell { hca: u32, qp: u32 },
     /// Deliver an event to a workload.
     App { app: u32, ev: AppEvent },
 }

@@ -99,6 +99,12 @@ fn link_data_bps(profile: &str) -> Option<f64> {
     rdmasim_core::hca::profile::by_name(profile).map(|(p, _)| p.link_speed().data_bps_f64())
 }
 
+/// Bytes of the stop/resume retransmission-management table of one SRQ (one bit per source).
+#[pyfunction]
+fn srq_table_bytes(nodes: u64, procs_per_node: u64) -> u64 {
+    rdmasim_core::hca::srq::RetransmissionTable::size_bytes(nodes, procs_per_node)
+}
+
 /// The core's speed benchmark (`rdmasim_core::bench`): a fixed, documented workload run
 /// `{"iterations": n}` times (default 3), best run reported as JSON (workload, events,
 /// packet_hops, wall_s, events_per_sec, packet_hops_per_sec, sim_time_us, iterations).
@@ -117,5 +123,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(profiles_json, m)?)?;
     m.add_function(wrap_pyfunction!(link_data_bps, m)?)?;
     m.add_function(wrap_pyfunction!(bench_run, m)?)?;
+    m.add_function(wrap_pyfunction!(srq_table_bytes, m)?)?;
     Ok(())
 }

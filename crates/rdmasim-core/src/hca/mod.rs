@@ -8,6 +8,7 @@ pub mod profile;
 pub mod qp;
 pub mod requester;
 pub mod responder;
+pub mod srq;
 pub mod timers;
 pub mod verbs;
 
@@ -61,6 +62,7 @@ pub struct Hca {
     /// Egress channel of the HCA's port.
     pub tx_ch: u32,
     pub qps: Vec<Qp>,
+    pub srqs: Vec<srq::Srq>,
     pub counters: HcaCounters,
     pub control: VecDeque<Control>,
     /// QPs with (possibly) something to send, in service order.
@@ -80,6 +82,7 @@ impl Hca {
             lid,
             tx_ch,
             qps: Vec::new(),
+            srqs: Vec::new(),
             counters: HcaCounters::default(),
             control: VecDeque::new(),
             sched: VecDeque::new(),

@@ -17,6 +17,11 @@ pub enum PktKind {
     NakSeq,
     /// RNR NAK carrying the responder's min_rnr_timer code.
     RnrNak { timer: u8 },
+    /// Stop/resume SRQ flow control (seeds/001, not in the IBTA): the responder's SRQ was empty,
+    /// the packet at `psn` was dropped; the requester holds the QP until a resume request.
+    SrqStop,
+    /// The receiving process refilled its SRQ: the requester retransmits from the stopped PSN.
+    SrqResume,
 }
 
 impl PktKind {
@@ -25,7 +30,7 @@ impl PktKind {
         matches!(self, PktKind::Send { .. } | PktKind::Write { .. } | PktKind::ReadReq)
     }
     pub fn is_control(self) -> bool {
-        matches!(self, PktKind::Ack | PktKind::NakSeq | PktKind::RnrNak { .. })
+        matches!(self, PktKind::Ack | PktKind::NakSeq | PktKind::RnrNak { .. } | PktKind::SrqStop | PktKind::SrqResume)
     }
 }
 
@@ -43,7 +48,9 @@ pub fn ib_wire_bytes(kind: PktKind, payload: u32) -> u32 {
         PktKind::Write { first, last, imm } => (if first { RETH } else { 0 }) + if imm && last { IMMDT } else { 0 },
         PktKind::ReadReq => RETH,
         PktKind::ReadResp { first, last } => if first || last { AETH } else { 0 },
-        PktKind::Ack | PktKind::NakSeq | PktKind::RnrNak { .. } => AETH,
+        // Stop and resume requests are sized like an ACK (BTH + AETH), as the study proposes
+        // them as transport-level messages.
+        PktKind::Ack | PktKind::NakSeq | PktKind::RnrNak { .. } | PktKind::SrqStop | PktKind::SrqResume => AETH,
     };
     let pad = (4 - payload % 4) % 4;
     LRH_BTH_CRC + ext + payload + pad

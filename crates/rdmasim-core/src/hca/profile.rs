@@ -111,6 +111,17 @@ profile_params! {
     wakeup_ns: f64,
     /// Event mode: CPU time spent per completion event (handler, wake-up, ack, re-arm).
     event_cpu_ns: f64,
+    /// SRQ_LIMIT_REACHED: from the HCA consuming the WQE that crosses srq_limit until the
+    /// async event is ready for ibv_get_async_event (interrupt delivery; the thread wake-up,
+    /// `wakeup_ns`, comes on top).
+    srq_event_interrupt_ns: f64,
+    /// ibv_modify_srq(IBV_SRQ_LIMIT): CPU time to re-arm the one-shot limit event (t_setev).
+    srq_arm_ns: f64,
+    /// ibv_post_srq_recv: CPU time per receive WQE in a chained list (one call per refill).
+    srq_recv_wqe_ns: f64,
+    /// Stop/resume flow control: a polling receiver notices a new retransmission-table entry
+    /// (poll of the CQ and the table, remaining-buffer count) this long after it lands.
+    srq_poll_detect_ns: f64,
     /// Requester asks for an ACK (BTH AckReq) at least every this many packets, and on every
     /// message's last packet.
     ack_req_every: u32,
@@ -139,6 +150,14 @@ const SRC_IBTA_RATE: &str = "IBTA Vol. 2 (physical): lane signalling rate and en
 const SRC_MTU: &str = "ConnectX active MTU 4096 (ibv_devinfo active_mtu on ConnectX-3/4/5)";
 const SRC_CABLE: &str = "~5 ns/m signal propagation in copper/fibre (c/1.5)";
 const SRC_FLOOR: &str = "Fukuoka, Sato, Taura, seeds/000: measured minimum effective timeout ~500 ms on most ConnectX models, set by firmware";
+/// t_int is measured from the sender's post (the study cannot timestamp the arrival), so the
+/// model's own post-to-HCA path on cx3-fdr (~1.45 us: post 70 ns, doorbell 250, WQE fetch 450,
+/// payload DMA 450, pipelines 200, wire ~25) and the thread wake-up (`wakeup_ns`, 3 us) are
+/// taken out of it.
+const SRC_SRQ_INT: &str = "derived from Tanimoto et al., seeds/001 sec. 4.1.3: t_int = 35.0 us from the sender's post to the receiving thread running on ConnectX-3 FDR; minus the model's ~1.45 us post-to-HCA path and wakeup_ns 3 us = 30.5 us (the study blames the slow SRQ_LIMIT_REACHED notification)";
+/// Same subtraction for t_poll = 2.18 us (post to detection by polling): minus ~1.45 us to
+/// the HCA and dma_write_ns 0.2 us for the table entry to land.
+const SRC_SRQ_POLL: &str = "derived from Tanimoto et al., seeds/001 sec. 4.1.3: t_poll = 2.18 us from the sender's post to the polling receiver knowing the remaining buffers; minus the model's ~1.45 us post-to-HCA path and the 0.2 us table write = 0.53 us";
 const SRC_RD_ATOMIC: &str = "assumption: 128 packets; IBTA allows 2^23, ConnectX limits are not published";
 
 fn sources_common() -> ProfileSources {
@@ -161,6 +180,10 @@ fn sources_common() -> ProfileSources {
         interrupt_ns: "assumption: MSI-X delivery and handler ~2 us",
         wakeup_ns: "assumption: waking a blocked thread ~3 us (Linux futex/ctx-switch figures)",
         event_cpu_ns: "assumption: ~4 us CPU per completion event (interrupt, wake-up, ibv_ack_cq_events, ibv_req_notify_cq)",
+        srq_event_interrupt_ns: SRC_SRQ_INT,
+        srq_arm_ns: "Tanimoto et al., seeds/001 sec. 4.1.3: t_setev = 55.9 us measured on ConnectX-3 FDR (ibv_modify_srq setting the limit event); no figure for newer cards, so every profile uses it",
+        srq_recv_wqe_ns: "assumption: ~10 ns per WQE; rdma-core mlx4/mlx5 post_srq_recv write a 16 B next-pointer + 16 B scatter entry per WQE from cache and update the doorbell record once per call",
+        srq_poll_detect_ns: SRC_SRQ_POLL,
         ack_req_every: "assumption: AckReq every 64 packets plus each message's last (IBTA leaves it to the requester, 9.7.6.1)",
         max_inflight_packets: SRC_RD_ATOMIC,
         retransmit_floor_ms: SRC_FLOOR,
@@ -193,6 +216,10 @@ pub fn builtin() -> Vec<(HwProfile, ProfileSources)> {
         interrupt_ns: 2000.0,
         wakeup_ns: 3000.0,
         event_cpu_ns: 4000.0,
+        srq_event_interrupt_ns: 30_500.0,
+        srq_arm_ns: 55_900.0,
+        srq_recv_wqe_ns: 10.0,
+        srq_poll_detect_ns: 530.0,
         ack_req_every: 64,
         max_inflight_packets: 128,
         retransmit_floor_ms: 500.0,

@@ -140,6 +140,8 @@ pub struct Qp {
     pub nak_outstanding: bool,
     pub rnr_outstanding: bool,
     pub rq: VecDeque<RecvWqe>,
+    /// Shared receive queue (index in the HCA's `srqs`) replacing `rq`, if attached.
+    pub srq: Option<u32>,
     /// Receive WQE of the SEND in progress.
     pub cur_recv: Option<RecvWqe>,
     pub cur_recv_bytes: u32,
@@ -187,6 +189,7 @@ impl Qp {
             nak_outstanding: false,
             rnr_outstanding: false,
             rq: VecDeque::new(),
+            srq: None,
             cur_recv: None,
             cur_recv_bytes: 0,
             read_resps: VecDeque::new(),

@@ -209,6 +209,8 @@ impl World {
                 self.go_back(h, qi, pkt.psn);
             }
             PktKind::ReadResp { last, .. } => self.on_read_response(h, qi, pkt, last),
+            PktKind::SrqStop => self.on_srq_stop(h, qi, pkt.psn),
+            PktKind::SrqResume => self.on_srq_resume(h, qi),
             _ => {}
         }
     }

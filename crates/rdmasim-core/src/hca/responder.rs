@@ -41,7 +41,11 @@ impl World {
             return;
         }
         // In sequence.
-        if pkt.kind != PktKind::ReadReq && !(matches!(pkt.kind, PktKind::Send { first: true, .. }) && qp.rq.is_empty()) {
+        let no_recv = match qp.srq {
+            None => qp.rq.is_empty(),
+            Some(s) => hca.srqs[s as usize].wqes.is_empty(),
+        };
+        if pkt.kind != PktKind::ReadReq && !(matches!(pkt.kind, PktKind::Send { first: true, .. }) && no_recv) {
             qp.rx_bytes += pkt.payload as u64;
         }
         qp.nak_outstanding = false;
@@ -50,12 +54,14 @@ impl World {
         match pkt.kind {
             PktKind::Send { first, last, imm } => {
                 if first {
-                    let Some(rwqe) = qp.rq.pop_front() else {
+                    let Some(rwqe) = self.take_recv(h, qi) else {
                         return self.receiver_not_ready(h, qi);
                     };
+                    let qp = &mut self.hcas[h as usize].qps[qi as usize];
                     qp.cur_recv = Some(rwqe);
                     qp.cur_recv_bytes = 0;
                 }
+                let qp = &mut self.hcas[h as usize].qps[qi as usize];
                 qp.cur_recv_bytes += pkt.payload;
                 qp.epsn += 1;
                 if last {
@@ -75,12 +81,14 @@ impl World {
                     qp.cur_write_len = pkt.dma_len;
                 }
                 if last && imm {
-                    let Some(rwqe) = qp.rq.pop_front() else {
+                    let Some(rwqe) = self.take_recv(h, qi) else {
                         return self.receiver_not_ready(h, qi);
                     };
+                    let qp = &mut self.hcas[h as usize].qps[qi as usize];
                     let cqe = Cqe { wr_id: rwqe.wr_id, hca: h, qp: qp.num, status: WcStatus::Success, opcode: WcOpcode::RecvRdmaWithImm, byte_len: qp.cur_write_len };
                     self.q.at(now + t.recv_wqe_fetch + t.dma_write, Event::CqeVisible { app, cqe });
                 }
+                let qp = &mut self.hcas[h as usize].qps[qi as usize];
                 qp.epsn += 1;
                 if last {
                     qp.msn += 1;
@@ -113,8 +121,12 @@ impl World {
         hca.counters.out_of_buffer += 1;
         let qp = &mut hca.qps[qi as usize];
         qp.rnr_outstanding = true;
-        let (psn, timer) = (qp.epsn, qp.attr.min_rnr_timer);
-        self.queue_control(h, Control { qp: qi, kind: PktKind::RnrNak { timer }, psn });
+        let (psn, timer, srq) = (qp.epsn, qp.attr.min_rnr_timer, qp.srq);
+        let kind = match srq {
+            Some(s) => self.srq_overflow(h, qi, s, timer),
+            None => PktKind::RnrNak { timer },
+        };
+        self.queue_control(h, Control { qp: qi, kind, psn });
     }
 
     /// Queues an ACK unless one for this QP is already waiting (it will carry the latest PSN).

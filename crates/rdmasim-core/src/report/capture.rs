@@ -82,7 +82,7 @@ pub fn opcode_of(kind: PktKind) -> Opcode {
             (false, true) => RdmaReadResponseLast,
             (false, false) => RdmaReadResponseMiddle,
         },
-        PktKind::Ack | PktKind::NakSeq | PktKind::RnrNak { .. } => Acknowledge,
+        PktKind::Ack | PktKind::NakSeq | PktKind::RnrNak { .. } | PktKind::SrqStop | PktKind::SrqResume => Acknowledge,
     }
 }
 
@@ -97,6 +97,9 @@ pub fn headers_of(p: &Packet) -> PacketHeaders {
         let syndrome = match p.kind {
             PktKind::NakSeq => Syndrome::Nak(NakCode::PsnSequenceError),
             PktKind::RnrNak { timer } => Syndrome::RnrNak { timer },
+            // No IBTA encoding exists for the proposed stop request: captured as an RNR NAK
+            // with timer code 0 (the longest wait), the resume request as an ACK.
+            PktKind::SrqStop => Syndrome::RnrNak { timer: 0 },
             _ => Syndrome::Ack { credits: CREDITS_INVALID },
         };
         *a = Aeth { syndrome, msn: p.msn & MASK_24 };

@@ -137,6 +137,8 @@ impl Default for QpSection {
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum WorkloadSection {
     Perftest(PerftestSection),
+    /// One SRQ flow-control episode (seeds/001 sec. 4.1), `docs/srq.md`.
+    SrqEpisode(crate::workload::srq_episode::SrqEpisodeSection),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -134,19 +134,22 @@ fn relocate_workload_error(text: &str) -> Option<(String, String)> {
         Some(k) => k,
     };
     match kind.as_str() {
-        Some("perftest") => {
-            let r: Result<PerftestSection, _> = serde_path_to_error::deserialize(toml::Value::Table(table));
-            match r {
-                Ok(_) => None,
-                Err(e) => {
-                    let p = e.path().to_string();
-                    let key = if p == "." { "workload".to_string() } else { format!("workload.{p}") };
-                    Some((key, e.into_inner().message().to_string()))
-                }
-            }
-        }
-        Some(other) => Some(("workload.kind".into(), format!("unknown variant `{other}`, expected `perftest`"))),
+        Some("perftest") => workload_path_error::<PerftestSection>(table),
+        Some("srq-episode") => workload_path_error::<crate::workload::srq_episode::SrqEpisodeSection>(table),
+        Some(other) => Some(("workload.kind".into(), format!("unknown variant `{other}`, expected one of `perftest`, `srq-episode`"))),
         None => Some(("workload.kind".into(), format!("invalid type: {}, expected a string", describe_value(&kind)))),
+    }
+}
+
+/// The key path and message of a workload table that does not deserialize as `T`.
+fn workload_path_error<T: serde::de::DeserializeOwned>(table: toml::Table) -> Option<(String, String)> {
+    match serde_path_to_error::deserialize::<_, T>(toml::Value::Table(table)) {
+        Ok(_) => None,
+        Err(e) => {
+            let p = e.path().to_string();
+            let key = if p == "." { "workload".to_string() } else { format!("workload.{p}") };
+            Some((key, e.into_inner().message().to_string()))
+        }
     }
 }
 
@@ -689,7 +692,7 @@ pub fn check(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
 
 /// The floating-point (time-like) profile parameters an override may set; all must be finite
 /// and >= 0.
-fn override_times(o: &ProfileOverrides) -> [(&'static str, Option<f64>); 17] {
+fn override_times(o: &ProfileOverrides) -> [(&'static str, Option<f64>); 21] {
     [
         ("cable_ns_per_m", o.cable_ns_per_m),
         ("post_send_cpu_ns", o.post_send_cpu_ns),
@@ -705,6 +708,10 @@ fn override_times(o: &ProfileOverrides) -> [(&'static str, Option<f64>); 17] {
         ("interrupt_ns", o.interrupt_ns),
         ("wakeup_ns", o.wakeup_ns),
         ("event_cpu_ns", o.event_cpu_ns),
+        ("srq_event_interrupt_ns", o.srq_event_interrupt_ns),
+        ("srq_arm_ns", o.srq_arm_ns),
+        ("srq_recv_wqe_ns", o.srq_recv_wqe_ns),
+        ("srq_poll_detect_ns", o.srq_poll_detect_ns),
         ("retransmit_floor_ms", o.retransmit_floor_ms),
         ("adaptive_retrans_base_us", o.adaptive_retrans_base_us),
         ("switch_latency_ns", o.switch_latency_ns),
@@ -899,6 +906,24 @@ fn check_impl(s: &Scenario, source: &str, spans: Option<&SpanIndex>) -> Result<(
                     "workload.server",
                     format!("client and server are both host {}; expected two different hosts (perftest runs between two machines)", p.client),
                 );
+            }
+        }
+        WorkloadSection::SrqEpisode(e) => {
+            let hosts = t.hosts;
+            if e.client >= hosts || e.server >= hosts || e.client == e.server {
+                return err("workload.server", format!("client {} and server {} must be two different hosts 0..={}", e.client, e.server, hosts - 1));
+            }
+            if e.refill == 0 || e.refill > 1 << 20 {
+                return err("workload.refill", format!("refill = {} is out of range; expected 1..=1048576 buffers", e.refill));
+            }
+            if e.packet_bytes == 0 || e.packet_bytes > MAX_SIZE as u32 {
+                return err("workload.packet_bytes", format!("packet_bytes = {} is out of range; expected 1..={MAX_SIZE}", e.packet_bytes));
+            }
+            if e.burst == 0 || e.burst > 4096 {
+                return err("workload.burst", format!("burst = {} is out of range; expected 1..=4096 SENDs", e.burst));
+            }
+            if e.method == crate::hca::srq::SrqFlowControl::SrqLimit && (e.srq_limit == 0 || e.srq_limit >= e.refill) {
+                return err("workload.srq_limit", format!("srq_limit = {} must be 1..{} (below the buffers posted, or the event fires at once)", e.srq_limit, e.refill));
             }
         }
     }

@@ -1,34 +1,40 @@
 //! Workloads: applications that drive the verbs. Each is a variant of [`App`], dispatched by
 //! `match`; they see [`AppEvent`](crate::world::AppEvent)s and act on the world through verbs.
 pub mod perftest;
+pub mod srq_episode;
 
 use crate::report::tables::Tables;
 use crate::world::{AppEvent, World};
 
 pub enum App {
     Perftest(perftest::Perftest),
+    SrqEpisode(srq_episode::SrqEpisode),
 }
 
 impl App {
     pub fn handle(&mut self, w: &mut World, ev: AppEvent) {
         match self {
             App::Perftest(p) => p.handle(w, ev),
+            App::SrqEpisode(e) => e.handle(w, ev),
         }
     }
     pub fn done(&self) -> bool {
         match self {
             App::Perftest(p) => p.done,
+            App::SrqEpisode(e) => e.done,
         }
     }
     /// Fraction of the work done, 0..=1.
     pub fn progress(&self) -> f64 {
         match self {
             App::Perftest(p) => p.progress(),
+            App::SrqEpisode(e) => e.progress(),
         }
     }
     pub fn tables(&self, out: &mut Tables) {
         match self {
             App::Perftest(p) => p.tables(out),
+            App::SrqEpisode(e) => e.tables(out),
         }
     }
 }

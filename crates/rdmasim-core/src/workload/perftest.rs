@@ -129,7 +129,7 @@ impl Perftest {
                 self.post(w, s, 0);
             }
             AppEvent::Timer(TAG_CLIENT_SAW_WRITE) => self.lat_iteration_done(w),
-            AppEvent::Timer(_) => {}
+            AppEvent::Timer(_) | AppEvent::SrqLimitReached { .. } | AppEvent::SrqOverflow { .. } => {}
         }
     }
 

@@ -1,0 +1,320 @@
+//! Shared receive queues: one pool of receive WQEs consumed by every RC QP attached to it, and
+//! the two ways of keeping it from running dry that seeds/001 compares.
+//!
+//! - `SrqLimit` (conventional; Sur & Panda, IPDPS'06, as in MVAPICH): the process arms
+//!   `srq_limit` with ibv_modify_srq; when a consumed WQE leaves fewer than `srq_limit` posted,
+//!   the HCA raises the one-shot SRQ_LIMIT_REACHED async event (interrupt delivery, thread
+//!   wake-up); the woken thread refills and re-arms (t_setev). If the pool empties before the
+//!   refill, the SEND draws an RNR NAK and the sender retries after the RNR timer.
+//! - `StopResume` (proposed by seeds/001): when the pool is empty the HCA drops the packet,
+//!   sends a stop request to its source and sets the source's bit in the SRQ's
+//!   retransmission-management table in host memory (nodes × processes per node, one bit each).
+//!   The receiving process, which polls instead of waiting for an interrupt, notices the entry,
+//!   refills, and sends a resume request to each recorded source only; the source's HCA then
+//!   retransmits from the stopped PSN.
+use crate::engine::Time;
+use crate::hca::packet::PktKind;
+use crate::hca::qp::{RecvWqe, WrOp};
+use crate::hca::verbs::QpRef;
+use crate::hca::Control;
+use crate::world::{AppEvent, Event, World};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// How an SRQ is kept from overflowing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SrqFlowControl {
+    /// srq_limit + SRQ_LIMIT_REACHED interrupt; RNR NAK and RNR-timer retry when empty.
+    SrqLimit,
+    /// Stop request + retransmission table; polling refill and resume requests.
+    StopResume,
+}
+
+/// The proposed retransmission-management table: one bit per (node, process) that had a
+/// packet dropped and was sent a stop request (seeds/001 fig. 5). Kept per SRQ in host memory.
+#[derive(Clone, Debug)]
+pub struct RetransmissionTable {
+    pub nodes: u32,
+    pub procs_per_node: u32,
+    bits: Vec<u64>,
+    set: u32,
+}
+
+impl RetransmissionTable {
+    pub fn new(nodes: u32, procs_per_node: u32) -> RetransmissionTable {
+        let n = nodes as usize * procs_per_node as usize;
+        RetransmissionTable { nodes, procs_per_node, bits: vec![0; n.div_ceil(64)], set: 0 }
+    }
+    /// Bytes the table takes for a configuration (one bit per source process).
+    pub fn size_bytes(nodes: u64, procs_per_node: u64) -> u64 {
+        (nodes * procs_per_node).div_ceil(8)
+    }
+    pub fn slot(&self, node: u32, proc: u32) -> u32 {
+        node * self.procs_per_node + proc
+    }
+    /// Sets a slot's bit; true when it was clear.
+    pub fn record(&mut self, slot: u32) -> bool {
+        let (w, b) = ((slot / 64) as usize, slot % 64);
+        let fresh = self.bits[w] & (1 << b) == 0;
+        self.bits[w] |= 1 << b;
+        self.set += fresh as u32;
+        fresh
+    }
+    pub fn len(&self) -> u32 {
+        self.set
+    }
+    pub fn is_empty(&self) -> bool {
+        self.set == 0
+    }
+    /// Appends every recorded slot to `out` in slot order and clears the table.
+    pub fn drain(&mut self, out: &mut Vec<u32>) {
+        for (w, word) in self.bits.iter_mut().enumerate() {
+            let mut x = *word;
+            while x != 0 {
+                out.push(w as u32 * 64 + x.trailing_zeros());
+                x &= x - 1;
+            }
+            *word = 0;
+        }
+        self.set = 0;
+    }
+}
+
+/// Per-SRQ event counts, reported in the `srqs` result table.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct SrqStats {
+    pub wqes_posted: u64,
+    pub wqes_consumed: u64,
+    pub limit_events: u64,
+    /// SENDs that found the pool empty (RNR NAK or stop request sent).
+    pub overflows: u64,
+    pub stop_requests: u64,
+    pub resume_requests: u64,
+    /// Fewest WQEs left after a consumption.
+    pub min_posted: u64,
+}
+
+pub struct Srq {
+    pub hca: u32,
+    /// Owning application (receives the async events and overflow notices).
+    pub app: u32,
+    pub mode: SrqFlowControl,
+    pub wqes: VecDeque<RecvWqe>,
+    /// Armed srq_limit (0 = not armed: the event is one-shot), effective from `armed_at`.
+    pub limit: u32,
+    pub armed_at: Time,
+    pub table: RetransmissionTable,
+    /// Local QP index of the connection from each table slot (u32::MAX = none).
+    slot_qp: Vec<u32>,
+    /// Table slot of each attached QP, by QP index (u32::MAX = not attached).
+    qp_slot: Vec<u32>,
+    /// An overflow notice is on its way to (or waiting for) the polling process.
+    notice_pending: bool,
+    pub stats: SrqStats,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SrqRef {
+    pub hca: u32,
+    pub srq: u32,
+}
+
+impl World {
+    /// `ibv_create_srq`; `nodes` × `procs_per_node` sizes the retransmission table.
+    pub fn create_srq(&mut self, hca: u32, app: u32, mode: SrqFlowControl, nodes: u32, procs_per_node: u32) -> SrqRef {
+        let table = RetransmissionTable::new(nodes, procs_per_node);
+        let slots = nodes as usize * procs_per_node as usize;
+        let h = &mut self.hcas[hca as usize];
+        h.srqs.push(Srq {
+            hca,
+            app,
+            mode,
+            wqes: VecDeque::new(),
+            limit: 0,
+            armed_at: Time::ZERO,
+            table,
+            slot_qp: vec![u32::MAX; slots],
+            qp_slot: Vec::new(),
+            notice_pending: false,
+            stats: SrqStats { min_posted: u64::MAX, ..Default::default() },
+        });
+        SrqRef { hca, srq: h.srqs.len() as u32 - 1 }
+    }
+
+    /// Attaches a QP's receive side to an SRQ; `(node, proc)` names its source in the table.
+    pub fn attach_srq(&mut self, qp: QpRef, srq: SrqRef, node: u32, proc: u32) {
+        let h = &mut self.hcas[qp.hca as usize];
+        h.qps[qp.index() as usize].srq = Some(srq.srq);
+        let s = &mut h.srqs[srq.srq as usize];
+        let slot = s.table.slot(node, proc);
+        s.slot_qp[slot as usize] = qp.index();
+        let qi = qp.index() as usize;
+        if s.qp_slot.len() <= qi {
+            s.qp_slot.resize(qi + 1, u32::MAX);
+        }
+        s.qp_slot[qi] = slot;
+    }
+
+    /// `ibv_post_srq_recv` with `count` chained WQEs of `len` bytes (wr_ids first_wr_id..):
+    /// one call on the host CPU plus a per-WQE cost. Returns when the CPU is done.
+    pub fn post_srq_recv(&mut self, r: SrqRef, first_wr_id: u64, count: u32, len: u32) -> Time {
+        let cost = Time::from_ns_f64(self.profile.post_send_cpu_ns + count as f64 * self.profile.srq_recv_wqe_ns);
+        let done = self.host_cpu(r.hca, cost);
+        let s = &mut self.hcas[r.hca as usize].srqs[r.srq as usize];
+        s.wqes.extend((0..count as u64).map(|i| RecvWqe { wr_id: first_wr_id + i, len }));
+        s.stats.wqes_posted += count as u64;
+        done
+    }
+
+    /// `ibv_modify_srq(IBV_SRQ_LIMIT)`: arms the one-shot limit event once the (slow) command
+    /// completes. Returns when the CPU is done.
+    pub fn arm_srq_limit(&mut self, r: SrqRef, limit: u32) -> Time {
+        let done = self.host_cpu(r.hca, Time::from_ns_f64(self.profile.srq_arm_ns));
+        let s = &mut self.hcas[r.hca as usize].srqs[r.srq as usize];
+        s.limit = limit;
+        s.armed_at = done;
+        done
+    }
+
+    /// The receiving process sends a resume request to every source in the table (one send
+    /// post each) and clears it. Returns how many it sent.
+    pub fn srq_resume(&mut self, r: SrqRef) -> u32 {
+        let mut slots = Vec::new();
+        let s = &mut self.hcas[r.hca as usize].srqs[r.srq as usize];
+        s.table.drain(&mut slots);
+        s.notice_pending = false;
+        let qps: Vec<u32> = slots.iter().map(|&sl| s.slot_qp[sl as usize]).filter(|&q| q != u32::MAX).collect();
+        s.stats.resume_requests += qps.len() as u64;
+        let t = self.hcas[r.hca as usize].t;
+        let post = Time::from_ns_f64(self.profile.post_send_cpu_ns);
+        for &qp in &qps {
+            let posted = self.host_cpu(r.hca, post);
+            self.q.at(posted + t.doorbell + t.tx_pipeline, Event::SrqResumeDoorbell { hca: r.hca, qp });
+        }
+        qps.len() as u32
+    }
+
+    pub fn srq(&self, r: SrqRef) -> &Srq {
+        &self.hcas[r.hca as usize].srqs[r.srq as usize]
+    }
+
+    /// Charges `cost` of CPU on a host's application thread; returns when it is done.
+    fn host_cpu(&mut self, hca: u32, cost: Time) -> Time {
+        let now = self.now();
+        let host = &mut self.hosts[hca as usize];
+        host.cpu_free = now.max(host.cpu_free) + cost;
+        host.cpu_busy += cost;
+        host.cpu_free
+    }
+
+    /// Responder: the receive WQE for a new incoming message, from the QP's SRQ or its RQ.
+    /// Consuming below an armed srq_limit raises SRQ_LIMIT_REACHED (and disarms it).
+    pub(crate) fn take_recv(&mut self, h: u32, qi: u32) -> Option<RecvWqe> {
+        let now = self.now();
+        let hca = &mut self.hcas[h as usize];
+        let Some(si) = hca.qps[qi as usize].srq else { return hca.qps[qi as usize].rq.pop_front() };
+        let s = &mut hca.srqs[si as usize];
+        let w = s.wqes.pop_front()?;
+        s.stats.wqes_consumed += 1;
+        let left = s.wqes.len() as u32;
+        s.stats.min_posted = s.stats.min_posted.min(left as u64);
+        if s.limit > 0 && now >= s.armed_at && left < s.limit {
+            s.limit = 0;
+            s.stats.limit_events += 1;
+            let app = s.app;
+            let p = &self.profile;
+            let delay = Time::from_ns_f64(p.srq_event_interrupt_ns + p.wakeup_ns);
+            self.hosts[h as usize].cpu_busy += Time::from_ns_f64(p.event_cpu_ns);
+            self.q.at(now + delay, Event::App { app, ev: AppEvent::SrqLimitReached { hca: h, srq: si } });
+        }
+        Some(w)
+    }
+
+    /// Responder: a SEND found the SRQ empty. Returns the control packet to answer with: an
+    /// RNR NAK (conventional) or a stop request, recorded in the table (proposed).
+    pub(crate) fn srq_overflow(&mut self, h: u32, qi: u32, si: u32, rnr_timer: u8) -> PktKind {
+        let now = self.now();
+        let dma_write = self.hcas[h as usize].t.dma_write;
+        let detect = Time::from_ns_f64(self.profile.srq_poll_detect_ns);
+        let hca = &mut self.hcas[h as usize];
+        let s = &mut hca.srqs[si as usize];
+        let slot = s.qp_slot.get(qi as usize).copied().unwrap_or(u32::MAX);
+        s.stats.overflows += 1;
+        if s.mode == SrqFlowControl::SrqLimit {
+            return PktKind::RnrNak { timer: rnr_timer };
+        }
+        s.stats.stop_requests += 1;
+        if slot != u32::MAX {
+            s.table.record(slot);
+        }
+        if !s.notice_pending {
+            s.notice_pending = true;
+            let app = s.app;
+            // The table entry lands by DMA; the polling process finds it on its next pass.
+            self.q.at(now + dma_write + detect, Event::App { app, ev: AppEvent::SrqOverflow { hca: h, srq: si } });
+        }
+        PktKind::SrqStop
+    }
+
+    /// A resume request leaves the receiving HCA.
+    pub(crate) fn on_srq_resume_doorbell(&mut self, h: u32, qi: u32) {
+        self.hcas[h as usize].control.push_back(Control { qp: qi, kind: PktKind::SrqResume, psn: 0 });
+        self.hca_try_send(h);
+    }
+
+    /// Requester: stop request. Everything before `psn` arrived; hold the QP at `psn` until a
+    /// resume request (no timer runs meanwhile).
+    pub(crate) fn on_srq_stop(&mut self, h: u32, qi: u32, psn: u32) {
+        self.acknowledge(h, qi, psn);
+        let qp = &mut self.hcas[h as usize].qps[qi as usize];
+        qp.paused_until = Time::MAX;
+        qp.timer_deadline = Time::MAX;
+        self.go_back(h, qi, psn);
+    }
+
+    /// Requester: resume request. The HCA keeps no copy of sent payload, so it re-reads the
+    /// WQE (and non-inline payload) by DMA before retransmitting from the stopped PSN.
+    pub(crate) fn on_srq_resume(&mut self, h: u32, qi: u32) {
+        let now = self.now();
+        let hca = &mut self.hcas[h as usize];
+        let t = hca.t;
+        let qp = &mut hca.qps[qi as usize];
+        if qp.paused_until != Time::MAX {
+            return; // not stopped (a duplicate resume)
+        }
+        let mut refetch = t.wqe_fetch;
+        if let Some(w) = qp.sq.get(qp.tx_wqe) {
+            if !w.wr.inline && w.wr.op != WrOp::Read && w.wr.len > 0 {
+                refetch += t.dma_read;
+            }
+        }
+        qp.paused_until = now + refetch;
+        self.activate(h, qi);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_records_each_source_once_and_drains_in_order() {
+        let mut t = RetransmissionTable::new(4, 3);
+        assert!(t.record(t.slot(2, 1)));
+        assert!(!t.record(t.slot(2, 1)));
+        assert!(t.record(t.slot(0, 0)));
+        assert_eq!(t.len(), 2);
+        let mut out = vec![];
+        t.drain(&mut out);
+        assert_eq!(out, vec![0, 7]);
+        assert!(t.is_empty());
+    }
+
+    #[test]
+    fn table_size_is_one_bit_per_process() {
+        // 4096 nodes x 256 processes = 1 Mi bits = 128 KiB; the study's 32K x 256 = 1 MiB.
+        assert_eq!(RetransmissionTable::size_bytes(4096, 256), 128 * 1024);
+        assert_eq!(RetransmissionTable::size_bytes(32 * 1024, 256), 1024 * 1024);
+    }
+}
