@@ -7,12 +7,12 @@ use crate::hca::cq::Cqe;
 use crate::hca::profile::{self, HwProfile};
 use crate::hca::qp::QpAttr;
 use crate::hca::Hca;
-use crate::host::{Host, PollMode, Poller};
+use crate::host::{CpuThread, Host, PollMode, Poller};
 use crate::report::capture::Capture;
 use crate::report::tables::{row, Tables};
 use crate::scenario::validate::{self, Endpoint};
 use crate::scenario::{Scenario, ScenarioError, WorkloadSection};
-use crate::workload::{perftest::Perftest, srq_episode::SrqEpisode, App};
+use crate::workload::{flows::Flows, perftest::Perftest, srq_episode::SrqEpisode, App};
 use crate::world::{AppEvent, Event, World};
 use serde::Serialize;
 use serde_json::json;
@@ -70,6 +70,7 @@ impl Simulation {
         }
         let hcas = fabric.hosts.iter().enumerate().map(|(i, &(lid, ch, _))| Hca::new(i as u32, lid, ch, &prof)).collect();
         let hosts = (0..fabric.hosts.len()).map(|_| Host::new(&prof)).collect();
+        let threads = (0..fabric.hosts.len() as u32).map(CpuThread::new).collect();
         let o = &scenario.output;
         let capture = o.capture.then(|| Capture::new(o.capture_hosts.clone(), o.capture_qps.clone(), o.capture_max_packets.unwrap_or(100_000)));
         let mut world = World {
@@ -82,6 +83,7 @@ impl Simulation {
             ports: fabric.ports,
             hcas,
             hosts,
+            threads,
             capture,
             packet_hops: 0,
         };
@@ -107,12 +109,22 @@ impl Simulation {
                 // messages (latency ping-pong, and receives in ib_send_bw).
                 let server_polls = p.test.is_latency() || p.test == crate::scenario::PerftestTest::IbSendBw;
                 let hosts = if server_polls { vec![p.client, p.server] } else { vec![p.client] };
-                pollers.push(Poller::new(hosts, if p.events { PollMode::Event } else { PollMode::Busy }));
+                for h in hosts {
+                    world.threads[h as usize].busy_poll = !p.events;
+                }
+                pollers.push(Poller::new(app, if p.events { PollMode::Event } else { PollMode::Busy }));
+            }
+            WorkloadSection::Flows(f) => {
+                let app = apps.len() as u32;
+                apps.push(App::Flows(Flows::new(&mut world, app, f, attr, &mut pollers)));
             }
             WorkloadSection::SrqEpisode(e) => {
                 let app = apps.len() as u32;
                 apps.push(App::SrqEpisode(SrqEpisode::new(&mut world, app, e, attr)));
-                pollers.push(Poller::new(vec![e.client, e.server], PollMode::Busy));
+                for h in [e.client, e.server] {
+                    world.threads[h as usize].busy_poll = true;
+                }
+                pollers.push(Poller::new(app, PollMode::Busy));
             }
         }
         for a in 0..apps.len() as u32 {
@@ -171,10 +183,10 @@ impl Simulation {
             Event::HcaRx { hca, pkt } => w.on_hca_rx(hca, pkt),
             Event::AckTimer { hca, qp } => w.on_ack_timer(hca, qp),
             Event::SrqResumeDoorbell { hca, qp } => w.on_srq_resume_doorbell(hca, qp),
-            Event::CqeVisible { app, cqe } => w.on_cqe_visible(&mut self.pollers, app, cqe),
-            Event::App { app, ev: AppEvent::CqWake } => {
+            Event::CqeVisible { cqe, .. } => w.on_cqe_visible(&mut self.pollers, cqe),
+            Event::CqWake { cq } => {
                 let mut buf = std::mem::take(&mut self.cqe_buf);
-                w.drain_poller(&mut self.pollers, app, &mut buf);
+                let app = w.drain_poller(&mut self.pollers, cq, &mut buf);
                 for c in buf.drain(..) {
                     self.apps[app as usize].handle(w, AppEvent::Completion(c));
                 }
@@ -205,7 +217,7 @@ impl Simulation {
         let w = &self.world;
         let mut t = Tables::default();
         for a in &self.apps {
-            a.tables(&mut t);
+            a.tables(w, &mut t);
         }
         for p in &w.ports {
             let mut r = row(json!({ "node": p.node, "port": p.num }));
@@ -240,12 +252,16 @@ impl Simulation {
             }
         }
         let elapsed = self.end_time.max(w.now());
-        for (i, host) in w.hosts.iter().enumerate() {
-            let busy_poll = self.pollers.iter().any(|p| p.hosts.contains(&(i as u32)) && p.mode == PollMode::Busy);
-            let cpu = if busy_poll { elapsed } else { host.cpu_busy };
+        // A busy-polling thread occupies its core for the whole run; the others count their work.
+        let thread_cpu = |th: &CpuThread| if th.busy_poll { elapsed } else { th.cpu_busy };
+        for i in 0..w.hosts.len() as u32 {
+            let mine = || w.threads.iter().filter(move |th| th.host == i);
+            let busy_poll = mine().any(|th| th.busy_poll);
+            let cpu = mine().fold(Time::ZERO, |a, th| a + thread_cpu(th));
+            let verbs = mine().fold(Time::ZERO, |a, th| a + th.cpu_busy);
             t.push("host_cpu", row(json!({
                 "node": format!("h{i}"), "polling": if busy_poll { "busy" } else { "event" },
-                "cpu_busy_us": cpu.as_us_f64(), "cpu_verbs_us": host.cpu_busy.as_us_f64(),
+                "cpu_busy_us": cpu.as_us_f64(), "cpu_verbs_us": verbs.as_us_f64(),
                 "cpu_utilization": if elapsed > Time::ZERO { cpu.as_secs_f64() / elapsed.as_secs_f64() } else { 0.0 },
             })));
         }

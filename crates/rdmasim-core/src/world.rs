@@ -10,7 +10,7 @@ use crate::hca::cq::Cqe;
 use crate::hca::packet::{PacketId, Packets};
 use crate::hca::profile::HwProfile;
 use crate::hca::Hca;
-use crate::host::Host;
+use crate::host::{CpuThread, Host};
 use crate::report::capture::Capture;
 
 /// Something a workload is told about.
@@ -21,8 +21,6 @@ pub enum AppEvent {
     Completion(Cqe),
     /// The last byte of an RDMA WRITE became visible in memory at this QP (memory polling).
     MemoryWritten { hca: u32, qp: u32, len: u32 },
-    /// Wake-up after an event-mode interrupt: the application polls its CQ.
-    CqWake,
     Timer(u64),
     /// SRQ_LIMIT_REACHED, returned by ibv_get_async_event to the thread blocked in it.
     SrqLimitReached { hca: u32, srq: u32 },
@@ -46,10 +44,13 @@ pub enum Event {
     HcaRx { hca: u32, pkt: PacketId },
     /// A QP's local ACK timer (lazy: it re-checks the QP's deadline).
     AckTimer { hca: u32, qp: u32 },
-    /// A CQE becomes visible in host memory.
+    /// A CQE becomes visible in host memory (`app` owns the QP; the CQE goes to the QP's
+    /// completion channel and thread).
     CqeVisible { app: u32, cqe: Cqe },
     /// A resume request posted by a receiving process reaches its HCA's send engine.
     SrqResumeDoorbell { hca: u32, qp: u32 },
+    /// Event mode: the thread waiting on completion channel `cq` wakes up and polls it.
+    CqWake { cq: u32 },
     /// Deliver an event to a workload.
     App { app: u32, ev: AppEvent },
 }
@@ -64,6 +65,8 @@ pub struct World {
     pub ports: Vec<Port>,
     pub hcas: Vec<Hca>,
     pub hosts: Vec<Host>,
+    /// Application threads; thread h < hosts.len() is host h's main thread.
+    pub threads: Vec<CpuThread>,
     pub capture: Option<Capture>,
     /// Packet transmissions on any channel (a packet crossing a switch counts twice).
     pub packet_hops: u64,

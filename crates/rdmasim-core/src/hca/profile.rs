@@ -138,6 +138,9 @@ profile_params! {
     arbitration_chunk_bytes: u32,
     /// Switch traversal latency (port to port, cut-through) of the matching switch generation.
     switch_latency_ns: f64,
+    /// Idle states of the host cores (event mode: a sleeping thread's wake-up pays the exit
+    /// latency of the state its core entered): "none" or "haswell".
+    cpu_idle: crate::host::cstate::CpuIdle,
 }
 
 impl HwProfile {
@@ -191,6 +194,7 @@ fn sources_common() -> ProfileSources {
         arbitration: "assumption: packet round robin between QPs with work (the vendor's arbiter is unpublished)",
         arbitration_chunk_bytes: "assumption",
         switch_latency_ns: "Mellanox switch product briefs: SwitchX-2 (FDR) 170 ns, Switch-IB (EDR) 90 ns port to port",
+        cpu_idle: "assumption: none (C-states off or idle=poll, a common RDMA benchmark set-up); \"haswell\" = intel_idle.c hsw_cstates (exit latency, target residency)",
     }
 }
 
@@ -227,6 +231,7 @@ pub fn builtin() -> Vec<(HwProfile, ProfileSources)> {
         arbitration: Arbitration::PacketRoundRobin,
         arbitration_chunk_bytes: 16 * 1024,
         switch_latency_ns: 90.0,
+        cpu_idle: crate::host::cstate::CpuIdle::None,
     };
     let mut s_edr = sources_common();
     s_edr.link_gen = "ConnectX-4 VPI product brief: EDR 100 Gb/s (4x, 25.78125 Gb/s per lane, 64b/66b)";

@@ -101,6 +101,10 @@ pub struct Qp {
     pub state: QpState,
     /// Owning application (receives its completions).
     pub app: u32,
+    /// Completion channel its CQEs go to, and the thread that posts and polls for it
+    /// (default: the app's channel and the host's main thread).
+    pub cq: u32,
+    pub thread: u32,
 
     // ---- requester ----
     /// Posted, not yet completed WQEs, in order.
@@ -169,6 +173,8 @@ impl Qp {
             attr,
             state: QpState::Rts,
             app,
+            cq: app,
+            thread: hca,
             sq: VecDeque::new(),
             next_psn: 0,
             snd_una: 0,

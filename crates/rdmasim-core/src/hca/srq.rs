@@ -202,10 +202,8 @@ impl World {
     /// Charges `cost` of CPU on a host's application thread; returns when it is done.
     fn host_cpu(&mut self, hca: u32, cost: Time) -> Time {
         let now = self.now();
-        let host = &mut self.hosts[hca as usize];
-        host.cpu_free = now.max(host.cpu_free) + cost;
-        host.cpu_busy += cost;
-        host.cpu_free
+        // The host's main thread (thread id = host index).
+        self.threads[hca as usize].run(now, cost)
     }
 
     /// Responder: the receive WQE for a new incoming message, from the QP's SRQ or its RQ.
@@ -225,7 +223,7 @@ impl World {
             let app = s.app;
             let p = &self.profile;
             let delay = Time::from_ns_f64(p.srq_event_interrupt_ns + p.wakeup_ns);
-            self.hosts[h as usize].cpu_busy += Time::from_ns_f64(p.event_cpu_ns);
+            self.threads[h as usize].cpu_busy += Time::from_ns_f64(p.event_cpu_ns);
             self.q.at(now + delay, Event::App { app, ev: AppEvent::SrqLimitReached { hca: h, srq: si } });
         }
         Some(w)

@@ -33,11 +33,9 @@ impl World {
     pub fn post_send(&mut self, qp: QpRef, wr: WorkRequest) -> Time {
         let now = self.now();
         let h = qp.hca as usize;
-        let host = &mut self.hosts[h];
-        let post_cost = host.post_cost;
-        let t_post = now.max(host.cpu_free) + post_cost;
-        host.cpu_free = t_post;
-        host.cpu_busy += post_cost;
+        let post_cost = self.hosts[h].post_cost;
+        let th = self.hcas[h].qps[qp.index() as usize].thread;
+        let t_post = self.threads[th as usize].run(now, post_cost);
         let hca = &mut self.hcas[h];
         let t = hca.t;
         let doorbell = t_post + t.doorbell;
@@ -65,11 +63,19 @@ impl World {
 
     /// `ibv_post_recv`.
     pub fn post_recv(&mut self, qp: QpRef, wr_id: u64, len: u32) {
-        let host = &mut self.hosts[qp.hca as usize];
-        let cost = host.post_cost;
-        host.cpu_free = self.q.now().max(host.cpu_free) + cost;
-        host.cpu_busy += cost;
+        let cost = self.hosts[qp.hca as usize].post_cost;
+        let th = self.qp(qp).thread;
+        let now = self.q.now();
+        self.threads[th as usize].run(now, cost);
         self.hcas[qp.hca as usize].qps[qp.index() as usize].rq.push_back(RecvWqe { wr_id, len });
+    }
+
+    /// Gives a QP its own completion channel and thread (by default they are its app's channel
+    /// and its host's main thread).
+    pub fn bind_qp(&mut self, r: QpRef, cq: u32, thread: u32) {
+        let q = &mut self.hcas[r.hca as usize].qps[r.index() as usize];
+        q.cq = cq;
+        q.thread = thread;
     }
 
     pub fn qp(&self, r: QpRef) -> &Qp {

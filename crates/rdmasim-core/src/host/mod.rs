@@ -1,23 +1,26 @@
-//! The host CPU model: the cost of posting, and how an application learns of completions —
-//! busy polling (a core spinning on ibv_poll_cq) or event-driven (ibv_req_notify_cq, an
-//! interrupt, a wake-up, then polling), with the CPU time each costs.
+//! The host CPU model: application threads (one core each) with the cost of posting, and how a
+//! thread learns of completions — busy polling (a core spinning on ibv_poll_cq) or event-driven
+//! (ibv_req_notify_cq, an interrupt, a wake-up from the core's idle state, then polling), with
+//! the CPU time each costs. A completion reaches the completion channel (`cq`) of its QP and
+//! is handled by the QP's thread.
+pub mod cstate;
+pub mod thread;
+
 use crate::engine::Time;
 use crate::hca::cq::Cqe;
 use crate::hca::profile::HwProfile;
 use crate::world::{AppEvent, Event, World};
 use std::collections::VecDeque;
 
+pub use thread::CpuThread;
+
 pub struct Host {
-    /// The application thread is busy (posting, handling) until then.
-    pub cpu_free: Time,
-    /// CPU time spent in verbs calls and event handling.
-    pub cpu_busy: Time,
     pub post_cost: Time,
 }
 
 impl Host {
     pub fn new(p: &HwProfile) -> Host {
-        Host { cpu_free: Time::ZERO, cpu_busy: Time::ZERO, post_cost: Time::from_ns_f64(p.post_send_cpu_ns) }
+        Host { post_cost: Time::from_ns_f64(p.post_send_cpu_ns) }
     }
 }
 
@@ -29,10 +32,10 @@ pub enum PollMode {
     Event,
 }
 
-/// An application's completion channel.
+/// A completion channel: the CQ(s) one application polls or waits on, in one mode.
 pub struct Poller {
-    /// Hosts whose application threads poll (or wait on) this completion channel.
-    pub hosts: Vec<u32>,
+    /// The application its completions go to.
+    pub app: u32,
     pub mode: PollMode,
     /// A wake-up is on its way (event mode): completions that land meanwhile ride along.
     wake_pending: bool,
@@ -41,21 +44,32 @@ pub struct Poller {
 }
 
 impl Poller {
-    pub fn new(hosts: Vec<u32>, mode: PollMode) -> Poller {
-        Poller { hosts, mode, wake_pending: false, pending: VecDeque::new(), events: 0 }
+    pub fn new(app: u32, mode: PollMode) -> Poller {
+        Poller { app, mode, wake_pending: false, pending: VecDeque::new(), events: 0 }
     }
 }
 
 impl World {
+    /// The (completion channel, thread) of the QP a CQE belongs to.
+    fn cqe_owner(&self, cqe: &Cqe) -> (u32, u32) {
+        let hca = &self.hcas[cqe.hca as usize];
+        match hca.qp_index(cqe.qp) {
+            Some(i) => (hca.qps[i].cq, hca.qps[i].thread),
+            None => (0, cqe.hca),
+        }
+    }
+
     /// A CQE landed in host memory: decide when the application sees it.
-    pub(crate) fn on_cqe_visible(&mut self, pollers: &mut [Poller], app: u32, cqe: Cqe) {
+    pub(crate) fn on_cqe_visible(&mut self, pollers: &mut [Poller], cqe: Cqe) {
         let now = self.now();
-        let p = &mut pollers[app as usize];
+        let (cq, th) = self.cqe_owner(&cqe);
+        let p = &mut pollers[cq as usize];
+        let app = p.app;
         let poll = Time::from_ns_f64(self.profile.poll_cq_ns);
         match p.mode {
             PollMode::Busy => {
-                // The thread of the host that owns the completed QP notices it.
-                let at = now.max(self.hosts[cqe.hca as usize].cpu_free) + poll;
+                // The thread that owns the completed QP notices it.
+                let at = now.max(self.threads[th as usize].cpu_free) + poll;
                 self.q.at(at, Event::App { app, ev: AppEvent::Completion(cqe) });
             }
             PollMode::Event => {
@@ -63,25 +77,27 @@ impl World {
                 if !p.wake_pending {
                     p.wake_pending = true;
                     p.events += 1;
-                    let delay = Time::from_ns_f64(self.profile.interrupt_ns + self.profile.wakeup_ns);
-                    self.hosts[cqe.hca as usize].cpu_busy += Time::from_ns_f64(self.profile.event_cpu_ns);
-                    self.q.at(now + delay, Event::App { app, ev: AppEvent::CqWake });
+                    let irq = now + Time::from_ns_f64(self.profile.interrupt_ns);
+                    let exit = self.idle_exit_delay(th, irq);
+                    let delay = Time::from_ns_f64(self.profile.interrupt_ns + self.profile.wakeup_ns) + exit;
+                    self.threads[th as usize].cpu_busy += Time::from_ns_f64(self.profile.event_cpu_ns);
+                    self.q.at(now + delay, Event::CqWake { cq });
                 }
             }
         }
     }
 
-    /// The woken application polls everything that is there, then re-arms the CQ.
-    pub(crate) fn drain_poller(&mut self, pollers: &mut [Poller], app: u32, out: &mut Vec<Cqe>) {
+    /// The woken thread polls everything that is there, then re-arms the CQ; returns the app.
+    pub(crate) fn drain_poller(&mut self, pollers: &mut [Poller], cq: u32, out: &mut Vec<Cqe>) -> u32 {
         let poll = Time::from_ns_f64(self.profile.poll_cq_ns);
         let now = self.q.now();
-        let p = &mut pollers[app as usize];
+        let p = &mut pollers[cq as usize];
         p.wake_pending = false;
         while let Some(c) = p.pending.pop_front() {
-            let host = &mut self.hosts[c.hca as usize];
-            host.cpu_free = now.max(host.cpu_free) + poll;
-            host.cpu_busy += poll;
+            let (_, th) = self.cqe_owner(&c);
+            self.threads[th as usize].run(now, poll);
             out.push(c);
         }
+        p.app
     }
 }

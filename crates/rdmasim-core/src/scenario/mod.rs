@@ -4,6 +4,7 @@
 //! Parsing is strict: unknown keys and wrong types are errors naming the file, the key and
 //! what was expected (see [`error`]); semantic checks live in [`validate`].
 pub mod error;
+pub mod flows;
 pub mod validate;
 
 use serde::{Deserialize, Serialize};
@@ -139,6 +140,8 @@ pub enum WorkloadSection {
     Perftest(PerftestSection),
     /// One SRQ flow-control episode (seeds/001 sec. 4.1), `docs/srq.md`.
     SrqEpisode(crate::workload::srq_episode::SrqEpisodeSection),
+    /// Competing flows (and an optional key-value store): see [`flows`].
+    Flows(flows::FlowsSection),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -136,7 +136,8 @@ fn relocate_workload_error(text: &str) -> Option<(String, String)> {
     match kind.as_str() {
         Some("perftest") => workload_path_error::<PerftestSection>(table),
         Some("srq-episode") => workload_path_error::<crate::workload::srq_episode::SrqEpisodeSection>(table),
-        Some(other) => Some(("workload.kind".into(), format!("unknown variant `{other}`, expected one of `perftest`, `srq-episode`"))),
+        Some("flows") => workload_path_error::<super::flows::FlowsSection>(table),
+        Some(other) => Some(("workload.kind".into(), format!("unknown variant `{other}`, expected one of `perftest`, `srq-episode`, `flows`"))),
         None => Some(("workload.kind".into(), format!("invalid type: {}, expected a string", describe_value(&kind)))),
     }
 }
@@ -293,6 +294,7 @@ pub fn expected_for(key: &str) -> Option<String> {
         "hardware.overrides.arbitration" => {
             "one of \"packet-round-robin\", \"message-round-robin\", \"chunk-round-robin\""
         }
+        "hardware.overrides.cpu_idle" => "\"none\" or \"haswell\"",
         "hardware.overrides.arbitration_chunk_bytes" => "an integer >= 1 (bytes)",
         "hardware.overrides.retransmit_floor_ms" => "a finite number of milliseconds >= 0",
         "hardware.overrides.adaptive_retrans_base_us" => "a finite number of microseconds >= 0 (0 disables)",
@@ -309,7 +311,7 @@ pub fn expected_for(key: &str) -> Option<String> {
         "qp.min_rnr_timer" => "an integer 0..=31 (IBTA RNR NAK timer code)",
         "qp.max_rd_atomic" => "an integer 1..=16",
         "workload" => "a table with `kind = \"perftest\"` and `test = \"ib_write_bw\"` (or another perftest)",
-        "workload.kind" => "\"perftest\"",
+        "workload.kind" => "\"perftest\", \"srq-episode\" or \"flows\"",
         "workload.test" => {
             "one of \"ib_write_bw\", \"ib_write_lat\", \"ib_read_bw\", \"ib_read_lat\", \"ib_send_bw\", \"ib_send_lat\""
         }
@@ -859,6 +861,7 @@ fn check_impl(s: &Scenario, source: &str, spans: Option<&SpanIndex>) -> Result<(
 
     // --- workload ---
     match &s.workload {
+        WorkloadSection::Flows(_) => {} // checked below by scenario::flows::check
         WorkloadSection::Perftest(p) => {
             let tn = p.test.name();
             if let Some(sz) = p.size {
@@ -925,6 +928,12 @@ fn check_impl(s: &Scenario, source: &str, spans: Option<&SpanIndex>) -> Result<(
             if e.method == crate::hca::srq::SrqFlowControl::SrqLimit && (e.srq_limit == 0 || e.srq_limit >= e.refill) {
                 return err("workload.srq_limit", format!("srq_limit = {} must be 1..{} (below the buffers posted, or the event fires at once)", e.srq_limit, e.refill));
             }
+        }
+    }
+
+    if let WorkloadSection::Flows(f) = &s.workload {
+        if let Err((key, message)) = super::flows::check(f, t.hosts) {
+            return err(&key, message);
         }
     }
 

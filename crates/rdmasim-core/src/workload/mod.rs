@@ -1,5 +1,8 @@
 //! Workloads: applications that drive the verbs. Each is a variant of [`App`], dispatched by
 //! `match`; they see [`AppEvent`](crate::world::AppEvent)s and act on the world through verbs.
+pub mod flows;
+pub mod justitia;
+pub mod kv;
 pub mod perftest;
 pub mod srq_episode;
 
@@ -9,6 +12,7 @@ use crate::world::{AppEvent, World};
 pub enum App {
     Perftest(perftest::Perftest),
     SrqEpisode(srq_episode::SrqEpisode),
+    Flows(flows::Flows),
 }
 
 impl App {
@@ -16,12 +20,14 @@ impl App {
         match self {
             App::Perftest(p) => p.handle(w, ev),
             App::SrqEpisode(e) => e.handle(w, ev),
+            App::Flows(f) => f.handle(w, ev),
         }
     }
     pub fn done(&self) -> bool {
         match self {
             App::Perftest(p) => p.done,
             App::SrqEpisode(e) => e.done,
+            App::Flows(f) => f.done,
         }
     }
     /// Fraction of the work done, 0..=1.
@@ -29,12 +35,14 @@ impl App {
         match self {
             App::Perftest(p) => p.progress(),
             App::SrqEpisode(e) => e.progress(),
+            App::Flows(f) => f.progress(),
         }
     }
-    pub fn tables(&self, out: &mut Tables) {
+    pub fn tables(&self, w: &World, out: &mut Tables) {
         match self {
             App::Perftest(p) => p.tables(out),
             App::SrqEpisode(e) => e.tables(out),
+            App::Flows(f) => f.tables(w, out),
         }
     }
 }

@@ -122,7 +122,6 @@ impl Perftest {
             AppEvent::Start => self.start_size(w),
             AppEvent::Completion(c) => self.on_completion(w, c),
             AppEvent::MemoryWritten { hca, .. } => self.on_memory_written(w, hca),
-            AppEvent::CqWake => {}
             AppEvent::Timer(TAG_SERVER_SAW_WRITE) => {
                 let (c, s) = self.conns[0];
                 let _ = c;
@@ -138,8 +137,7 @@ impl Perftest {
         if self.test != PerftestTest::IbWriteLat {
             return;
         }
-        let host = &w.hosts[hca as usize];
-        let at = w.now().max(host.cpu_free) + Time::from_ns_f64(w.profile.poll_cq_ns);
+        let at = w.now().max(w.threads[hca as usize].cpu_free) + Time::from_ns_f64(w.profile.poll_cq_ns);
         let tag = if hca == self.server { TAG_SERVER_SAW_WRITE } else { TAG_CLIENT_SAW_WRITE };
         w.q.at(at, crate::world::Event::App { app: self.app, ev: AppEvent::Timer(tag) });
     }
@@ -168,7 +166,7 @@ impl Perftest {
             }
         }
         // Timing starts once the receives are pre-posted, as in perftest.
-        self.t_start = w.now().max(w.hosts[self.client as usize].cpu_free);
+        self.t_start = w.now().max(w.threads[self.client as usize].cpu_free);
         if self.test.is_latency() {
             self.iter_start = self.t_start;
             let c = self.conns[0].0;

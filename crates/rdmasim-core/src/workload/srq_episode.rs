@@ -139,7 +139,7 @@ impl SrqEpisode {
     fn send_next(&mut self, w: &mut World) {
         let n = if self.sent == self.pre {
             // The process calls ibv_post_send now: that is the study's t1.
-            self.t[0] = Some(w.now().max(w.hosts[self.cfg.client as usize].cpu_free));
+            self.t[0] = Some(w.now().max(w.threads[self.cfg.client as usize].cpu_free));
             self.cfg.burst
         } else {
             1

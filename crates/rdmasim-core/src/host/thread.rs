@@ -1,0 +1,63 @@
+//! Application threads. Each thread runs on its own core: it posts work requests and handles
+//! completions one thing at a time (`cpu_free`), and counts the CPU time it spends. A thread
+//! that waits by event sleeps between completions; when its core went into a deep idle state
+//! (see [`super::cstate`]) the wake-up pays that state's exit latency.
+use crate::engine::Time;
+use crate::host::cstate;
+use crate::world::World;
+
+pub struct CpuThread {
+    pub host: u32,
+    /// The thread is busy (posting, handling) until then.
+    pub cpu_free: Time,
+    /// CPU time spent in verbs calls, polling and event handling.
+    pub cpu_busy: Time,
+    /// Spins on ibv_poll_cq (or on memory): the whole core is used for as long as it runs.
+    pub busy_poll: bool,
+    /// Length of the last idle period: the idle governor's prediction of the next one.
+    pub last_idle: Time,
+    /// Event-mode wake-ups and the idle-state exit latency they paid in total.
+    pub wakeups: u64,
+    pub idle_exit_total: Time,
+}
+
+impl CpuThread {
+    pub fn new(host: u32) -> CpuThread {
+        CpuThread { host, cpu_free: Time::ZERO, cpu_busy: Time::ZERO, busy_poll: false, last_idle: Time::ZERO, wakeups: 0, idle_exit_total: Time::ZERO }
+    }
+
+    /// Runs `cost` of work on the thread from `now` (or when it is next free); returns its end.
+    #[inline]
+    pub fn run(&mut self, now: Time, cost: Time) -> Time {
+        self.cpu_free = now.max(self.cpu_free) + cost;
+        self.cpu_busy += cost;
+        self.cpu_free
+    }
+}
+
+impl World {
+    /// A new application thread on `host` (its own core); returns its id. Thread `h` for
+    /// h < number of hosts is host h's main thread, created with the world.
+    pub fn new_thread(&mut self, host: u32) -> u32 {
+        self.threads.push(CpuThread::new(host));
+        self.threads.len() as u32 - 1
+    }
+
+    /// An interrupt for a thread blocked in ibv_get_cq_event arrives at `irq`: the extra delay
+    /// before the thread runs again, the exit latency of the idle state its core entered. A
+    /// thread still busy at `irq` never slept.
+    pub(crate) fn idle_exit_delay(&mut self, thread: u32, irq: Time) -> Time {
+        let states = self.profile.cpu_idle.states();
+        let th = &mut self.threads[thread as usize];
+        th.wakeups += 1;
+        if irq <= th.cpu_free {
+            return Time::ZERO;
+        }
+        let idle = irq - th.cpu_free;
+        // The governor picks the state when the core goes idle, from the idle it predicts.
+        let exit = cstate::exit_latency(states, th.last_idle);
+        th.last_idle = idle;
+        th.idle_exit_total += exit;
+        exit
+    }
+}

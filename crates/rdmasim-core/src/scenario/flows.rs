@@ -1,0 +1,250 @@
+//! `[workload] kind = "flows"`: competing flows between hosts, as the performance-isolation
+//! study's benchmarking tool ran them (one QP per flow, pipelining off, busy or event polling),
+//! plus an optional HERD-like key-value client/server (`[workload.kv]`). `docs/isolation.md`
+//! documents the model; `docs/scenario.md` the keys.
+use super::validate::{MAX_INLINE, MAX_ITERS, MAX_QPS, MAX_SIZE};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowsSection {
+    /// The flows, written `[[workload.flow]]`.
+    #[serde(default)]
+    pub flow: Vec<FlowSpec>,
+    /// An optional HERD-like key-value store beside the flows.
+    #[serde(default)]
+    pub kv: Option<KvSpec>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowVerb {
+    Write,
+    Read,
+    WriteImm,
+    Send,
+}
+
+impl FlowVerb {
+    pub fn name(self) -> &'static str {
+        match self {
+            FlowVerb::Write => "WRITE",
+            FlowVerb::Read => "READ",
+            FlowVerb::WriteImm => "WRITE_IMM",
+            FlowVerb::Send => "SEND",
+        }
+    }
+    /// The responder consumes a receive WQE per message.
+    pub fn needs_recv(self) -> bool {
+        matches!(self, FlowVerb::Send | FlowVerb::WriteImm)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Polling {
+    /// Spin on the CQ (a core per flow).
+    Busy,
+    /// Wait for a completion event (interrupt, wake-up).
+    Event,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    /// Label in the result table (default `flowN`).
+    #[serde(default)]
+    pub name: Option<String>,
+    pub verb: FlowVerb,
+    /// Message size, bytes.
+    pub size: u64,
+    /// Messages to complete; with `total_bytes` the smaller wins. Neither: `background`.
+    #[serde(default)]
+    pub count: Option<u64>,
+    #[serde(default)]
+    pub total_bytes: Option<u64>,
+    /// Keeps sending until every foreground flow is done (no count of its own).
+    #[serde(default)]
+    pub background: bool,
+    /// Send the payload inline with the WQE (not for READ).
+    #[serde(default)]
+    pub inline: bool,
+    /// Messages kept outstanding; 1 = post the next only after the previous completion is polled.
+    #[serde(default = "one")]
+    pub depth: u32,
+    #[serde(default = "busy")]
+    pub polling: Polling,
+    /// When the flow posts its first message, µs.
+    #[serde(default)]
+    pub start_us: f64,
+    /// QPs of the flow (messages go round robin over them).
+    #[serde(default = "one")]
+    pub qps: u32,
+    /// Host that posts (the requester); READ data flows from `server` to `client`.
+    #[serde(default)]
+    pub client: u32,
+    #[serde(default = "one")]
+    pub server: u32,
+    /// Sender-side scheduler (Justitia-like): split each message into WRs of this many bytes.
+    #[serde(default)]
+    pub split_bytes: Option<u64>,
+    /// Split chunks kept outstanding (default 32).
+    #[serde(default)]
+    pub split_window: Option<u32>,
+    /// Pace the flow's chunks to at most this rate, Gb/s (needs `split_bytes`).
+    #[serde(default)]
+    pub pace_gbps: Option<f64>,
+}
+
+fn one() -> u32 {
+    1
+}
+fn busy() -> Polling {
+    Polling::Busy
+}
+
+/// The key-value store: the client WRITEs requests into the server's request region, the
+/// server (busy polling that memory) answers each with a SEND.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KvSpec {
+    /// Requests to complete.
+    pub requests: u64,
+    /// Fraction of GETs (the rest are PUTs), 0..=1.
+    #[serde(default = "half")]
+    pub get_fraction: f64,
+    /// Key size, bytes (HERD: 16).
+    #[serde(default = "key16")]
+    pub key_bytes: u32,
+    /// Value size, bytes (HERD's default experiments: 32).
+    #[serde(default = "val32")]
+    pub value_bytes: u32,
+    /// Server CPU time per request (lookup or insert in the MICA-style table), ns.
+    #[serde(default = "server_ns")]
+    pub server_cpu_ns: f64,
+    /// Requests and responses of up to this size go inline (HERD inlines small messages).
+    #[serde(default = "inline256")]
+    pub inline_max: u32,
+    #[serde(default)]
+    pub client: u32,
+    #[serde(default = "one")]
+    pub server: u32,
+}
+fn half() -> f64 {
+    0.5
+}
+fn key16() -> u32 {
+    16
+}
+fn val32() -> u32 {
+    32
+}
+fn server_ns() -> f64 {
+    200.0
+}
+fn inline256() -> u32 {
+    256
+}
+
+/// Semantic checks; an error is (key, message).
+pub fn check(f: &FlowsSection, hosts: u32) -> Result<(), (String, String)> {
+    if f.flow.is_empty() && f.kv.is_none() {
+        return Err(("workload.flow".into(), "no flows: expected at least one [[workload.flow]] (or a [workload.kv])".into()));
+    }
+    let host_ok = |key: String, h: u32| -> Result<(), (String, String)> {
+        if h >= hosts {
+            return Err((key, format!("host {h} does not exist; expected a host index 0..={}", hosts - 1)));
+        }
+        Ok(())
+    };
+    let mut foreground = f.kv.is_some();
+    for (i, fl) in f.flow.iter().enumerate() {
+        let k = |name: &str| format!("workload.flow[{i}].{name}");
+        if fl.size == 0 || fl.size > MAX_SIZE {
+            return Err((k("size"), format!("size = {} is out of range; expected 1..={MAX_SIZE} bytes", fl.size)));
+        }
+        if fl.background && (fl.count.is_some() || fl.total_bytes.is_some()) {
+            return Err((k("background"), "a background flow runs until the others are done; remove count / total_bytes, or background".into()));
+        }
+        if !fl.background && fl.count.is_none() && fl.total_bytes.is_none() {
+            return Err((k("count"), "the flow has no amount of work; expected count, total_bytes, or background = true".into()));
+        }
+        if let Some(n) = fl.count {
+            if n == 0 || n > MAX_ITERS {
+                return Err((k("count"), format!("count = {n} is out of range; expected 1..={MAX_ITERS}")));
+            }
+        }
+        if let Some(b) = fl.total_bytes {
+            if b < fl.size {
+                return Err((k("total_bytes"), format!("total_bytes = {b} is less than one message of {} B; expected >= size", fl.size)));
+            }
+        }
+        foreground |= !fl.background;
+        if fl.inline && (fl.verb == FlowVerb::Read || fl.size > MAX_INLINE as u64) {
+            return Err((k("inline"), format!("inline needs a SEND/WRITE of at most {MAX_INLINE} B (READ data comes from the responder)")));
+        }
+        if fl.depth == 0 || fl.depth > 4096 {
+            return Err((k("depth"), format!("depth = {} is out of range; expected 1..=4096", fl.depth)));
+        }
+        if fl.qps == 0 || fl.qps > MAX_QPS {
+            return Err((k("qps"), format!("qps = {} is out of range; expected 1..={MAX_QPS}", fl.qps)));
+        }
+        if !fl.start_us.is_finite() || fl.start_us < 0.0 {
+            return Err((k("start_us"), format!("start_us = {} is invalid; expected a finite number of microseconds >= 0", fl.start_us)));
+        }
+        host_ok(k("client"), fl.client)?;
+        host_ok(k("server"), fl.server)?;
+        if fl.client == fl.server {
+            return Err((k("server"), format!("client and server are both host {}; expected two different hosts", fl.client)));
+        }
+        if let Some(s) = fl.split_bytes {
+            if s == 0 || s > fl.size {
+                return Err((k("split_bytes"), format!("split_bytes = {s} is out of range; expected 1..={} (the message size)", fl.size)));
+            }
+            if fl.depth != 1 {
+                return Err((k("split_bytes"), "the sender-side scheduler splits one message at a time; expected depth = 1".into()));
+            }
+        }
+        if fl.split_window == Some(0) {
+            return Err((k("split_window"), "split_window = 0 is invalid; expected an integer >= 1".into()));
+        }
+        if let Some(g) = fl.pace_gbps {
+            if !g.is_finite() || g <= 0.0 {
+                return Err((k("pace_gbps"), format!("pace_gbps = {g} is invalid; expected a rate in Gb/s > 0")));
+            }
+            if fl.split_bytes.is_none() {
+                return Err((k("pace_gbps"), "pacing works on split chunks; expected split_bytes too".into()));
+            }
+        }
+    }
+    if !foreground {
+        return Err(("workload.flow".into(), "every flow is a background flow, so the run would never end; expected at least one with count or total_bytes".into()));
+    }
+    if let Some(kv) = &f.kv {
+        let k = |name: &str| format!("workload.kv.{name}");
+        if kv.requests == 0 || kv.requests > MAX_ITERS {
+            return Err((k("requests"), format!("requests = {} is out of range; expected 1..={MAX_ITERS}", kv.requests)));
+        }
+        if !(0.0..=1.0).contains(&kv.get_fraction) {
+            return Err((k("get_fraction"), format!("get_fraction = {} is out of range; expected a fraction in [0, 1]", kv.get_fraction)));
+        }
+        if kv.key_bytes == 0 || kv.key_bytes > 1024 {
+            return Err((k("key_bytes"), format!("key_bytes = {} is out of range; expected 1..=1024", kv.key_bytes)));
+        }
+        if kv.value_bytes == 0 || kv.value_bytes > 1 << 20 {
+            return Err((k("value_bytes"), format!("value_bytes = {} is out of range; expected 1..=1048576", kv.value_bytes)));
+        }
+        if !kv.server_cpu_ns.is_finite() || kv.server_cpu_ns < 0.0 {
+            return Err((k("server_cpu_ns"), format!("server_cpu_ns = {} is invalid; expected a finite number of nanoseconds >= 0", kv.server_cpu_ns)));
+        }
+        if kv.inline_max > MAX_INLINE {
+            return Err((k("inline_max"), format!("inline_max = {} is too large; expected 0..={MAX_INLINE}", kv.inline_max)));
+        }
+        host_ok(k("client"), kv.client)?;
+        host_ok(k("server"), kv.server)?;
+        if kv.client == kv.server {
+            return Err((k("server"), format!("client and server are both host {}; expected two different hosts", kv.client)));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,136 @@
+//! Performance isolation between flows sharing a NIC and a link (seeds/002): each unfairness is
+//! pinned to a named mechanism, and turning that mechanism off restores fairness.
+mod common;
+use common::*;
+use serde_json::Value;
+
+/// A flows scenario on `profile` with hardware overrides and `[[workload.flow]]` tables.
+fn flows(profile: &str, overrides: &str, body: &str) -> String {
+    format!("[hardware]\nprofile = \"{profile}\"\n[hardware.overrides]\n{overrides}\n[workload]\nkind = \"flows\"\n{body}\n")
+}
+
+fn flow(verb: &str, size: u64, amount: &str, polling: &str, extra: &str) -> String {
+    format!("[[workload.flow]]\nverb = \"{verb}\"\nsize = {size}\n{amount}\npolling = \"{polling}\"\n{extra}\n")
+}
+
+fn rows(r: &Value) -> Vec<Value> {
+    table(r, "flows").clone()
+}
+
+/// Bandwidth of flow 1 over flow 0 while both ran.
+fn bw_ratio(r: &Value) -> f64 {
+    let t = rows(r);
+    f(&t[1], "bw_Gbps") / f(&t[0], "bw_Gbps")
+}
+
+const MB: u64 = 1 << 20;
+const SLEEPY: &str = "cpu_idle = \"haswell\"";
+const AWAKE: &str = "cpu_idle = \"none\"";
+
+fn elephants(overrides: &str, polling: &str) -> Value {
+    let body = flow("write", MB, "count = 30", polling, "") + &flow("write", 16 * MB, "background = true", polling, "");
+    run(&flows("cx3-fdr", overrides, &body))
+}
+
+#[test]
+fn larger_messages_win_when_event_threads_sleep_and_fairness_returns_without_idle_states() {
+    // Mechanism: a flow waiting by event sleeps between its messages; its core enters an idle
+    // state whose exit latency (intel_idle Haswell C3: 33 us at ~300 us predicted idle) delays
+    // every next post, and the other flow takes the link meanwhile.
+    let unfair = bw_ratio(&elephants(SLEEPY, "event"));
+    assert!((1.12..1.5).contains(&unfair), "1 MB vs 16 MB, cores sleeping: ratio {unfair}");
+    let fair = bw_ratio(&elephants(AWAKE, "event"));
+    assert!((0.99..1.05).contains(&fair), "no idle states: ratio {fair}");
+    let busy = bw_ratio(&elephants(SLEEPY, "busy"));
+    assert!((0.99..1.02).contains(&busy), "busy polling never sleeps: ratio {busy}");
+}
+
+#[test]
+fn link_is_shared_and_filled_by_two_elephants() {
+    let r = elephants(AWAKE, "event");
+    let total: f64 = rows(&r).iter().map(|x| f(x, "bw_Gbps")).sum();
+    // FDR 4x: 54.5 Gb/s of data; 4 KiB payloads carry 30 B of headers each.
+    assert!((50.0..54.55).contains(&total), "total {total} Gb/s");
+}
+
+fn mouse(extra: &str) -> String {
+    flow("write", 10, "count = 3000", "busy", &format!("inline = true\n{extra}"))
+}
+
+fn median(r: &Value, i: usize) -> f64 {
+    f(&rows(r)[i], "lat_median_us")
+}
+
+#[test]
+fn mouse_waits_behind_elephant_chunks_and_packet_arbitration_restores_isolation() {
+    let elephant = flow("write", MB, "background = true", "event", "");
+    let alone = median(&run(&flows("cx3-fdr", "arbitration = \"chunk-round-robin\"", &mouse(""))), 0);
+    let chunk = median(&run(&flows("cx3-fdr", "arbitration = \"chunk-round-robin\"", &(mouse("") + &elephant))), 0);
+    let packet = median(&run(&flows("cx3-fdr", "arbitration = \"packet-round-robin\"", &(mouse("") + &elephant))), 0);
+    // FDR: a 4 KiB packet takes 0.6 us on the wire, a 16 KiB chunk 2.4 us.
+    assert!(chunk > alone + 1.0, "chunk arbitration: {alone} -> {chunk} us");
+    assert!(packet < alone + 0.65, "packet arbitration: {alone} -> {packet} us");
+}
+
+#[test]
+fn sender_side_splitting_protects_the_mouse() {
+    let chunky = "arbitration = \"chunk-round-robin\"";
+    let elephant = |extra: &str| flow("write", MB, "background = true", "event", extra);
+    let plain = run(&flows("cx3-fdr", chunky, &(mouse("") + &elephant(""))));
+    let split = run(&flows("cx3-fdr", chunky, &(mouse("") + &elephant("split_bytes = 4096\nsplit_window = 32"))));
+    let (a, b) = (median(&plain, 0), median(&split, 0));
+    assert!(b < a - 1.0, "splitting the elephant into 4 KiB WRs: mouse median {a} -> {b} us");
+    // The elephant keeps most of the link.
+    assert!(f(&rows(&split)[1], "bw_Gbps") > 45.0);
+}
+
+#[test]
+fn each_flow_has_its_own_core() {
+    // Two busy-polling mice from the same host do not queue on one CPU: each keeps its rate.
+    let one = run(&flows("cx3-fdr", "", &mouse("")));
+    let two = run(&flows("cx3-fdr", "", &(mouse("") + &mouse(""))));
+    let rate = |r: &Value, i| f(&rows(r)[i], "msg_rate_Mps");
+    assert!(rate(&two, 0) > 0.97 * rate(&one, 0) && rate(&two, 1) > 0.97 * rate(&one, 0));
+    assert_eq!(f(&rows(&two)[0], "cpu_utilization"), 1.0);
+    assert_eq!(f(&table(&two, "host_cpu")[0], "cpu_utilization"), 2.0, "two spinning cores");
+}
+
+#[test]
+fn measurement_window_opens_when_the_last_flow_starts() {
+    let body = flow("write", MB, "count = 10", "busy", "start_us = 500") + &flow("write", MB, "background = true", "busy", "");
+    let r = run(&flows("cx3-fdr", "", &body));
+    let t = rows(&r);
+    assert!((f(&t[0], "window_start_us") - 500.0).abs() < 1e-6);
+    // Both flows active throughout the window: an even split, not the early flow's solo rate.
+    assert!((0.97..1.03).contains(&bw_ratio(&r)), "{}", bw_ratio(&r));
+}
+
+#[test]
+fn event_polling_cpu_falls_with_message_size() {
+    let cpu = |size: u64, count: u64| {
+        let r = run(&flows("cx3-fdr", "", &flow("write", size, &format!("count = {count}"), "event", "")));
+        f(&rows(&r)[0], "cpu_utilization")
+    };
+    let (small, large) = (cpu(64, 2000), cpu(4 * MB, 10));
+    assert!(small > 0.3 && large < 0.01, "event CPU: 64 B {small}, 4 MiB {large}");
+}
+
+#[test]
+fn key_value_requests_slow_down_beside_an_elephant() {
+    let kv = "[workload.kv]\nrequests = 3000\n";
+    let chunky = "arbitration = \"chunk-round-robin\"";
+    let alone = run(&flows("cx4-edr", chunky, kv));
+    let busy_link = run(&flows("cx4-edr", chunky, &format!("{kv}{}", flow("write", MB, "background = true", "event", ""))));
+    let get = |r: &Value| f(&table(r, "kv")[0], "lat_median_us");
+    assert!(get(&busy_link) > get(&alone) + 0.5, "GET median {} -> {}", get(&alone), get(&busy_link));
+}
+
+#[test]
+fn flows_scenario_errors_name_the_key() {
+    let bad = flows("cx3-fdr", "", &(flow("write", 10, "count = 5", "busy", "") + &flow("read", 100, "count = 5", "busy", "inline = true")));
+    let e = rdmasim_core::api::Simulation::from_toml(&bad, "bad.toml").err().expect("inline READ is rejected");
+    assert_eq!(e.key, "workload.flow[1].inline");
+    let only_bg = flows("cx3-fdr", "", &flow("write", 10, "background = true", "busy", ""));
+    let e = rdmasim_core::api::Simulation::from_toml(&only_bg, "bg.toml").err().expect("no foreground flow");
+    assert_eq!(e.key, "workload.flow");
+}
