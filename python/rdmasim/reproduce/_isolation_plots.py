@@ -1,0 +1,127 @@
+"""Plots of `rdmasim reproduce isolation` (matplotlib, Agg), one PNG per figure of seeds/002."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Dict, List
+
+
+def _plt():
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # plotting is optional
+        return None
+    return plt
+
+
+def plot_all(out: Path, matrix: Dict[Any, float], curves: Dict[Any, float], cpu: Dict[Any, float], cases: Any,
+             kv: Dict[Any, Dict[str, float]]) -> List[Path]:
+    plt = _plt()
+    if plt is None:
+        return []
+    from . import isolation as iso
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+
+    # C1: ratio matrix (larger / smaller; equal sizes max / min).
+    labels = [(v, s) for v in iso.VERBS for s in (iso.MB, iso.GB)]
+    grid = [[matrix.get((a, b), matrix.get((b, a), math.nan)) for b in labels] for a in labels]
+    fig, ax = plt.subplots(figsize=(7, 6))
+    im = ax.imshow(grid, cmap="RdYlGn_r", vmin=1.0, vmax=1.6)
+    names = [f"{v.upper()} {'1MB' if s == iso.MB else '1GB'}" for v, s in labels]
+    ax.set_xticks(range(len(names)), names, rotation=60, ha="right")
+    ax.set_yticks(range(len(names)), names)
+    for i, r in enumerate(grid):
+        for j, x in enumerate(r):
+            ax.text(j, i, f"{x:.2f}", ha="center", va="center", fontsize=7)
+    fig.colorbar(im, label="bandwidth ratio (>= 1.10 unfair)")
+    ax.set_title("C1 elephant vs elephant, cx3-fdr, event polling")
+    fig.tight_layout()
+    written.append(_save(fig, out / "c1_matrix.png", plt))
+
+    # C2 / C3: ratio vs size ratio.
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    for ax, polling, fid in ((axes[0], "event", "C2"), (axes[1], "busy", "C3")):
+        for base in iso.BASES_MB:
+            pts = [(k, curves[(polling, base, k)]) for k in iso.SIZE_RATIOS if (polling, base, k) in curves]
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"{base}MB")
+        ax.set_xscale("log")
+        ax.set_xlabel("message size ratio")
+        ax.set_title(f"{fid}: {polling} polling")
+        ax.set_ylim(0.75, 1.5)
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("throughput ratio")
+    axes[0].legend()
+    fig.tight_layout()
+    written.append(_save(fig, out / "c2_c3_ratio.png", plt))
+
+    # C4: CPU usage.
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for polling, label in (("event", "Event-triggered"), ("busy", "Busy-polling")):
+        ax.plot(iso.CPU_SIZES, [cpu[(polling, s)] for s in iso.CPU_SIZES], marker="o", label=label)
+    ax.set_xscale("log")
+    ax.set_xlabel("message size (B)")
+    ax.set_ylabel("CPU usage (%)")
+    ax.set_ylim(0, 105)
+    ax.legend()
+    ax.set_title("C4 CPU usage, cx3-fdr")
+    fig.tight_layout()
+    written.append(_save(fig, out / "c4_cpu.png", plt))
+
+    # C5 / C6: mice.
+    for profile in ("cx3-fdr", "cx4-edr"):
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+        names, med, tail = [], [], []
+        for m in iso.MOUSE_SIZES:
+            for against in [None, ("e", iso.MB), ("e", iso.GB)]:
+                r = iso.mouse(cases, profile, m, against)
+                names.append(f"{m}B " + ("alone" if against is None else ("vs 1MB" if against[1] == iso.MB else "vs 1GB")))
+                med.append(r["lat_median_us"])
+                tail.append(r["lat_p99_99_us"])
+        _bars(axes[0], names, med, tail, rotate=True)
+        axes[0].legend()
+        axes[0].set_title(f"mouse vs elephant, {profile}")
+        names2, med2, tail2 = ["10B alone"], [iso.mouse(cases, profile, 10, None)["lat_median_us"]], [iso.mouse(cases, profile, 10, None)["lat_p99_99_us"]]
+        for o in iso.MOUSE_SIZES:
+            r = iso.mouse(cases, profile, 10, ("m", o))
+            names2.append(f"10B vs {o}B")
+            med2.append(r["lat_median_us"])
+            tail2.append(r["lat_p99_99_us"])
+        _bars(axes[1], names2, med2, tail2, rotate=True)
+        axes[1].set_title(f"mouse vs mouse, {profile}")
+        fig.tight_layout()
+        written.append(_save(fig, out / f"c5_c6_mice_{profile}.png", plt))
+
+    # C8: HERD.
+    fig, ax = plt.subplots(figsize=(7, 4))
+    names, med, tail = [], [], []
+    for op in ("GET", "PUT"):
+        for bg, label in ((None, "alone"), (iso.MB, "vs 1MB"), (iso.GB, "vs 1GB")):
+            names.append(f"{op} {label}")
+            med.append(kv[(op, bg)]["lat_median_us"])
+            tail.append(kv[(op, bg)]["lat_p99_99_us"])
+    _bars(ax, names, med, tail, rotate=False)
+    ax.legend()
+    ax.set_title("C8 HERD vs elephant, cx4-edr")
+    fig.tight_layout()
+    written.append(_save(fig, out / "c8_herd.png", plt))
+    return written
+
+
+def _bars(ax: Any, names: List[str], median: List[float], tail: List[float], rotate: bool) -> None:
+    """Median and 99.99th latency side by side for each case."""
+    x = range(len(names))
+    ax.bar([i - 0.2 for i in x], median, 0.4, label="median")
+    ax.bar([i + 0.2 for i in x], tail, 0.4, label="99.99th")
+    ax.set_xticks(list(x), names, rotation=45 if rotate else 0, ha="right" if rotate else "center")
+    ax.set_ylabel("latency (us)")
+
+
+def _save(fig: Any, path: Path, plt: Any) -> Path:
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -1,0 +1,362 @@
+"""Performance isolation anomalies in RDMA (seeds/002, Zhang et al.): figures C1-C8.
+
+Two flows share one NIC and one link; each has its own QP, thread (core) and completion
+channel, pipelining is off (the next request is posted after the previous completion is
+polled), and bandwidth, message rate and latency count only while both flows are active, as the
+study's tool (a modified perftest) measured them. The unfairness comes from named model
+mechanisms (docs/isolation.md):
+
+- ``cpu_idle = "haswell"`` (host): a thread waiting by event sleeps between its messages; its
+  core enters the idle state the governor picks from the previous idle length (intel_idle.c
+  Haswell table) and the wake-up pays that state's exit latency. The other flow owns the link
+  meanwhile, so the flow with more, smaller messages loses (C1, C2); busy polling never sleeps
+  (C3) but burns a core (C4).
+- ``arbitration = "chunk-round-robin"`` (NIC): the send engine serves a QP for up to
+  ``arbitration_chunk_bytes`` (16 KiB) of a message before moving on, so a mouse's packet waits
+  behind an elephant's chunk (C6, C7, C8).
+
+Both are set on the cx3-fdr and cx4-edr profiles for every case (``ISOLATION_OVERRIDES``). The
+Justitia-like sender-side scheduler (split + pace) is evaluated on the same cases.
+
+Counts are reduced from the study's (1 TB per elephant cell, 10 M mouse messages, 5 M HERD
+requests) to what runs in minutes; see MOUSE_MESSAGES and docs/isolation.md for why.
+"""
+from __future__ import annotations
+
+import math
+import os
+from concurrent.futures import Executor, ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ..sweep import run_point
+from . import row
+
+TITLE = "Performance isolation anomalies in RDMA (seeds/002): elephants, mice, CPU, HERD, Justitia-like mitigation"
+ORDER = 30
+
+MB = 1 << 20
+GB = 1 << 30
+#: The two mechanisms the study's anomalies are traced to, on for every case.
+ISOLATION_OVERRIDES = {"cpu_idle": "haswell", "arbitration": "chunk-round-robin"}
+#: Mouse messages per case: the study sent 10 M; 1 M keeps 100 samples beyond the 99.99th
+#: percentile and the whole reproduction within minutes (a 10 B mouse beside an elephant costs
+#: ~27 events per message; see docs/isolation.md for the measured rate).
+MOUSE_MESSAGES = int(os.environ.get("RDMASIM_ISOLATION_MICE", 1_000_000))
+#: HERD requests per case (the study: 5 M).
+KV_REQUESTS = int(os.environ.get("RDMASIM_ISOLATION_KV", 300_000))
+#: Messages of the smaller elephant in a cell (the window closes when it has sent them).
+ELEPHANT_MESSAGES = 40
+VERBS = ("write", "read", "write_imm", "send")
+BASES_MB = (1, 2, 5, 10, 100)
+SIZE_RATIOS = (1, 2, 5, 10, 100, 1000)
+CPU_SIZES = (10, 100, 1_000, 10_000, 100_000, MB, 10 * MB, 100 * MB, GB)
+MOUSE_SIZES = (10, 100, 1000)
+#: The study inlined 10 B and 100 B messages.
+INLINE_MAX = 100
+FAIR_RATIO = 1.10
+
+
+# ----------------------------------------------------------------------------------------
+# Scenarios
+# ----------------------------------------------------------------------------------------
+
+def flow(verb: str, size: int, *, count: Optional[int] = None, background: bool = False,
+         polling: str = "event", **extra: Any) -> Dict[str, Any]:
+    """One flow; READ flows are posted by host 1 so that every flow's data crosses h0 -> h1."""
+    f: Dict[str, Any] = {"verb": verb, "size": int(size), "polling": polling,
+                         "inline": verb != "read" and size <= INLINE_MAX}
+    if background:
+        f["background"] = True
+    else:
+        f["count"] = int(count or 1)
+    if verb == "read":
+        f["client"], f["server"] = 1, 0
+    f.update(extra)
+    return f
+
+
+def scenario(profile: str, flows: Sequence[Dict[str, Any]], kv: Optional[Dict[str, Any]] = None,
+             overrides: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    w: Dict[str, Any] = {"kind": "flows", "flow": list(flows)}
+    if kv:
+        w["kv"] = kv
+    return {"seed": 1, "hardware": {"profile": profile, "overrides": dict(overrides or ISOLATION_OVERRIDES)},
+            "workload": w}
+
+
+def elephant_pair(profile: str, a: Tuple[str, int], b: Tuple[str, int], polling: str = "event",
+                  **extra: Any) -> Dict[str, Any]:
+    """Two elephants: the smaller messages count the window; a larger one runs beside them."""
+    (va, sa), (vb, sb) = sorted((a, b), key=lambda f: f[1])
+    n = ELEPHANT_MESSAGES if sa < 64 * MB else max(1, (ELEPHANT_MESSAGES * MB) // sa)
+    fa = flow(va, sa, count=n, polling=polling, **extra)
+    fb = flow(vb, sb, background=True, polling=polling, **extra) if sb > sa else flow(vb, sb, count=n, polling=polling, **extra)
+    return scenario(profile, [fa, fb])
+
+
+def mouse_case(profile: str, size: int, against: Optional[Tuple[int, str]], **elephant_extra: Any) -> Dict[str, Any]:
+    fl = [flow("write", size, count=MOUSE_MESSAGES, polling="busy")]
+    if against:
+        other, polling = against
+        fl.append(flow("write", other, background=True, polling=polling, **elephant_extra))
+    return scenario(profile, fl)
+
+
+def kv_case(profile: str, get_fraction: float, background: Optional[int], **elephant_extra: Any) -> Dict[str, Any]:
+    kv = {"requests": KV_REQUESTS, "get_fraction": get_fraction}
+    fl = [flow("write", background, background=True, **elephant_extra)] if background else []
+    return scenario(profile, fl, kv=kv)
+
+
+# ----------------------------------------------------------------------------------------
+# Running
+# ----------------------------------------------------------------------------------------
+
+class Cases:
+    """Submits every case at once to the executor, then reads results by key."""
+
+    def __init__(self, executor: Optional[Executor]):
+        self.executor = executor
+        self.futures: Dict[Any, Any] = {}
+
+    def add(self, key: Any, spec: Dict[str, Any], table: str = "flows") -> None:
+        if self.executor is None:
+            self.futures[key] = run_point(spec, table)
+        else:
+            self.futures[key] = self.executor.submit(run_point, spec, table)
+
+    def rows(self, key: Any) -> List[Dict[str, Any]]:
+        f = self.futures[key]
+        summary, rows = f if isinstance(f, tuple) else f.result()
+        return rows
+
+
+def ratio(rows: List[Dict[str, Any]]) -> float:
+    """Bandwidth of the flow with larger messages over the other's (equal sizes: max / min)."""
+    if len(rows) < 2 or not all(r.get("bw_Gbps") for r in rows[:2]):
+        return math.nan
+    a, b = rows[0], rows[1]
+    if a["bytes"] == b["bytes"]:
+        return max(a["bw_Gbps"], b["bw_Gbps"]) / min(a["bw_Gbps"], b["bw_Gbps"])
+    big, small = (a, b) if a["bytes"] > b["bytes"] else (b, a)
+    return big["bw_Gbps"] / small["bw_Gbps"]
+
+
+def within(x: float, lo: float, hi: float, tol: float) -> bool:
+    return not math.isnan(x) and lo * (1 - tol) <= x <= hi * (1 + tol)
+
+
+def submit_all(c: Cases) -> None:
+    # C1: elephant vs elephant matrix (cx3-fdr, event polling).
+    sizes = (MB, GB)
+    cells = [(va, sa) for va in VERBS for sa in sizes]
+    for i, a in enumerate(cells):
+        for b in cells[i:]:  # the matrix is symmetric: each unordered pair once
+            c.add(("C1", a, b), elephant_pair("cx3-fdr", a, b))
+    # C2 / C3: ratio vs size ratio, event and busy polling.
+    for polling in ("event", "busy"):
+        for base in BASES_MB:
+            for k in SIZE_RATIOS:
+                if base * MB * k <= GB:
+                    c.add(("C2", polling, base, k), elephant_pair("cx3-fdr", ("write", base * MB), ("write", base * MB * k), polling))
+    # C4: CPU of one flow by message size.
+    for polling in ("event", "busy"):
+        for s in CPU_SIZES:
+            n = max(2, min(20_000, (200 * MB) // s))
+            c.add(("C4", polling, s), scenario("cx3-fdr", [flow("write", s, count=n, polling=polling)]))
+    # C5 / C6 / C7: mice.
+    for profile in ("cx3-fdr", "cx4-edr"):
+        c.add(("mouse", profile, 10, None), mouse_case(profile, 10, None))
+        for other in MOUSE_SIZES:
+            c.add(("mouse", profile, 10, ("m", other)), mouse_case(profile, 10, (other, "busy")))
+        for m in MOUSE_SIZES:
+            if m != 10:
+                c.add(("mouse", profile, m, None), mouse_case(profile, m, None))
+            for bg in (MB, GB):
+                c.add(("mouse", profile, m, ("e", bg)), mouse_case(profile, m, (bg, "event")))
+                c.add(("mouse-justitia", profile, m, bg), mouse_case(profile, m, (bg, "event"), split_bytes=4096, split_window=32))
+    # C7: EDR elephants.
+    c.add(("C7", "ee"), elephant_pair("cx4-edr", ("write", MB), ("write", GB)))
+    # Justitia-like pacing of both elephants at half the link.
+    for profile, half in (("cx3-fdr", 27.0), ("cx4-edr", 48.0)):
+        c.add(("ee-justitia", profile), elephant_pair(profile, ("write", MB), ("write", GB), split_bytes=MB // 4, split_window=2, pace_gbps=half))
+    # C8: HERD on ConnectX-4 EDR.
+    for op, frac in (("GET", 1.0), ("PUT", 0.0)):
+        for bg in (None, MB, GB):
+            c.add(("C8", op, bg), kv_case("cx4-edr", frac, bg), table="kv")
+        c.add(("C8-justitia", op, MB), kv_case("cx4-edr", frac, MB, split_bytes=4096, split_window=32), table="kv")
+
+
+# ----------------------------------------------------------------------------------------
+# Rows
+# ----------------------------------------------------------------------------------------
+
+def c1_rows(c: Cases) -> Tuple[List[Dict[str, Any]], Dict[Any, float]]:
+    matrix = {k[1:]: ratio(c.rows(k)) for k in c.futures if k[0] == "C1"}
+    same = [r for (a, b), r in matrix.items() if a[1] == b[1]]
+    mixed = [(a, b, r) for (a, b), r in matrix.items() if a[1] != b[1]]
+    fair_same = sum(1 for r in same if r < FAIR_RATIO)
+    big_wins = sum(1 for _, _, r in mixed if r >= FAIR_RATIO)
+    ww = matrix.get((("write", MB), ("write", GB)), math.nan)
+    rows = [
+        row("C1", "equal-size cells (1 MB vs 1 MB, 1 GB vs 1 GB, any verbs): fair (ratio < 1.10)",
+            "fair", f"{fair_same}/{len(same)} fair", "cells", fair_same == len(same)),
+        row("C1", "1 MB vs 1 GB cells: the 1 GB flow wins (ratio >= 1.10)", "unfair, larger wins",
+            f"{big_wins}/{len(mixed)} unfair", "cells", big_wins == len(mixed)),
+        row("C1", "WRITE 1 MB vs WRITE 1 GB bandwidth ratio (1 GB / 1 MB), cx3-fdr", "> 1 (unfair)", ww, "x",
+            not math.isnan(ww) and ww >= FAIR_RATIO),
+    ]
+    return rows, matrix
+
+
+def c2_c3_rows(c: Cases) -> Tuple[List[Dict[str, Any]], Dict[Any, float]]:
+    curves = {k[1:]: ratio(c.rows(k)) for k in c.futures if k[0] == "C2"}
+    rows = []
+    ev = {base: [curves[("event", base, k)] for k in SIZE_RATIOS if ("event", base, k) in curves] for base in BASES_MB}
+    at1 = [v[0] for v in ev.values()]
+    top = {base: max(v) for base, v in ev.items()}
+    rows.append(row("C2", "event polling: ratio at size ratio 1 (all bases)", "1.0",
+                    f"{min(at1):.3f}-{max(at1):.3f}", "x", all(r < 1.05 for r in at1)))
+    rows.append(row("C2", "event polling, base 1 MB: ratio at size ratio 1000", "1.25-1.5 (plot)",
+                    curves.get(("event", 1, 1000), math.nan), "x",
+                    within(curves.get(("event", 1, 1000), math.nan), 1.25, 1.5, 0.10)))  # "about": 10%
+    grows = all(v[-1] >= v[0] for v in ev.values())
+    rows.append(row("C2", "event polling: ratio grows with the size ratio (last >= first, every base)", "grows",
+                    "yes" if grows else "no", "", grows))
+    order = [top[b] for b in BASES_MB]
+    less = all(order[i] >= order[i + 1] - 0.02 for i in range(len(order) - 1))
+    rows.append(row("C2", "larger base flows suffer less: max ratio for base 1/2/5/10/100 MB", "decreasing",
+                    " / ".join(f"{x:.2f}" for x in order), "x", less))
+    busy = [r for (p, _, _), r in curves.items() if p == "busy"]
+    rows.append(row("C3", "busy polling: max ratio over every base and size ratio", "close to 1",
+                    max(busy), "x", max(busy) < FAIR_RATIO))
+    return rows, curves
+
+
+def c4_rows(c: Cases) -> Tuple[List[Dict[str, Any]], Dict[Any, float]]:
+    cpu = {k[1:]: c.rows(k)[0]["cpu_utilization"] * 100 for k in c.futures if k[0] == "C4"}
+    ev = [cpu[("event", s)] for s in CPU_SIZES]
+    busy = [cpu[("busy", s)] for s in CPU_SIZES]
+    falling = all(ev[i] + 1.0 >= ev[i + 1] for i in range(len(ev) - 1))
+    return [
+        row("C4", "busy polling CPU, 10 B .. 1 GB", "100%", f"{min(busy):.0f}-{max(busy):.0f}", "%", min(busy) == 100.0),
+        row("C4", "event polling CPU at 10 B", "high (plot)", ev[0], "%", ev[0] >= 30.0),
+        row("C4", "event polling CPU at 1 GB", "toward 0 (plot)", ev[-1], "%", ev[-1] < 1.0),
+        row("C4", "event polling CPU falls with message size", "falling", "yes" if falling else "no", "", falling),
+    ], cpu
+
+
+def mouse(c: Cases, profile: str, size: int, against: Any) -> Dict[str, Any]:
+    return c.rows(("mouse", profile, size, against))[0]
+
+
+def c5_c6_c7_rows(c: Cases) -> List[Dict[str, Any]]:
+    rows = []
+    fdr = "cx3-fdr"
+    alone = mouse(c, fdr, 10, None)
+    rows.append(row("C5", "10 B alone, median (post to completion polled)", 1.3, alone["lat_median_us"], "us",
+                    within(alone["lat_median_us"], 1.3, 1.3, 0.20)))
+    rows.append(row("C5", "10 B alone, msgs/s", 0.78, alone["msg_rate_Mps"], "M/s", within(alone["msg_rate_Mps"], 0.78, 0.78, 0.20)))
+    vs = [mouse(c, fdr, 10, ("m", o)) for o in MOUSE_SIZES]
+    med = [r["lat_median_us"] for r in vs]
+    tail = [r["lat_p99_99_us"] for r in vs]
+    mps = [r["msg_rate_Mps"] for r in vs]
+    rows.append(row("C5", "10 B vs 10 B / 100 B / 1 KB mouse: median", "1.3-1.4", " / ".join(f"{x:.2f}" for x in med), "us",
+                    all(within(x, 1.3, 1.4, 0.20) for x in med)))
+    rows.append(row("C5", "10 B vs 10 B / 100 B / 1 KB mouse: 99.99th", "5.4-7.8", " / ".join(f"{x:.2f}" for x in tail), "us",
+                    all(within(x, 5.4, 7.8, 0.20) for x in tail)))
+    rows.append(row("C5", "10 B vs 10 B / 100 B / 1 KB mouse: msgs/s", "0.72-0.78", " / ".join(f"{x:.3f}" for x in mps), "M/s",
+                    all(within(x, 0.72, 0.78, 0.20) for x in mps)))
+    for profile, fig in ((fdr, "C6"), ("cx4-edr", "C7")):
+        worst_med, worst_tail, rates = 0.0, 0.0, []
+        slow = []
+        for m in MOUSE_SIZES:
+            a = mouse(c, profile, m, None)
+            for bg in (MB, GB):
+                r = mouse(c, profile, m, ("e", bg))
+                slow.append(r["lat_median_us"] / a["lat_median_us"])
+                worst_med = max(worst_med, r["lat_median_us"])
+                worst_tail = max(worst_tail, r["lat_p99_99_us"])
+                rates.append(r["msg_rate_Mps"])
+        if fig == "C6":
+            rows.append(row("C6", "mouse beside a 1 MB / 1 GB elephant: largest median slow-down (with / alone)", "up to ~5x",
+                            max(slow), "x", within(max(slow), 5.0, 5.0, 0.25)))
+            rows.append(row("C6", "mouse beside an elephant: largest median", "~6", worst_med, "us", within(worst_med, 6.0, 6.0, 0.25)))
+            rows.append(row("C6", "mouse beside an elephant: largest 99.99th", 14.7, worst_tail, "us", within(worst_tail, 14.7, 14.7, 0.25)))
+            rows.append(row("C6", "mouse beside an elephant: msgs/s range", "0.16-0.42", f"{min(rates):.3f}-{max(rates):.3f}", "M/s",
+                            within(min(rates), 0.16, 0.42, 0.25) and within(max(rates), 0.16, 0.42, 0.25)))
+        else:
+            rows.append(row("C7", "EDR: mouse beside an elephant, largest median slow-down", "up to 5x", max(slow), "x",
+                            within(max(slow), 5.0, 5.0, 0.15)))
+    e_alone = mouse(c, "cx4-edr", 10, None)
+    e_vs = [mouse(c, "cx4-edr", 10, ("m", o)) for o in MOUSE_SIZES]
+    worst = max(r["lat_p99_99_us"] for r in e_vs)
+    rows.append(row("C7", "EDR: mouse vs mouse mitigated (largest 99.99th with a mouse / 99.99th alone)", "mitigated",
+                    worst / e_alone["lat_p99_99_us"], "x", worst / e_alone["lat_p99_99_us"] < 1.5))
+    ee = ratio(c.rows(("C7", "ee")))
+    rows.append(row("C7", "EDR: WRITE 1 MB vs 1 GB bandwidth ratio", 1.32, ee, "x", within(ee, 1.32, 1.32, 0.15)))
+    return rows
+
+
+def c8_rows(c: Cases) -> Tuple[List[Dict[str, Any]], Dict[Any, Dict[str, float]]]:
+    rows, kv = [], {}
+    for op in ("GET", "PUT"):
+        for bg in (None, MB, GB):
+            r = next(x for x in c.rows(("C8", op, bg)) if x["op"] == op)
+            kv[(op, bg)] = r
+        a = kv[(op, None)]
+        rows.append(row("C8", f"HERD {op} alone, median", "2.9-3.4", a["lat_median_us"], "us",
+                        within(a["lat_median_us"], 2.9, 3.4, 0.25)))
+        for bg in (MB, GB):
+            b = kv[(op, bg)]
+            grow_med = b["lat_median_us"] / a["lat_median_us"]
+            grow_tail = b["lat_p99_99_us"] / a["lat_p99_99_us"]
+            label = "1 MB" if bg == MB else "1 GB"
+            rows.append(row("C8", f"HERD {op} with a {label} background: median / 99.99th growth over alone", "several-fold",
+                            f"{grow_med:.2f}x / {grow_tail:.2f}x", "x", grow_med >= 2.0 and grow_tail >= 2.0))
+    return rows, kv
+
+
+def justitia_rows(c: Cases) -> List[Dict[str, Any]]:
+    rows = []
+    for profile, fig in (("cx3-fdr", "C6"), ("cx4-edr", "C7")):
+        base = [mouse(c, profile, 10, ("e", bg))["lat_median_us"] for bg in (MB, GB)]
+        split = [c.rows(("mouse-justitia", profile, 10, bg))[0]["lat_median_us"] for bg in (MB, GB)]
+        alone = mouse(c, profile, 10, None)["lat_median_us"]
+        bw = [c.rows(("mouse-justitia", profile, 10, bg))[1]["bw_Gbps"] for bg in (MB, GB)]
+        rows.append(row(fig, f"mitigation (not in the study), {profile}: 10 B mouse median beside 1 MB / 1 GB, elephant split into 4 KiB WRs",
+                        "n/a", f"{base[0]:.2f}->{split[0]:.2f} / {base[1]:.2f}->{split[1]:.2f} (alone {alone:.2f}; elephant {min(bw):.1f} Gb/s)",
+                        "us", max(split) < min(base)))
+        ee = ratio(c.rows(("ee-justitia", profile)))
+        tot = sum(r["bw_Gbps"] for r in c.rows(("ee-justitia", profile)))
+        rows.append(row("C1" if profile == "cx3-fdr" else "C7",
+                        f"mitigation (not in the study), {profile}: WRITE 1 MB vs 1 GB, both split and paced to half the link",
+                        "n/a", f"ratio {ee:.3f}, total {tot:.1f} Gb/s", "x", ee < FAIR_RATIO))
+    for op in ("GET", "PUT"):
+        b = next(x for x in c.rows(("C8", op, MB)) if x["op"] == op)["lat_median_us"]
+        j = next(x for x in c.rows(("C8-justitia", op, MB)) if x["op"] == op)["lat_median_us"]
+        rows.append(row("C8", f"mitigation (not in the study): HERD {op} median beside a 1 MB elephant split into 4 KiB WRs",
+                        "n/a", f"{b:.2f}->{j:.2f}", "us", j < b))
+    return rows
+
+
+def run(progress: bool = False, executor: Optional[Executor] = None) -> List[Dict[str, Any]]:
+    own = executor is None and os.environ.get("RDMASIM_ISOLATION_SERIAL") is None
+    ex = ProcessPoolExecutor(max_workers=os.cpu_count() or 2) if own else executor
+    try:
+        c = Cases(ex)
+        submit_all(c)
+        r1, matrix = c1_rows(c)
+        r2, curves = c2_c3_rows(c)
+        r4, cpu = c4_rows(c)
+        r8, kv = c8_rows(c)
+        rows = r1 + r2 + r4 + c5_c6_c7_rows(c) + r8 + justitia_rows(c)
+    finally:
+        if own and ex is not None:
+            ex.shutdown()
+    out = Path(os.environ.get("RDMASIM_PLOTS", "out/isolation"))
+    from ._isolation_plots import plot_all
+
+    plot_all(out, matrix, curves, cpu, c, kv)
+    return rows
