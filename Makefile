@@ -2,7 +2,7 @@
 PYTHON ?= python
 RDMASIM ?= rdmasim
 
-.PHONY: test test-rust test-python develop bench repro
+.PHONY: test test-rust test-python develop bench repro pmpi-trace
 
 ## Rust core tests (the PyO3 extension crate cannot link as a test binary) and Python tests.
 test: test-rust test-python
@@ -22,3 +22,7 @@ bench:
 
 repro:
 	$(RDMASIM) reproduce all
+
+## The PMPI tracing library (needs mpicc): build/libpmpi_trace.so. `rdmasim trace` builds its own.
+pmpi-trace:
+	mkdir -p build && mpicc -shared -fPIC -O2 -o build/libpmpi_trace.so python/rdmasim/pmpi/pmpi_trace.c

@@ -199,6 +199,21 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return EXIT_OK if all(r["ok"] for r in all_rows) else EXIT_MISMATCH
 
 
+def cmd_trace(args: argparse.Namespace) -> int:
+    from .mpitrace import TraceToolError, trace, trace_counts
+
+    prog = [a for a in args.program if a != "--"] if args.program[:1] == ["--"] else args.program
+    if not prog:
+        raise _InputError("no program given: rdmasim trace -n N [-o DIR] -- prog args")
+    try:
+        out = trace(args.n, prog, Path(args.output))
+    except TraceToolError as e:
+        raise _InputError(str(e)) from None
+    c = trace_counts(out)
+    print(f"{args.n} rank traces in {out}: {c['sends']} point-to-point sends, {c['bytes']} bytes")
+    return EXIT_OK
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from .bench import bench
 
@@ -263,6 +278,12 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("study", help="study name, or 'all'")
     rp.add_argument("--json", action="store_true", help="print rows as JSON")
     rp.set_defaults(func=cmd_reproduce)
+
+    tr = sub.add_parser("trace", help="trace an MPI program with the PMPI library (replay: workload kind 'mpi')")
+    tr.add_argument("-n", type=int, required=True, help="MPI ranks (may exceed the cores)")
+    tr.add_argument("-o", "--output", default="trace", help="directory for rank.<r>.trace files (default ./trace)")
+    tr.add_argument("program", nargs=argparse.REMAINDER, help="-- program and its arguments")
+    tr.set_defaults(func=cmd_trace)
 
     b = sub.add_parser("bench", help="measure simulator speed")
     b.add_argument("--json", action="store_true", help="print the report as JSON")

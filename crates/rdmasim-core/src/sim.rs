@@ -12,7 +12,7 @@ use crate::report::capture::Capture;
 use crate::report::tables::{row, Tables};
 use crate::scenario::validate::{self, Endpoint};
 use crate::scenario::{Scenario, ScenarioError, WorkloadSection};
-use crate::workload::{flows::Flows, perftest::Perftest, srq_episode::SrqEpisode, App};
+use crate::workload::{flows::Flows, mpi::Mpi, perftest::Perftest, srq_episode::SrqEpisode, App};
 use crate::world::{AppEvent, Event, World};
 use serde::Serialize;
 use serde_json::json;
@@ -124,6 +124,12 @@ impl Simulation {
                 for h in [e.client, e.server] {
                     world.threads[h as usize].busy_poll = true;
                 }
+                pollers.push(Poller::new(app, PollMode::Busy));
+            }
+            WorkloadSection::Mpi(m) => {
+                let app = apps.len() as u32;
+                let cfg = Mpi::resolve_trace(m, source);
+                apps.push(App::Mpi(Mpi::new(&mut world, app, &cfg, attr, source).map_err(|m| err("workload.trace", m))?));
                 pollers.push(Poller::new(app, PollMode::Busy));
             }
         }

@@ -99,6 +99,8 @@ pub struct Srq {
     pub hca: u32,
     /// Owning application (receives the async events and overflow notices).
     pub app: u32,
+    /// The application thread that posts to it and polls for it (default: the host's main thread).
+    pub thread: u32,
     pub mode: SrqFlowControl,
     pub wqes: VecDeque<RecvWqe>,
     /// Armed srq_limit (0 = not armed: the event is one-shot), effective from `armed_at`.
@@ -129,6 +131,7 @@ impl World {
         h.srqs.push(Srq {
             hca,
             app,
+            thread: hca,
             mode,
             wqes: VecDeque::new(),
             limit: 0,
@@ -160,7 +163,7 @@ impl World {
     /// one call on the host CPU plus a per-WQE cost. Returns when the CPU is done.
     pub fn post_srq_recv(&mut self, r: SrqRef, first_wr_id: u64, count: u32, len: u32) -> Time {
         let cost = Time::from_ns_f64(self.profile.post_send_cpu_ns + count as f64 * self.profile.srq_recv_wqe_ns);
-        let done = self.host_cpu(r.hca, cost);
+        let done = self.host_cpu(r, cost);
         let s = &mut self.hcas[r.hca as usize].srqs[r.srq as usize];
         s.wqes.extend((0..count as u64).map(|i| RecvWqe { wr_id: first_wr_id + i, len }));
         s.stats.wqes_posted += count as u64;
@@ -170,11 +173,29 @@ impl World {
     /// `ibv_modify_srq(IBV_SRQ_LIMIT)`: arms the one-shot limit event once the (slow) command
     /// completes. Returns when the CPU is done.
     pub fn arm_srq_limit(&mut self, r: SrqRef, limit: u32) -> Time {
-        let done = self.host_cpu(r.hca, Time::from_ns_f64(self.profile.srq_arm_ns));
+        let done = self.host_cpu(r, Time::from_ns_f64(self.profile.srq_arm_ns));
         let s = &mut self.hcas[r.hca as usize].srqs[r.srq as usize];
         s.limit = limit;
         s.armed_at = done;
         done
+    }
+
+    /// The SRQ_LIMIT_REACHED handler thread (a thread of its own, as MVAPICH's async thread):
+    /// posts `count` WQEs and re-arms the limit, costing CPU time but not delaying the
+    /// application thread. The WQEs are usable once posted, the limit once re-armed.
+    pub fn srq_async_refill(&mut self, r: SrqRef, first_wr_id: u64, count: u32, len: u32, limit: u32) -> Time {
+        let now = self.now();
+        let p = &self.profile;
+        let post = Time::from_ns_f64(p.post_send_cpu_ns + count as f64 * p.srq_recv_wqe_ns);
+        let arm = Time::from_ns_f64(p.srq_arm_ns);
+        let th = self.hcas[r.hca as usize].srqs[r.srq as usize].thread;
+        self.threads[th as usize].cpu_busy += post + arm;
+        let s = &mut self.hcas[r.hca as usize].srqs[r.srq as usize];
+        s.wqes.extend((0..count as u64).map(|i| RecvWqe { wr_id: first_wr_id + i, len }));
+        s.stats.wqes_posted += count as u64;
+        s.limit = limit;
+        s.armed_at = now + post + arm;
+        s.armed_at
     }
 
     /// The receiving process sends a resume request to every source in the table (one send
@@ -189,7 +210,7 @@ impl World {
         let t = self.hcas[r.hca as usize].t;
         let post = Time::from_ns_f64(self.profile.post_send_cpu_ns);
         for &qp in &qps {
-            let posted = self.host_cpu(r.hca, post);
+            let posted = self.host_cpu(r, post);
             self.q.at(posted + t.doorbell + t.tx_pipeline, Event::SrqResumeDoorbell { hca: r.hca, qp });
         }
         qps.len() as u32
@@ -200,10 +221,15 @@ impl World {
     }
 
     /// Charges `cost` of CPU on a host's application thread; returns when it is done.
-    fn host_cpu(&mut self, hca: u32, cost: Time) -> Time {
+    fn host_cpu(&mut self, r: SrqRef, cost: Time) -> Time {
         let now = self.now();
-        // The host's main thread (thread id = host index).
-        self.threads[hca as usize].run(now, cost)
+        let th = self.hcas[r.hca as usize].srqs[r.srq as usize].thread;
+        self.threads[th as usize].run(now, cost)
+    }
+
+    /// Hands an SRQ to another application thread (its posts and polling run there).
+    pub fn set_srq_thread(&mut self, r: SrqRef, thread: u32) {
+        self.hcas[r.hca as usize].srqs[r.srq as usize].thread = thread;
     }
 
     /// Responder: the receive WQE for a new incoming message, from the QP's SRQ or its RQ.

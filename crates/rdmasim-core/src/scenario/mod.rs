@@ -142,6 +142,8 @@ pub enum WorkloadSection {
     SrqEpisode(crate::workload::srq_episode::SrqEpisodeSection),
     /// Competing flows (and an optional key-value store): see [`flows`].
     Flows(flows::FlowsSection),
+    /// MPI trace replay over the verbs model with per-rank SRQs, `docs/srq.md`.
+    Mpi(crate::workload::mpi::MpiSection),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -137,7 +137,8 @@ fn relocate_workload_error(text: &str) -> Option<(String, String)> {
         Some("perftest") => workload_path_error::<PerftestSection>(table),
         Some("srq-episode") => workload_path_error::<crate::workload::srq_episode::SrqEpisodeSection>(table),
         Some("flows") => workload_path_error::<super::flows::FlowsSection>(table),
-        Some(other) => Some(("workload.kind".into(), format!("unknown variant `{other}`, expected one of `perftest`, `srq-episode`, `flows`"))),
+        Some("mpi") => workload_path_error::<crate::workload::mpi::MpiSection>(table),
+        Some(other) => Some(("workload.kind".into(), format!("unknown variant `{other}`, expected one of `perftest`, `srq-episode`, `flows`, `mpi`"))),
         None => Some(("workload.kind".into(), format!("invalid type: {}, expected a string", describe_value(&kind)))),
     }
 }
@@ -909,6 +910,28 @@ fn check_impl(s: &Scenario, source: &str, spans: Option<&SpanIndex>) -> Result<(
                     "workload.server",
                     format!("client and server are both host {}; expected two different hosts (perftest runs between two machines)", p.client),
                 );
+            }
+        }
+        WorkloadSection::Mpi(m) => {
+            if m.ranks_per_host == 0 {
+                return err("workload.ranks_per_host", "ranks_per_host = 0 is invalid; expected an integer >= 1".into());
+            }
+            if m.srq_buffers == 0 || m.srq_buffers > 1 << 20 {
+                return err("workload.srq_buffers", format!("srq_buffers = {} is out of range; expected 1..=1048576", m.srq_buffers));
+            }
+            if let Some(l) = m.srq_limit {
+                if l == 0 || l >= m.srq_buffers {
+                    return err("workload.srq_limit", format!("srq_limit = {l} must be 1..{} (below srq_buffers)", m.srq_buffers));
+                }
+            }
+            if m.eager_threshold + 32 > m.buffer_bytes as u64 {
+                return err(
+                    "workload.eager_threshold",
+                    format!("an eager message of {} B plus its 32 B header does not fit a {} B receive buffer; expected eager_threshold <= buffer_bytes - 32", m.eager_threshold, m.buffer_bytes),
+                );
+            }
+            if !m.compute_scale.is_finite() || m.compute_scale < 0.0 {
+                return err("workload.compute_scale", format!("compute_scale = {} must be finite and >= 0", m.compute_scale));
             }
         }
         WorkloadSection::SrqEpisode(e) => {

@@ -3,6 +3,7 @@
 pub mod flows;
 pub mod justitia;
 pub mod kv;
+pub mod mpi;
 pub mod perftest;
 pub mod srq_episode;
 
@@ -13,6 +14,7 @@ pub enum App {
     Perftest(perftest::Perftest),
     SrqEpisode(srq_episode::SrqEpisode),
     Flows(flows::Flows),
+    Mpi(mpi::Mpi),
 }
 
 impl App {
@@ -21,6 +23,7 @@ impl App {
             App::Perftest(p) => p.handle(w, ev),
             App::SrqEpisode(e) => e.handle(w, ev),
             App::Flows(f) => f.handle(w, ev),
+            App::Mpi(m) => m.handle(w, ev),
         }
     }
     pub fn done(&self) -> bool {
@@ -28,6 +31,7 @@ impl App {
             App::Perftest(p) => p.done,
             App::SrqEpisode(e) => e.done,
             App::Flows(f) => f.done,
+            App::Mpi(m) => m.done,
         }
     }
     /// Fraction of the work done, 0..=1.
@@ -36,6 +40,7 @@ impl App {
             App::Perftest(p) => p.progress(),
             App::SrqEpisode(e) => e.progress(),
             App::Flows(f) => f.progress(),
+            App::Mpi(m) => m.progress(),
         }
     }
     pub fn tables(&self, w: &World, out: &mut Tables) {
@@ -43,6 +48,7 @@ impl App {
             App::Perftest(p) => p.tables(out),
             App::SrqEpisode(e) => e.tables(out),
             App::Flows(f) => f.tables(w, out),
+            App::Mpi(m) => m.tables(out),
         }
     }
 }

@@ -1,0 +1,546 @@
+//! An MPI-like layer over the verbs model, driven by a program (from a trace, `trace.rs`).
+//!
+//! Ranks map onto hosts (`ranks_per_host` consecutive ranks per host), each with its own SRQ
+//! (one buffer of `buffer_bytes` per WQE) shared by its RC connections, which are made on
+//! first use. Point-to-point follows the usual two protocols:
+//! - eager (≤ `eager_threshold` bytes): one SEND carrying header and data into a receive
+//!   buffer of the destination's SRQ; the send request completes with its verbs completion
+//!   (the ACK), so a sender stopped by the flow control waits in MPI_Wait, as in the study.
+//! - rendezvous: an RTS SEND; when the receive is matched the receiver answers with a CTS SEND;
+//!   the sender RDMA-WRITEs the data with immediate (which also takes a receive WQE and tells
+//!   the receiver it is done).
+//!
+//! Matching is MPI's: posted receives in order against arriving messages by (source, tag), with
+//! wildcards; unmatched arrivals wait in the unexpected queue. Software only runs inside MPI
+//! calls: completions that land while a rank computes are handled when it next enters MPI
+//! (that is also when its main thread tops its SRQ up again and, with stop/resume, sends the
+//! resume requests). The SRQ_LIMIT_REACHED handler is a thread of its own and runs at once.
+pub mod program;
+pub mod trace;
+
+use crate::engine::Time;
+use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
+use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
+use crate::hca::srq::{SrqFlowControl, SrqRef};
+use crate::hca::verbs::QpRef;
+use crate::report::tables::{row, Tables};
+use crate::world::{AppEvent, Event, World};
+use program::{is_collective_tag, Op, Program, ANY};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use std::collections::VecDeque;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MpiSection {
+    /// Trace directory (rank.<r>.trace files, `docs/srq.md`).
+    pub trace: String,
+    /// Consecutive ranks placed on each host.
+    #[serde(default = "d_one")]
+    pub ranks_per_host: u32,
+    /// `srq-limit` (conventional) or `stop-resume` (proposed).
+    #[serde(default = "d_fc")]
+    pub flow_control: SrqFlowControl,
+    /// Receive buffers (WQEs) each rank keeps posted in its SRQ.
+    #[serde(default = "d_buffers")]
+    pub srq_buffers: u32,
+    /// srq-limit: the threshold; default buffers × 30/256 (MVAPICH2's MV2_SRQ_LIMIT / MV2_SRQ_SIZE).
+    #[serde(default)]
+    pub srq_limit: Option<u32>,
+    /// Largest message sent eagerly (Open MPI openib BTL btl_openib_eager_limit default 12288).
+    #[serde(default = "d_eager")]
+    pub eager_threshold: u64,
+    /// Size of each receive buffer (the study: a fixed 32 KB).
+    #[serde(default = "d_buffer_bytes")]
+    pub buffer_bytes: u32,
+    /// Multiplies the recorded CPU time between calls (1 = as recorded).
+    #[serde(default = "d_scale")]
+    pub compute_scale: f64,
+}
+fn d_one() -> u32 {
+    1
+}
+fn d_fc() -> SrqFlowControl {
+    SrqFlowControl::SrqLimit
+}
+fn d_buffers() -> u32 {
+    256
+}
+fn d_eager() -> u64 {
+    12_288
+}
+fn d_buffer_bytes() -> u32 {
+    32 * 1024
+}
+fn d_scale() -> f64 {
+    1.0
+}
+
+/// Bytes of MPI envelope (source, tag, communicator, length, sequence) on every SEND:
+/// assumption, of the order of MVAPICH's and Open MPI's eager headers.
+const HEADER_BYTES: u64 = 32;
+/// SENDs up to this size go inline in the WQE (assumption: mlx4's usual max_inline_data).
+const INLINE_BYTES: u64 = 128;
+
+/// wr_id low bits of a send WQE: what completes when it is acknowledged.
+const WR_EAGER: u64 = 0;
+const WR_CONTROL: u64 = 1;
+const WR_DATA: u64 = 3;
+
+/// What a receive completion on a connection is, in the order the sender posted them (RC
+/// delivers in order per QP, so a FIFO per direction pairs them).
+#[derive(Clone, Copy, Debug)]
+enum Wire {
+    Eager { src: u32, tag: i64, bytes: u64 },
+    Rts { src: u32, tag: i64, bytes: u64, sreq: u32 },
+    Cts { sreq: u32, rreq: u32, bytes: u64 },
+    Data { rreq: u32, bytes: u64 },
+}
+
+struct Conn {
+    rank: [u32; 2],
+    qp: [QpRef; 2],
+    /// Messages travelling to side s.
+    to: [VecDeque<Wire>; 2],
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RunState {
+    Ready,
+    Computing,
+    Blocked,
+    Done,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Posted {
+    req: u32,
+    peer: i64,
+    tag: i64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Unexpected {
+    src: u32,
+    tag: i64,
+    bytes: u64,
+    /// Rendezvous: the sender's request (a CTS is owed when matched).
+    rts_sreq: Option<u32>,
+}
+
+struct Rank {
+    host: u32,
+    /// Its application thread (own core): the host's main thread for a host's first rank.
+    thread: u32,
+    pc: usize,
+    state: RunState,
+    done_reqs: Vec<bool>,
+    posted: VecDeque<Posted>,
+    unexpected: VecDeque<Unexpected>,
+    /// Completions that landed while the rank computed.
+    deferred: VecDeque<Cqe>,
+    srq: SrqRef,
+    /// Stop/resume: the overflow notice came while computing.
+    resume_pending: bool,
+    blocked_since: Time,
+    wait: Time,
+    compute: Time,
+    end: Time,
+}
+
+fn matches(p: &Posted, src: u32, tag: i64) -> bool {
+    (p.peer == ANY || p.peer == src as i64) && (p.tag == tag || (p.tag == ANY && !is_collective_tag(tag)))
+}
+
+pub struct Mpi {
+    app: u32,
+    cfg: MpiSection,
+    prog: Program,
+    recorded: trace::TraceCounts,
+    attr: QpAttr,
+    ranks: Vec<Rank>,
+    conns: Vec<Conn>,
+    /// Connection of a rank pair (a * size + b, a < b); u32::MAX = not yet made.
+    conn_of: Vec<u32>,
+    /// (connection, side) of each QP, by HCA then QP index.
+    qp_conn: Vec<Vec<(u32, u8)>>,
+    /// Rank of each SRQ, by HCA then SRQ index.
+    srq_rank: Vec<Vec<u32>>,
+    srq_limit: u32,
+    /// When the ranks start their programs (after MPI_Init's set-up: SRQs posted and armed).
+    t0: Time,
+    ranks_done: u32,
+    delivered_msgs: u64,
+    delivered_bytes: u64,
+    eager_msgs: u64,
+    rndv_msgs: u64,
+    errors: u64,
+    first_error: Option<String>,
+    pub done: bool,
+}
+
+impl Mpi {
+    pub fn new(w: &mut World, app: u32, cfg: &MpiSection, attr: QpAttr, source: &str) -> Result<Mpi, String> {
+        let path = std::path::Path::new(&cfg.trace);
+        let (prog, recorded) = trace::read_dir(path, cfg.compute_scale).map_err(|e| e.to_string())?;
+        let size = prog.size();
+        let hosts_needed = size.div_ceil(cfg.ranks_per_host);
+        if hosts_needed as usize > w.hcas.len() {
+            return Err(format!(
+                "{source}: the trace has {size} ranks, {} per host needs {hosts_needed} hosts, the topology has {}; \
+                 expected topology.hosts >= {hosts_needed} (or more workload.ranks_per_host)",
+                cfg.ranks_per_host,
+                w.hcas.len()
+            ));
+        }
+        let srq_limit = cfg.srq_limit.unwrap_or(((cfg.srq_buffers as u64 * 30).div_ceil(256)) as u32).max(1);
+        let ranks = (0..size)
+            .map(|r| Rank {
+                host: r / cfg.ranks_per_host,
+                thread: {
+                    let host = r / cfg.ranks_per_host;
+                    let th = if r % cfg.ranks_per_host == 0 { host } else { w.new_thread(host) };
+                    // MPI progress spins in ibv_poll_cq inside calls; the core is busy in compute.
+                    w.threads[th as usize].busy_poll = true;
+                    th
+                },
+                pc: 0,
+                state: RunState::Ready,
+                done_reqs: vec![false; prog.ranks[r as usize].nreqs as usize],
+                posted: VecDeque::new(),
+                unexpected: VecDeque::new(),
+                deferred: VecDeque::new(),
+                srq: SrqRef { hca: 0, srq: 0 },
+                resume_pending: false,
+                blocked_since: Time::ZERO,
+                wait: Time::ZERO,
+                compute: Time::ZERO,
+                end: Time::ZERO,
+            })
+            .collect();
+        Ok(Mpi {
+            app,
+            cfg: cfg.clone(),
+            recorded,
+            attr,
+            ranks,
+            conns: Vec::new(),
+            conn_of: vec![u32::MAX; size as usize * size as usize],
+            qp_conn: vec![Vec::new(); w.hcas.len()],
+            srq_rank: vec![Vec::new(); w.hcas.len()],
+            srq_limit,
+            t0: Time::ZERO,
+            ranks_done: 0,
+            delivered_msgs: 0,
+            delivered_bytes: 0,
+            eager_msgs: 0,
+            rndv_msgs: 0,
+            errors: 0,
+            first_error: None,
+            done: size == 0,
+            prog,
+        })
+    }
+
+    pub fn progress(&self) -> f64 {
+        if self.done {
+            return 1.0;
+        }
+        let total: usize = self.prog.ranks.iter().map(|r| r.ops.len()).sum();
+        let at: usize = self.ranks.iter().map(|r| r.pc).sum();
+        at as f64 / total.max(1) as f64
+    }
+
+    pub fn handle(&mut self, w: &mut World, ev: AppEvent) {
+        match ev {
+            AppEvent::Start => self.start(w),
+            AppEvent::Timer(r) => {
+                let r = r as u32;
+                if self.ranks[r as usize].state == RunState::Computing {
+                    self.ranks[r as usize].state = RunState::Ready;
+                    self.enter_mpi(w, r);
+                    self.advance(w, r);
+                }
+            }
+            AppEvent::Completion(c) => {
+                let Some(&(conn, side)) = self.qp_conn[c.hca as usize].get((c.qp - crate::hca::QPN_BASE) as usize) else { return };
+                let r = self.conns[conn as usize].rank[side as usize];
+                if self.ranks[r as usize].state == RunState::Computing {
+                    self.ranks[r as usize].deferred.push_back(c);
+                } else {
+                    self.on_cqe(w, r, c);
+                    self.top_up(w, r);
+                    self.advance(w, r);
+                }
+            }
+            AppEvent::SrqOverflow { hca, srq } => {
+                let r = self.srq_rank[hca as usize][srq as usize];
+                self.ranks[r as usize].resume_pending = true;
+                if self.ranks[r as usize].state != RunState::Computing {
+                    self.enter_mpi(w, r);
+                }
+            }
+            AppEvent::SrqLimitReached { hca, srq } => {
+                let r = self.srq_rank[hca as usize][srq as usize];
+                let s = self.ranks[r as usize].srq;
+                let missing = self.cfg.srq_buffers.saturating_sub(w.srq(s).wqes.len() as u32);
+                w.srq_async_refill(s, 0, missing, self.cfg.buffer_bytes, self.srq_limit);
+            }
+            _ => {}
+        }
+    }
+
+    fn start(&mut self, w: &mut World) {
+        for r in 0..self.ranks.len() as u32 {
+            let host = self.ranks[r as usize].host;
+            let srq = w.create_srq(host, self.app, self.cfg.flow_control, w.hcas.len() as u32, self.cfg.ranks_per_host);
+            self.srq_rank[host as usize].push(r);
+            w.set_srq_thread(srq, self.ranks[r as usize].thread);
+            self.ranks[r as usize].srq = srq;
+            w.post_srq_recv(srq, 0, self.cfg.srq_buffers, self.cfg.buffer_bytes);
+            if self.cfg.flow_control == SrqFlowControl::SrqLimit {
+                w.arm_srq_limit(srq, self.srq_limit);
+            }
+        }
+        // Every rank starts its program once its set-up is done (MPI_Init returns together).
+        let t0 = w.threads.iter().map(|t| t.cpu_free).max().unwrap_or(Time::ZERO).max(w.now());
+        self.t0 = t0;
+        for r in 0..self.ranks.len() as u32 {
+            self.ranks[r as usize].state = RunState::Computing;
+            w.q.at(t0, Event::App { app: self.app, ev: AppEvent::Timer(r as u64) });
+        }
+    }
+
+    /// The rank is (back) inside MPI: handle what landed meanwhile, refill, resume.
+    fn enter_mpi(&mut self, w: &mut World, r: u32) {
+        while let Some(c) = self.ranks[r as usize].deferred.pop_front() {
+            self.on_cqe(w, r, c);
+        }
+        self.top_up(w, r);
+        if self.ranks[r as usize].resume_pending {
+            self.ranks[r as usize].resume_pending = false;
+            w.srq_resume(self.ranks[r as usize].srq);
+        }
+    }
+
+    /// The main thread reposts consumed receive buffers (one post call) while in MPI.
+    fn top_up(&mut self, w: &mut World, r: u32) {
+        let s = self.ranks[r as usize].srq;
+        let missing = self.cfg.srq_buffers.saturating_sub(w.srq(s).wqes.len() as u32);
+        if missing > 0 {
+            w.post_srq_recv(s, 0, missing, self.cfg.buffer_bytes);
+        }
+    }
+
+    /// Runs the rank's program until it computes, blocks or ends.
+    fn advance(&mut self, w: &mut World, r: u32) {
+        loop {
+            let rk = &mut self.ranks[r as usize];
+            match rk.state {
+                RunState::Computing | RunState::Done => return,
+                RunState::Blocked | RunState::Ready => {}
+            }
+            let Some(&op) = self.prog.ranks[r as usize].ops.get(rk.pc) else {
+                rk.state = RunState::Done;
+                rk.end = w.now();
+                self.ranks_done += 1;
+                if self.ranks_done == self.ranks.len() as u32 {
+                    self.done = true;
+                }
+                return;
+            };
+            match op {
+                Op::Compute { ns } => {
+                    rk.pc += 1;
+                    rk.state = RunState::Computing;
+                    let d = Time::ns(ns);
+                    rk.compute += d;
+                    let at = w.now().max(w.threads[rk.thread as usize].cpu_free) + d;
+                    w.q.at(at, Event::App { app: self.app, ev: AppEvent::Timer(r as u64) });
+                    return;
+                }
+                Op::Isend { peer, bytes, tag, req } => {
+                    rk.pc += 1;
+                    self.isend(w, r, peer, bytes, tag, req);
+                }
+                Op::Irecv { peer, bytes, tag, req } => {
+                    rk.pc += 1;
+                    self.irecv(w, r, peer, bytes, tag, req);
+                }
+                Op::Wait { first, n } => {
+                    let list = &self.prog.ranks[r as usize].req_lists[first as usize..(first + n) as usize];
+                    if list.iter().all(|&q| rk.done_reqs[q as usize]) {
+                        if rk.state == RunState::Blocked {
+                            rk.wait += w.now().saturating_sub(rk.blocked_since);
+                        }
+                        rk.state = RunState::Ready;
+                        rk.pc += 1;
+                    } else {
+                        if rk.state != RunState::Blocked {
+                            rk.blocked_since = w.now();
+                        }
+                        rk.state = RunState::Blocked;
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The connection between two ranks, made on first use: an RC QP pair, each side's QP
+    /// attached to its own rank's SRQ.
+    fn conn(&mut self, w: &mut World, a: u32, b: u32) -> (u32, usize) {
+        let (lo, hi) = (a.min(b), a.max(b));
+        let key = lo as usize * self.ranks.len() + hi as usize;
+        if self.conn_of[key] == u32::MAX {
+            let (ha, hb) = (self.ranks[lo as usize].host, self.ranks[hi as usize].host);
+            let (qa, qb) = w.connect_rc(ha, self.app, hb, self.app, self.attr);
+            w.bind_qp(qa, self.app, self.ranks[lo as usize].thread);
+            w.bind_qp(qb, self.app, self.ranks[hi as usize].thread);
+            let rph = self.cfg.ranks_per_host;
+            w.attach_srq(qa, self.ranks[lo as usize].srq, hb, hi % rph);
+            w.attach_srq(qb, self.ranks[hi as usize].srq, ha, lo % rph);
+            let id = self.conns.len() as u32;
+            for (q, side) in [(qa, 0u8), (qb, 1u8)] {
+                let v = &mut self.qp_conn[q.hca as usize];
+                let i = q.index() as usize;
+                if v.len() <= i {
+                    v.resize(i + 1, (u32::MAX, 0));
+                }
+                v[i] = (id, side);
+            }
+            self.conns.push(Conn { rank: [lo, hi], qp: [qa, qb], to: [VecDeque::new(), VecDeque::new()] });
+            self.conn_of[key] = id;
+        }
+        (self.conn_of[key], if a == lo { 0 } else { 1 })
+    }
+
+    /// Posts a SEND (or WRITE with immediate) from rank `from` to `to` carrying `wire`.
+    fn post(&mut self, w: &mut World, from: u32, to: u32, wire: Wire, op: WrOp, len: u64, wr_id: u64) {
+        let (c, side) = self.conn(w, from, to);
+        let conn = &mut self.conns[c as usize];
+        conn.to[1 - side].push_back(wire);
+        let qp = conn.qp[side];
+        let len = len.min(u32::MAX as u64) as u32;
+        w.post_send(qp, WorkRequest { wr_id, op, len, inline: op == WrOp::Send && (len as u64) <= INLINE_BYTES, signaled: true, remote_va: 0 });
+    }
+
+    fn isend(&mut self, w: &mut World, r: u32, peer: u32, bytes: u64, tag: i64, req: u32) {
+        if peer == r {
+            // A message to oneself never touches the HCA.
+            self.ranks[r as usize].done_reqs[req as usize] = true;
+            self.arrive(w, r, Unexpected { src: r, tag, bytes, rts_sreq: None });
+            return;
+        }
+        if bytes <= self.cfg.eager_threshold {
+            self.eager_msgs += 1;
+            self.post(w, r, peer, Wire::Eager { src: r, tag, bytes }, WrOp::Send, bytes + HEADER_BYTES, (req as u64) << 2 | WR_EAGER);
+        } else {
+            self.rndv_msgs += 1;
+            self.post(w, r, peer, Wire::Rts { src: r, tag, bytes, sreq: req }, WrOp::Send, HEADER_BYTES, (req as u64) << 2 | WR_CONTROL);
+        }
+    }
+
+    fn irecv(&mut self, w: &mut World, r: u32, peer: i64, _bytes: u64, tag: i64, req: u32) {
+        let p = Posted { req, peer, tag };
+        let rk = &mut self.ranks[r as usize];
+        if let Some(i) = rk.unexpected.iter().position(|u| matches(&p, u.src, u.tag)) {
+            let u = rk.unexpected.remove(i).unwrap_or(Unexpected { src: 0, tag: 0, bytes: 0, rts_sreq: None });
+            self.matched(w, r, req, u);
+        } else {
+            rk.posted.push_back(p);
+        }
+    }
+
+    /// A message (or RTS) arrived at rank `r`: match it or keep it as unexpected.
+    fn arrive(&mut self, w: &mut World, r: u32, u: Unexpected) {
+        let rk = &mut self.ranks[r as usize];
+        if let Some(i) = rk.posted.iter().position(|p| matches(p, u.src, u.tag)) {
+            let p = rk.posted.remove(i).map(|p| p.req).unwrap_or(0);
+            self.matched(w, r, p, u);
+        } else {
+            rk.unexpected.push_back(u);
+        }
+    }
+
+    fn matched(&mut self, w: &mut World, r: u32, rreq: u32, u: Unexpected) {
+        match u.rts_sreq {
+            None => self.recv_done(r, rreq, u.tag, u.bytes),
+            Some(sreq) => self.post(w, r, u.src, Wire::Cts { sreq, rreq, bytes: u.bytes }, WrOp::Send, HEADER_BYTES, WR_CONTROL),
+        }
+    }
+
+    fn recv_done(&mut self, r: u32, rreq: u32, tag: i64, bytes: u64) {
+        self.ranks[r as usize].done_reqs[rreq as usize] = true;
+        if !is_collective_tag(tag) {
+            self.delivered_msgs += 1;
+            self.delivered_bytes += bytes;
+        }
+    }
+
+    fn on_cqe(&mut self, w: &mut World, r: u32, c: Cqe) {
+        if c.status != WcStatus::Success {
+            self.errors += 1;
+            self.first_error.get_or_insert_with(|| format!("rank {r}: {} on QP {:#x}", c.status.ibv_name(), c.qp));
+            self.done = true; // the program cannot finish
+            return;
+        }
+        match c.opcode {
+            WcOpcode::Send | WcOpcode::RdmaWrite => {
+                let req = (c.wr_id >> 2) as usize;
+                match c.wr_id & 3 {
+                    WR_EAGER | WR_DATA => self.ranks[r as usize].done_reqs[req] = true,
+                    _ => {}
+                }
+            }
+            WcOpcode::Recv | WcOpcode::RecvRdmaWithImm => {
+                let (conn, side) = self.qp_conn[c.hca as usize][(c.qp - crate::hca::QPN_BASE) as usize];
+                let Some(wire) = self.conns[conn as usize].to[side as usize].pop_front() else { return };
+                match wire {
+                    Wire::Eager { src, tag, bytes } => self.arrive(w, r, Unexpected { src, tag, bytes, rts_sreq: None }),
+                    Wire::Rts { src, tag, bytes, sreq } => self.arrive(w, r, Unexpected { src, tag, bytes, rts_sreq: Some(sreq) }),
+                    Wire::Cts { sreq, rreq, bytes } => {
+                        let peer = self.conns[conn as usize].rank[1 - side as usize];
+                        self.post(w, r, peer, Wire::Data { rreq, bytes }, WrOp::WriteImm, bytes, (sreq as u64) << 2 | WR_DATA);
+                    }
+                    Wire::Data { rreq, bytes } => self.recv_done(r, rreq, 0, bytes),
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub fn tables(&self, out: &mut Tables) {
+        let end = self.ranks.iter().map(|r| r.end).max().unwrap_or(Time::ZERO);
+        let n = self.ranks.len().max(1) as f64;
+        let wait: f64 = self.ranks.iter().map(|r| r.wait.as_us_f64()).sum::<f64>() / n;
+        let compute: f64 = self.ranks.iter().map(|r| r.compute.as_us_f64()).sum::<f64>() / n;
+        let (prog_msgs, prog_bytes) = self.prog.user_sends();
+        out.push("mpi", row(json!({
+            "trace": self.prog.origin, "ranks": self.ranks.len(), "ranks_per_host": self.cfg.ranks_per_host,
+            "flow_control": self.cfg.flow_control, "srq_buffers": self.cfg.srq_buffers, "srq_limit": self.srq_limit,
+            "finished_ranks": self.ranks_done, "run_time_us": end.saturating_sub(self.t0).as_us_f64(), "init_us": self.t0.as_us_f64(),
+            "mean_compute_us": compute, "mean_wait_us": wait,
+            "recorded_calls": self.recorded.calls, "recorded_sends": self.recorded.sends, "recorded_send_bytes": self.recorded.send_bytes,
+            "program_sends": prog_msgs, "program_send_bytes": prog_bytes,
+            "delivered_messages": self.delivered_msgs, "delivered_bytes": self.delivered_bytes,
+            "eager_messages": self.eager_msgs, "rendezvous_messages": self.rndv_msgs,
+            "connections": self.conns.len(), "errors": self.errors, "first_error": self.first_error,
+        })));
+    }
+
+    /// Resolves the trace path relative to the scenario file's directory.
+    pub fn resolve_trace(cfg: &MpiSection, source: &str) -> MpiSection {
+        let mut c = cfg.clone();
+        let p = std::path::Path::new(&cfg.trace);
+        if p.is_relative() {
+            if let Some(dir) = std::path::Path::new(source).parent().filter(|d| d.is_dir() && !d.as_os_str().is_empty()) {
+                let joined = dir.join(p);
+                if joined.exists() {
+                    c.trace = joined.display().to_string();
+                }
+            }
+        }
+        c
+    }
+}

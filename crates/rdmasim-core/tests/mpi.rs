@@ -1,0 +1,150 @@
+//! The MPI layer over the verbs model, driven by small hand-written traces: eager and
+//! rendezvous delivery, collectives, SRQ overflow under both flow-control methods, and trace
+//! errors that name file and line.
+mod common;
+use common::{f, run, table};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// A fresh trace directory with one file per rank (records without header/finalize).
+fn trace_dir(name: &str, ranks: &[Vec<String>]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rdmasim-mpi-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (r, lines) in ranks.iter().enumerate() {
+        let mut text = format!("#rdmasim-mpi-trace v1 rank={r} size={} lib=test\ninit start=0 end=0 cpu=0\n", ranks.len());
+        for l in lines {
+            text += l;
+            text += "\n";
+        }
+        text += "finalize start=0 end=0 cpu=0\n";
+        std::fs::write(dir.join(format!("rank.{r}.trace")), text).unwrap();
+    }
+    dir
+}
+
+fn rec(call: &str, cpu_ns: u64, rest: &str) -> String {
+    format!("{call} start=0 end=0 cpu={cpu_ns} {rest}")
+}
+
+fn scenario(dir: &Path, hosts: usize, extra: &str) -> String {
+    format!(
+        "[hardware]\nprofile = \"cx3-fdr\"\n[topology]\nkind = \"single-switch\"\nhosts = {hosts}\n[workload]\nkind = \"mpi\"\ntrace = \"{}\"\n{extra}\n",
+        dir.display()
+    )
+}
+
+fn mpi_row(r: &Value) -> &Value {
+    &table(r, "mpi")[0]
+}
+
+fn srq_sum(r: &Value, key: &str) -> u64 {
+    table(r, "srqs").iter().map(|s| s[key].as_u64().unwrap()).sum()
+}
+
+#[test]
+fn eager_and_rendezvous_messages_are_delivered() {
+    let dir = trace_dir("p2p", &[
+        vec![rec("isend", 0, "peer=1 bytes=1000 tag=5 req=1"), rec("isend", 0, "peer=1 bytes=100000 tag=6 req=2"), rec("waitall", 0, "reqs=1,2")],
+        vec![rec("irecv", 0, "peer=0 bytes=100000 tag=6 req=1"), rec("recv", 2000, "peer=-1 bytes=1000 tag=-1")],
+    ]);
+    let r = run(&scenario(&dir, 2, ""));
+    assert_eq!(r["stop_reason"], "completed");
+    let m = mpi_row(&r);
+    assert_eq!(m["delivered_messages"], 2);
+    assert_eq!(m["delivered_bytes"], 101_000);
+    assert_eq!(m["recorded_sends"], 2);
+    assert_eq!((m["eager_messages"].as_u64(), m["rendezvous_messages"].as_u64()), (Some(1), Some(1)), "{m}");
+    // 100 kB at ~6.8 GB/s takes ~15 us; the run cannot be shorter, nor much longer.
+    let t = f(m, "run_time_us");
+    assert!(t > 15.0 && t < 40.0, "run time {t} us");
+}
+
+#[test]
+fn collectives_replay_to_completion() {
+    let ops = |_r: usize| {
+        vec![
+            rec("barrier", 1000, "comm=world"),
+            rec("bcast", 0, "root=2 bytes=4096 comm=world"),
+            rec("reduce", 500, "root=0 bytes=8 comm=world"),
+            rec("allreduce", 0, "bytes=8 comm=world"),
+            rec("alltoall", 0, "bytes=64 comm=world"),
+        ]
+    };
+    let dir = trace_dir("coll", &(0..5).map(ops).collect::<Vec<_>>());
+    let r = run(&scenario(&dir, 3, "ranks_per_host = 2"));
+    assert_eq!(r["stop_reason"], "completed");
+    let m = mpi_row(&r);
+    assert_eq!(m["finished_ranks"], 5);
+    assert_eq!(m["delivered_messages"], 0, "collective traffic is not user traffic");
+    // Alltoall alone is 5 x 4 messages; all collectives together need far more than that.
+    assert!(m["eager_messages"].as_u64().unwrap() > 20);
+}
+
+/// Ranks 1..=8 each send 8 one-packet messages to rank 0, which computes 200 us before it
+/// receives them: far more arrivals than the 16 buffers of its SRQ.
+fn incast(method: &str) -> Value {
+    let mut recv = Vec::new();
+    for s in 1..=8 {
+        for k in 0..8 {
+            recv.push(rec("irecv", if recv.is_empty() { 200_000 } else { 0 }, &format!("peer={s} bytes=1024 tag={k} req={}", recv.len() + 1)));
+        }
+    }
+    let n = recv.len();
+    recv.push(rec("waitall", 0, &format!("reqs={}", (1..=n).map(|i| i.to_string()).collect::<Vec<_>>().join(","))));
+    let mut ranks = vec![recv];
+    for _ in 1..=8 {
+        let mut v: Vec<String> = (0..8).map(|k| rec("isend", 0, &format!("peer=0 bytes=1024 tag={k} req={}", k + 1))).collect();
+        v.push(rec("waitall", 0, "reqs=1,2,3,4,5,6,7,8"));
+        ranks.push(v);
+    }
+    let dir = trace_dir(&format!("incast-{method}"), &ranks);
+    run(&scenario(&dir, 9, &format!("flow_control = \"{method}\"\nsrq_buffers = 16")))
+}
+
+#[test]
+fn srq_overflow_costs_rnr_timeouts_conventionally_and_a_resume_with_stop_resume() {
+    let conv = incast("srq-limit");
+    let prop = incast("stop-resume");
+    for r in [&conv, &prop] {
+        assert_eq!(r["stop_reason"], "completed");
+        assert_eq!(mpi_row(r)["delivered_messages"], 64);
+    }
+    // Conventional: the pool runs dry, senders get RNR NAKs and wait the 640 us RNR timer.
+    assert!(srq_sum(&conv, "overflows") > 0);
+    assert!(srq_sum(&conv, "limit_events") >= 1);
+    let rnr: u64 = table(&conv, "hca_counters").iter().map(|c| c["rnr_nak_retry_err"].as_u64().unwrap()).sum();
+    assert!(rnr > 0);
+    let t_conv = f(mpi_row(&conv), "run_time_us");
+    assert!(t_conv > 640.0, "conventional run {t_conv} us");
+    // Stop/resume: stop requests instead, resumes sent only to the stopped senders (<= 8 per
+    // episode), no RNR NAK; done shortly after rank 0 starts receiving at 200 us.
+    assert!(srq_sum(&prop, "stop_requests") > 0);
+    let resumes = srq_sum(&prop, "resume_requests");
+    assert!(resumes > 0 && resumes <= srq_sum(&prop, "stop_requests"));
+    let rnr: u64 = table(&prop, "hca_counters").iter().map(|c| c["rnr_nak_retry_err"].as_u64().unwrap()).sum();
+    assert_eq!(rnr, 0);
+    let t_prop = f(mpi_row(&prop), "run_time_us");
+    assert!(t_prop > 200.0 && t_prop < 300.0, "stop/resume run {t_prop} us");
+}
+
+#[test]
+fn bad_traces_name_file_and_line() {
+    let dir = trace_dir("bad", &[vec![rec("isend", 0, "peer=1 bytes=8 tag=0 req=1"), rec("wait", 0, "req=1")], vec![rec("recv", 0, "peer=0 bytes=8 tag=0")]]);
+    // Truncate rank 1: cut its last line (finalize) in the middle.
+    let p = dir.join("rank.1.trace");
+    let text = std::fs::read_to_string(&p).unwrap();
+    std::fs::write(&p, &text[..text.len() - 12]).unwrap();
+    let e = rdmasim_core::api::Simulation::from_toml(&scenario(&dir, 2, ""), "s.toml").err().expect("a truncated trace is an error");
+    let msg = e.to_string();
+    assert!(msg.contains("rank.1.trace:4:"), "{msg}");
+    assert!(msg.contains("workload.trace"), "{msg}");
+    // A rank that sends to a rank the run does not have.
+    let dir = trace_dir("bad2", &[vec![rec("send", 0, "peer=7 bytes=8 tag=0")], vec![]]);
+    let msg = rdmasim_core::api::Simulation::from_toml(&scenario(&dir, 2, ""), "s.toml").err().unwrap().to_string();
+    assert!(msg.contains("rank.0.trace:3: `peer=7` is not a rank of a 2-rank run"), "{msg}");
+    // Not enough hosts for the ranks.
+    let dir = trace_dir("hosts", &[vec![], vec![], vec![]]);
+    let msg = rdmasim_core::api::Simulation::from_toml(&scenario(&dir, 2, ""), "s.toml").err().unwrap().to_string();
+    assert!(msg.contains("needs 3 hosts"), "{msg}");
+}
