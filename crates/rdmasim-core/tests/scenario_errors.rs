@@ -22,7 +22,7 @@ const CASES: &[(&str, &str, Option<usize>, &[&str])] = &[
     ("unknown_profile.toml", "hardware.profile", Some(3), &["unknown profile \"cx4-hdr\"", "did you mean `cx4-edr`?", "expected one of: \"cx3-fdr\", \"cx4-edr\", \"cx5-edr\""]),
     ("bad_topology_kind.toml", "topology.kind", Some(6), &["invalid value \"fat-tree\"", "expected one of: \"back-to-back\", \"single-switch\""]),
     ("bad_perftest_test.toml", "workload.test", Some(7), &["invalid value \"ib_write_bandwidth\"", "expected one of: \"ib_write_bw\", \"ib_write_lat\", \"ib_read_bw\", \"ib_read_lat\", \"ib_send_bw\", \"ib_send_lat\""]),
-    ("bad_workload_kind.toml", "workload.kind", Some(6), &["invalid value \"mpi\"", "expected one of: \"perftest\""]),
+    ("bad_workload_kind.toml", "workload.kind", Some(6), &["invalid value \"gpu\"", "expected one of: \"perftest\""]),
     ("missing_workload_kind.toml", "workload.kind", Some(5), &["missing required key `kind` in [workload]", "expected \"perftest\""]),
     ("bad_arbitration.toml", "hardware.overrides.arbitration", Some(6), &["invalid value \"round-robin\"", "\"packet-round-robin\", \"message-round-robin\", \"chunk-round-robin\""]),
     ("bad_link_gen.toml", "hardware.overrides.link_gen", Some(6), &["invalid value \"ndr\"", "\"sdr\", \"ddr\", \"qdr\", \"fdr10\", \"fdr\", \"edr\", \"hdr\""]),
