@@ -12,7 +12,7 @@ use crate::report::capture::Capture;
 use crate::report::tables::{row, Tables};
 use crate::scenario::validate::{self, Endpoint};
 use crate::scenario::{Scenario, ScenarioError, WorkloadSection};
-use crate::workload::{flows::Flows, mpi::Mpi, perftest::Perftest, srq_episode::SrqEpisode, App};
+use crate::workload::{flows::Flows, mpi::Mpi, odp_reads::OdpReads, perftest::Perftest, srq_episode::SrqEpisode, App};
 use crate::world::{AppEvent, Event, World};
 use serde::Serialize;
 use serde_json::json;
@@ -132,6 +132,12 @@ impl Simulation {
                 apps.push(App::Mpi(Mpi::new(&mut world, app, &cfg, attr, source).map_err(|m| err("workload.trace", m))?));
                 pollers.push(Poller::new(app, PollMode::Busy));
             }
+            WorkloadSection::OdpReads(o) => {
+                let app = apps.len() as u32;
+                apps.push(App::OdpReads(OdpReads::new(&mut world, app, o, attr)));
+                world.threads[o.client as usize].busy_poll = true;
+                pollers.push(Poller::new(app, PollMode::Busy));
+            }
         }
         for a in 0..apps.len() as u32 {
             world.q.at(Time::ZERO, Event::App { app: a, ev: AppEvent::Start });
@@ -189,6 +195,7 @@ impl Simulation {
             Event::HcaRx { hca, pkt } => w.on_hca_rx(hca, pkt),
             Event::AckTimer { hca, qp } => w.on_ack_timer(hca, qp),
             Event::SrqResumeDoorbell { hca, qp } => w.on_srq_resume_doorbell(hca, qp),
+            Event::OdpFault { hca, fault } => w.on_odp_fault(hca, fault),
             Event::CqeVisible { cqe, .. } => w.on_cqe_visible(&mut self.pollers, cqe),
             Event::CqWake { cq } => {
                 let mut buf = std::mem::take(&mut self.cqe_buf);
@@ -256,6 +263,13 @@ impl Simulation {
                 }
                 t.push("srqs", r);
             }
+        }
+        for h in w.hcas.iter().filter(|h| !h.odp.mrs.is_empty()) {
+            let mut r = row(json!({ "node": format!("h{}", h.id) }));
+            if let serde_json::Value::Object(m) = serde_json::to_value(&h.odp.stats).unwrap_or_default() {
+                r.extend(m);
+            }
+            t.push("odp", r);
         }
         let elapsed = self.end_time.max(w.now());
         // A busy-polling thread occupies its core for the whole run; the others count their work.

@@ -51,6 +51,8 @@ pub enum Event {
     SrqResumeDoorbell { hca: u32, qp: u32 },
     /// Event mode: the thread waiting on completion channel `cq` wakes up and polls it.
     CqWake { cq: u32 },
+    /// The driver finished servicing an ODP page fault (hca/mr.rs).
+    OdpFault { hca: u32, fault: u32 },
     /// Deliver an event to a workload.
     App { app: u32, ev: AppEvent },
 }

@@ -2,6 +2,7 @@
 //! the NIC's send engine and QP scheduler, hardware profiles and counters.
 pub mod counters;
 pub mod cq;
+pub mod mr;
 pub mod nic;
 pub mod packet;
 pub mod profile;
@@ -9,6 +10,7 @@ pub mod qp;
 pub mod requester;
 pub mod responder;
 pub mod srq;
+pub mod retx_wait;
 pub mod timers;
 pub mod verbs;
 
@@ -73,6 +75,8 @@ pub struct Hca {
     pub kick_at: Time,
     pub rx_pipeline: Time,
     pub t: HcaTimes,
+    /// Memory regions, NIC page tables and per-QP ODP / retransmission-wait state (mr.rs).
+    pub odp: mr::Odp,
 }
 
 impl Hca {
@@ -90,6 +94,7 @@ impl Hca {
             kick_at: Time::MAX,
             rx_pipeline: Time::from_ns_f64(profile.rx_pipeline_ns),
             t: HcaTimes::from_profile(profile),
+            odp: mr::Odp::default(),
         }
     }
     /// Index of a QP by number, if it exists.

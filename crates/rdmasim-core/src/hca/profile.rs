@@ -141,6 +141,27 @@ profile_params! {
     /// Idle states of the host cores (event mode: a sleeping thread's wake-up pays the exit
     /// latency of the state its core entered): "none" or "haswell".
     cpu_idle: crate::host::cstate::CpuIdle,
+    /// ODP: one NIC page-fault service, µs: fault event to the driver, OS page lookup or
+    /// allocation, NIC page-table (MTT) update, QP resume (hca/mr.rs).
+    odp_fault_us: f64,
+    /// ODP: a requester whose READ response hit a non-present page re-requests this long after
+    /// the fault is resolved, µs (the "fixed wait" of the client-side captures).
+    odp_requester_retry_us: f64,
+    /// ODP: driver time to invalidate a range (MMU notifier: NIC table update), µs.
+    odp_invalidate_us: f64,
+    /// Memory registration: fixed cost of ibv_reg_mr (MR object, mkey), µs.
+    mr_register_us: f64,
+    /// Memory registration: pinning and mapping one 4 KiB page of a pinned MR, µs.
+    mr_pin_page_us: f64,
+    /// Pitfall switch "damming": a request posted while its QP waits to retransmit (RNR wait or
+    /// requester page fault) is sent at once and lost, and the retransmission after the wait
+    /// replays only what was outstanding when the wait began; recovery waits for the local ACK
+    /// timeout. false = the wait holds new requests and replays everything (fixed NIC).
+    odp_damming: bool,
+    /// Pitfall switch "flood": a QP that saw a page absent keeps that state until its own fault
+    /// brings the page in or its local ACK timer fires; a page brought in by another QP's fault
+    /// stays invisible to it, so it keeps faulting and re-requesting. false = one shared table.
+    odp_flood: bool,
 }
 
 impl HwProfile {
@@ -161,6 +182,10 @@ const SRC_SRQ_INT: &str = "derived from Tanimoto et al., seeds/001 sec. 4.1.3: t
 /// Same subtraction for t_poll = 2.18 us (post to detection by polling): minus ~1.45 us to
 /// the HCA and dma_write_ns 0.2 us for the table entry to land.
 const SRC_SRQ_POLL: &str = "derived from Tanimoto et al., seeds/001 sec. 4.1.3: t_poll = 2.18 us from the sender's post to the polling receiver knowing the remaining buffers; minus the model's ~1.45 us post-to-HCA path and the 0.2 us table write = 0.53 us";
+const SRC_ODP_FAULT: &str = "seeds/000 (citing Lesokhin et al., ASPLOS'17 'Page Fault Support for Network Controllers'): a NIC page fault costs hundreds of us; the value inside that range is an assumption, the one the A2 lower window edge (both-side ODP) implies (docs/odp.md)";
+const SRC_ODP_RETRY: &str = "assumption: seeds/000's capture shows the client re-requesting a fixed time after the faulting response; the length is unpublished; 3.5 ms is the value the A2 window width (about 4 ms = fault + this wait) implies (docs/odp.md derives the edges)";
+const SRC_DAMMING: &str = "seeds/000: packet damming observed on ConnectX-4 (and most models) in ibdump captures";
+const SRC_FLOOD: &str = "seeds/000: packet flood observed with client-side ODP on several QPs; page state resolved on one QP does not reach the others (mechanism inferred by the study, the timer refresh is an assumption)";
 const SRC_RD_ATOMIC: &str = "assumption: 128 packets; IBTA allows 2^23, ConnectX limits are not published";
 
 fn sources_common() -> ProfileSources {
@@ -195,6 +220,13 @@ fn sources_common() -> ProfileSources {
         arbitration_chunk_bytes: "assumption",
         switch_latency_ns: "Mellanox switch product briefs: SwitchX-2 (FDR) 170 ns, Switch-IB (EDR) 90 ns port to port",
         cpu_idle: "assumption: none (C-states off or idle=poll, a common RDMA benchmark set-up); \"haswell\" = intel_idle.c hsw_cstates (exit latency, target residency)",
+        odp_fault_us: SRC_ODP_FAULT,
+        odp_requester_retry_us: SRC_ODP_RETRY,
+        odp_invalidate_us: "assumption: an MMU-notifier invalidation (UMR to zap MTT entries) ~10 us",
+        mr_register_us: "assumption: ~10 us fixed ibv_reg_mr cost (Frey and Alonso, ICDCS'09 'Minimizing the hidden cost of RDMA': registration cost is a fixed part plus a per-page part)",
+        mr_pin_page_us: "assumption: ~0.25 us per 4 KiB page to pin (get_user_pages) and write its MTT entry (Frey and Alonso, ICDCS'09; Mietke et al., Euro-Par'06)",
+        odp_damming: SRC_DAMMING,
+        odp_flood: SRC_FLOOD,
     }
 }
 
@@ -232,6 +264,13 @@ pub fn builtin() -> Vec<(HwProfile, ProfileSources)> {
         arbitration_chunk_bytes: 16 * 1024,
         switch_latency_ns: 90.0,
         cpu_idle: crate::host::cstate::CpuIdle::None,
+        odp_fault_us: 500.0,
+        odp_requester_retry_us: 3500.0,
+        odp_invalidate_us: 10.0,
+        mr_register_us: 10.0,
+        mr_pin_page_us: 0.25,
+        odp_damming: true,
+        odp_flood: true,
     };
     let mut s_edr = sources_common();
     s_edr.link_gen = "ConnectX-4 VPI product brief: EDR 100 Gb/s (4x, 25.78125 Gb/s per lane, 64b/66b)";
@@ -242,9 +281,13 @@ pub fn builtin() -> Vec<(HwProfile, ProfileSources)> {
     fdr.doorbell_ns = 250.0;
     fdr.tx_packet_ns = 11.0;
     fdr.switch_latency_ns = 170.0;
+    fdr.odp_damming = false;
+    fdr.odp_flood = false;
     let mut s_fdr = sources_common();
     s_fdr.link_gen = "ConnectX-3 VPI product brief: FDR 56 Gb/s (4x, 14.0625 Gb/s per lane, 64b/66b)";
     s_fdr.tx_packet_ns = "assumption: ~90 M packets/s for the older engine (a ConnectX-3 message-rate figure is not in its product brief)";
+    s_fdr.odp_damming = "ConnectX-3 (mlx4) has no ODP, and seeds/001 reports RNR retries on it without damming: off";
+    s_fdr.odp_flood = "ConnectX-3 (mlx4) has no ODP: off";
     s_fdr.doorbell_ns = "assumption: older PCIe Gen3 x8 part; +50 ns over ConnectX-4 puts 2 B write latency near ConnectX-3 perftest reports (~0.8-1 us)";
 
     let mut cx5 = edr.clone();
@@ -257,7 +300,20 @@ pub fn builtin() -> Vec<(HwProfile, ProfileSources)> {
     s_cx5.retransmit_floor_ms = "seeds/000: the ~500 ms floor is kept on the newest models (the vendor fixed damming, not the floor)";
     s_cx5.doorbell_ns = "assumption: slightly faster doorbell path than ConnectX-4";
 
-    vec![(fdr, s_fdr), (edr, s_edr), (cx5, s_cx5)]
+    // The newer NIC of seeds/000's conclusion: the vendor fixed damming, the timeout floor stays.
+    let mut cx6 = cx5.clone();
+    cx6.name = "cx6-hdr".into();
+    cx6.link_gen = LinkGen::Hdr;
+    cx6.odp_damming = false;
+    let mut s_cx6 = sources_common();
+    s_cx6.link_gen = "ConnectX-6 VPI product brief: HDR 200 Gb/s (4x, 53.125 Gb/s per lane, PAM4)";
+    s_cx6.tx_packet_ns = s_cx5.tx_packet_ns;
+    s_cx6.doorbell_ns = s_cx5.doorbell_ns;
+    s_cx6.retransmit_floor_ms = s_cx5.retransmit_floor_ms;
+    s_cx6.odp_damming = "seeds/000: the vendor reports packet damming fixed on the newest models (the ~500 ms floor is kept)";
+    s_cx6.switch_latency_ns = "assumption: HDR switch port to port latency taken as the EDR figure (Quantum brief gives ~130 ns; kept at 90 for comparability)";
+
+    vec![(fdr, s_fdr), (edr, s_edr), (cx5, s_cx5), (cx6, s_cx6)]
 }
 
 /// Looks a profile up by name.

@@ -12,7 +12,8 @@ use crate::hca::timers::{local_ack_timeout, rnr_delay};
 use crate::world::{Event, World};
 
 impl World {
-    pub(crate) fn requester_next(&mut self, h: u32, qi: u32, now: Time) -> Next {
+    /// The next request packet, ignoring retransmission waits (retx_wait.rs wraps it).
+    pub(crate) fn requester_emit(&mut self, h: u32, qi: u32, now: Time) -> Next {
         let ack_every = self.profile.ack_req_every.max(1);
         let max_inflight = self.profile.max_inflight_packets;
         let hca = &mut self.hcas[h as usize];
@@ -147,6 +148,7 @@ impl World {
         if adaptive {
             c.roce_adp_retrans += 1;
         }
+        self.odp_on_ack_timeout(h, qi);
         let from = self.resume_psn(h, qi);
         self.go_back(h, qi, from);
     }
@@ -163,12 +165,17 @@ impl World {
 
     /// Go-back-N: transmit again from `psn`.
     pub(crate) fn go_back(&mut self, h: u32, qi: u32, psn: u32) {
+        self.rewind(h, qi, psn);
+        self.activate(h, qi);
+    }
+
+    /// Moves the send cursor back to `psn` (without poking the send engine).
+    pub(crate) fn rewind(&mut self, h: u32, qi: u32, psn: u32) {
         let qp = &mut self.hcas[h as usize].qps[qi as usize];
         qp.snd_nxt = psn;
         qp.tx_wqe = qp.wqe_index_of(psn);
         qp.reads_outstanding = qp.sq.iter().take(qp.tx_wqe).filter(|w| w.wr.op == WrOp::Read && !w.done).count() as u32;
         qp.rewound_to = Some(psn);
-        self.activate(h, qi);
     }
 
     /// Responses to this QP's requests: ACK, NAK, RNR NAK, READ response.
@@ -203,12 +210,20 @@ impl World {
                     return;
                 }
                 qp.rnr_retries = qp.rnr_retries.saturating_add(1);
-                qp.paused_until = now + rnr_delay(timer);
                 self.hcas[h as usize].counters.rnr_nak_retry_err += 1;
                 self.stop_ack_timer(h, qi);
-                self.go_back(h, qi, pkt.psn);
+                if self.profile.odp_damming {
+                    self.begin_retx_wait(h, qi, pkt.psn, now + rnr_delay(timer), false);
+                } else {
+                    self.hcas[h as usize].qps[qi as usize].paused_until = now + rnr_delay(timer);
+                    self.go_back(h, qi, pkt.psn);
+                }
             }
-            PktKind::ReadResp { last, .. } => self.on_read_response(h, qi, pkt, last),
+            PktKind::ReadResp { last, .. } => {
+                if !self.odp_requester_drops(h, qi, pkt) {
+                    self.on_read_response(h, qi, pkt, last);
+                }
+            }
             PktKind::SrqStop => self.on_srq_stop(h, qi, pkt.psn),
             PktKind::SrqResume => self.on_srq_resume(h, qi),
             _ => {}

@@ -40,7 +40,12 @@ impl World {
             }
             return;
         }
-        // In sequence.
+        // In sequence, unless it touches a page the NIC must first fault in (mr.rs).
+        if self.odp_responder_blocks(h, qi, pkt) {
+            return;
+        }
+        let hca = &mut self.hcas[h as usize];
+        let qp = &mut hca.qps[qi as usize];
         let no_recv = match qp.srq {
             None => qp.rq.is_empty(),
             Some(s) => hca.srqs[s as usize].wqes.is_empty(),
@@ -143,7 +148,7 @@ impl World {
         self.queue_control(h, Control { qp: qi, kind: PktKind::Ack, psn: 0 });
     }
 
-    fn queue_control(&mut self, h: u32, c: Control) {
+    pub(crate) fn queue_control(&mut self, h: u32, c: Control) {
         self.hcas[h as usize].control.push_back(c);
         self.hca_try_send(h);
     }

@@ -5,6 +5,7 @@
 //! what was expected (see [`error`]); semantic checks live in [`validate`].
 pub mod error;
 pub mod flows;
+pub mod odp;
 pub mod validate;
 
 use serde::{Deserialize, Serialize};
@@ -144,6 +145,8 @@ pub enum WorkloadSection {
     Flows(flows::FlowsSection),
     /// MPI trace replay over the verbs model with per-rank SRQs, `docs/srq.md`.
     Mpi(crate::workload::mpi::MpiSection),
+    /// The On-Demand Paging READ microbenchmarks of seeds/000 (scenario/odp.rs).
+    OdpReads(odp::OdpReadsSection),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

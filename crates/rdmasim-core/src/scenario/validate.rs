@@ -138,7 +138,8 @@ fn relocate_workload_error(text: &str) -> Option<(String, String)> {
         Some("srq-episode") => workload_path_error::<crate::workload::srq_episode::SrqEpisodeSection>(table),
         Some("flows") => workload_path_error::<super::flows::FlowsSection>(table),
         Some("mpi") => workload_path_error::<crate::workload::mpi::MpiSection>(table),
-        Some(other) => Some(("workload.kind".into(), format!("unknown variant `{other}`, expected one of `perftest`, `srq-episode`, `flows`, `mpi`"))),
+        Some("odp-reads") => workload_path_error::<super::odp::OdpReadsSection>(table),
+        Some(other) => Some(("workload.kind".into(), format!("unknown variant `{other}`, expected one of `perftest`, `srq-episode`, `flows`, `mpi`, `odp-reads`"))),
         None => Some(("workload.kind".into(), format!("invalid type: {}, expected a string", describe_value(&kind)))),
     }
 }
@@ -312,7 +313,7 @@ pub fn expected_for(key: &str) -> Option<String> {
         "qp.min_rnr_timer" => "an integer 0..=31 (IBTA RNR NAK timer code)",
         "qp.max_rd_atomic" => "an integer 1..=16",
         "workload" => "a table with `kind = \"perftest\"` and `test = \"ib_write_bw\"` (or another perftest)",
-        "workload.kind" => "\"perftest\", \"srq-episode\" or \"flows\"",
+        "workload.kind" => "\"perftest\", \"srq-episode\", \"flows\", \"mpi\" or \"odp-reads\"",
         "workload.test" => {
             "one of \"ib_write_bw\", \"ib_write_lat\", \"ib_read_bw\", \"ib_read_lat\", \"ib_send_bw\", \"ib_send_lat\""
         }
@@ -695,7 +696,7 @@ pub fn check(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
 
 /// The floating-point (time-like) profile parameters an override may set; all must be finite
 /// and >= 0.
-fn override_times(o: &ProfileOverrides) -> [(&'static str, Option<f64>); 21] {
+fn override_times(o: &ProfileOverrides) -> [(&'static str, Option<f64>); 26] {
     [
         ("cable_ns_per_m", o.cable_ns_per_m),
         ("post_send_cpu_ns", o.post_send_cpu_ns),
@@ -718,6 +719,11 @@ fn override_times(o: &ProfileOverrides) -> [(&'static str, Option<f64>); 21] {
         ("retransmit_floor_ms", o.retransmit_floor_ms),
         ("adaptive_retrans_base_us", o.adaptive_retrans_base_us),
         ("switch_latency_ns", o.switch_latency_ns),
+        ("odp_fault_us", o.odp_fault_us),
+        ("odp_requester_retry_us", o.odp_requester_retry_us),
+        ("odp_invalidate_us", o.odp_invalidate_us),
+        ("mr_register_us", o.mr_register_us),
+        ("mr_pin_page_us", o.mr_pin_page_us),
     ]
 }
 
@@ -950,6 +956,11 @@ fn check_impl(s: &Scenario, source: &str, spans: Option<&SpanIndex>) -> Result<(
             }
             if e.method == crate::hca::srq::SrqFlowControl::SrqLimit && (e.srq_limit == 0 || e.srq_limit >= e.refill) {
                 return err("workload.srq_limit", format!("srq_limit = {} must be 1..{} (below the buffers posted, or the event fires at once)", e.srq_limit, e.refill));
+            }
+        }
+        WorkloadSection::OdpReads(o) => {
+            if let Err((k, m)) = super::odp::check(o, t.hosts, MAX_QPS) {
+                return err(&k, m);
             }
         }
     }

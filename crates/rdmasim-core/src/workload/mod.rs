@@ -4,6 +4,7 @@ pub mod flows;
 pub mod justitia;
 pub mod kv;
 pub mod mpi;
+pub mod odp_reads;
 pub mod perftest;
 pub mod srq_episode;
 
@@ -15,6 +16,7 @@ pub enum App {
     SrqEpisode(srq_episode::SrqEpisode),
     Flows(flows::Flows),
     Mpi(mpi::Mpi),
+    OdpReads(odp_reads::OdpReads),
 }
 
 impl App {
@@ -24,6 +26,7 @@ impl App {
             App::SrqEpisode(e) => e.handle(w, ev),
             App::Flows(f) => f.handle(w, ev),
             App::Mpi(m) => m.handle(w, ev),
+            App::OdpReads(o) => o.handle(w, ev),
         }
     }
     pub fn done(&self) -> bool {
@@ -32,6 +35,7 @@ impl App {
             App::SrqEpisode(e) => e.done,
             App::Flows(f) => f.done,
             App::Mpi(m) => m.done,
+            App::OdpReads(o) => o.done,
         }
     }
     /// Fraction of the work done, 0..=1.
@@ -41,6 +45,7 @@ impl App {
             App::SrqEpisode(e) => e.progress(),
             App::Flows(f) => f.progress(),
             App::Mpi(m) => m.progress(),
+            App::OdpReads(o) => o.progress(),
         }
     }
     pub fn tables(&self, w: &World, out: &mut Tables) {
@@ -49,6 +54,7 @@ impl App {
             App::SrqEpisode(e) => e.tables(out),
             App::Flows(f) => f.tables(w, out),
             App::Mpi(m) => m.tables(out),
+            App::OdpReads(o) => o.tables(out),
         }
     }
 }

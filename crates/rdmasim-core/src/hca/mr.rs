@@ -1,0 +1,382 @@
+//! Memory regions and On-Demand Paging (ODP).
+//!
+//! A memory region (MR) is pinned (every page present in the NIC's page table from
+//! registration, paid for page by page) or ODP (explicit: a range; implicit: the whole address
+//! space, modelled over the range the workload touches). An ODP region starts with no page
+//! present; a NIC access to a non-present 4 KiB page is a page fault, serviced in
+//! `odp_fault_us` (NIC fault event → driver → OS page lookup → NIC page-table update → QP
+//! resume, one [`Event::OdpFault`]). The transport sees a fault in two places, as the captures
+//! of seeds/000 show:
+//! - responder (server-side ODP): a READ or WRITE touching a non-present page draws an RNR NAK
+//!   and starts the fault; the requester retries after the RNR wait;
+//! - requester (client-side ODP): a READ response landing on a non-present page is dropped, the
+//!   fault is serviced, and the requester re-requests `odp_requester_retry_us` later.
+//!
+//! Two pitfall switches of the profile act here and in `retx_wait.rs`: `odp_damming` (what
+//! happens to requests posted during a retransmission wait) and `odp_flood` (whether page state
+//! resolved by one QP's fault reaches the other QPs). docs/odp.md explains both.
+use crate::engine::Time;
+use crate::hca::packet::{Packet, PktKind};
+use crate::hca::qp::{WorkRequest, WrOp};
+use crate::hca::verbs::QpRef;
+use crate::hca::Control;
+use crate::world::{Event, World};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// NIC page size of ODP regions (4 KiB, the kernel's PAGE_SIZE on x86).
+pub const PAGE: u64 = 4096;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MrMode {
+    /// ibv_reg_mr without IBV_ACCESS_ON_DEMAND: pinned and mapped at registration.
+    Pinned,
+    /// ibv_reg_mr(..., IBV_ACCESS_ON_DEMAND) over a range.
+    OdpExplicit,
+    /// ibv_reg_mr(pd, NULL, SIZE_MAX, IBV_ACCESS_ON_DEMAND): the whole address space.
+    OdpImplicit,
+}
+
+/// A registered region with the NIC's page table for it.
+pub struct MemoryRegion {
+    pub base: u64,
+    pub len: u64,
+    pub mode: MrMode,
+    /// Present bit per page.
+    pub present: Vec<bool>,
+    /// A fault for the page is being serviced (so the page is counted once).
+    pub faulting: Vec<bool>,
+}
+
+impl MemoryRegion {
+    /// Page indexes of [va, va+len) if the range lies inside the region.
+    fn pages(&self, va: u64, len: u64) -> Option<std::ops::Range<usize>> {
+        let end = va.checked_add(len.max(1))?;
+        if va < self.base || end > self.base + self.len {
+            return None;
+        }
+        Some(((va - self.base) / PAGE) as usize..((end - 1 - self.base) / PAGE) as usize + 1)
+    }
+}
+
+/// A requester QP's retransmission wait (RNR wait, or a requester page fault).
+#[derive(Clone, Copy, Debug)]
+pub struct RetxWait {
+    /// PSN the retransmission starts from.
+    pub from: u32,
+    /// High PSN when the wait began: what a dammed retransmission replays up to.
+    pub upto: u32,
+    /// End of the wait; Time::MAX while a page fault is being serviced.
+    pub until: Time,
+    /// Damming: requests posted meanwhile leave at once and are not replayed.
+    pub dam: bool,
+    /// A requester page fault: every response arriving meanwhile is dropped.
+    pub fault: bool,
+}
+
+/// ODP and retransmission-wait state of one QP (index = QP index).
+#[derive(Default)]
+pub struct QpOdp {
+    pub wait: Option<RetxWait>,
+    /// After a dammed wait: once the replay reaches this PSN, resume at the high PSN (requests
+    /// sent during the wait are believed to be in flight).
+    pub replay_upto: Option<u32>,
+    /// Local (destination) address of each posted READ, by first PSN.
+    pub local: VecDeque<(u32, u64)>,
+    /// Flood: pages (per MR) this QP saw absent and has not itself seen resolved.
+    pub stale: Vec<Vec<bool>>,
+    /// Pages of the fault being serviced for this QP, and its generation.
+    pub fault_pages: Vec<(u32, u32)>,
+    pub fault_gen: u32,
+}
+
+/// ODP counters of one HCA (a model diagnostic; mlx5 exposes page faults per MR through
+/// `rdma statistic mr` as page_faults / page_invalidations).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct OdpStats {
+    /// Pages brought into the NIC page table by a requester-side fault.
+    pub requester_page_faults: u64,
+    /// Pages brought in by a responder-side fault.
+    pub responder_page_faults: u64,
+    /// Fault events the driver serviced for a requester QP (including stale ones).
+    pub requester_fault_events: u64,
+    /// Requester faults whose page another QP had already brought in (flood).
+    pub stale_faults: u64,
+    /// READ responses dropped on a non-present page or while the QP was stalled on a fault.
+    pub dropped_responses: u64,
+    /// RNR NAKs sent because a request touched a non-present page.
+    pub fault_rnr_naks: u64,
+    pub prefetched_pages: u64,
+    pub invalidated_pages: u64,
+    /// Host time spent registering MRs, µs.
+    pub registration_us: f64,
+}
+
+/// A fault the driver is servicing.
+#[derive(Clone, Copy, Debug)]
+pub enum PendingFault {
+    /// For a requester QP (its pages are in `QpOdp::fault_pages`).
+    Requester { qp: u32, gen: u32 },
+    /// For a responder access to one page.
+    Responder { mr: u32, page: u32 },
+}
+
+#[derive(Default)]
+pub struct Odp {
+    pub mrs: Vec<MemoryRegion>,
+    pub qps: Vec<QpOdp>,
+    pub stats: OdpStats,
+    pub faults: Vec<PendingFault>,
+    free: Vec<u32>,
+}
+
+impl Odp {
+    fn qp(&mut self, qi: u32) -> &mut QpOdp {
+        let i = qi as usize;
+        if self.qps.len() <= i {
+            self.qps.resize_with(i + 1, QpOdp::default);
+        }
+        &mut self.qps[i]
+    }
+
+    fn mr_of(&self, va: u64, len: u64) -> Option<(u32, std::ops::Range<usize>)> {
+        self.mrs.iter().enumerate().find_map(|(i, m)| m.pages(va, len).map(|r| (i as u32, r)))
+    }
+
+    fn push_fault(&mut self, f: PendingFault) -> u32 {
+        if let Some(i) = self.free.pop() {
+            self.faults[i as usize] = f;
+            i
+        } else {
+            self.faults.push(f);
+            self.faults.len() as u32 - 1
+        }
+    }
+}
+
+impl World {
+    /// `ibv_reg_mr`: registers [base, base+len) on an HCA; returns the MR index and the host
+    /// time registration takes (pinned: a fixed part plus pinning every page; ODP: the fixed
+    /// part only).
+    pub fn reg_mr(&mut self, h: u32, base: u64, len: u64, mode: MrMode) -> (u32, Time) {
+        let pages = len.div_ceil(PAGE).max(1) as usize;
+        let pinned = mode == MrMode::Pinned;
+        let us = self.profile.mr_register_us + if pinned { pages as f64 * self.profile.mr_pin_page_us } else { 0.0 };
+        let odp = &mut self.hcas[h as usize].odp;
+        odp.mrs.push(MemoryRegion { base, len: pages as u64 * PAGE, mode, present: vec![pinned; pages], faulting: vec![false; pages] });
+        odp.stats.registration_us += us;
+        (odp.mrs.len() as u32 - 1, Time::from_ns_f64(us * 1e3))
+    }
+
+    /// `ibv_advise_mr(IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, IBV_ADVISE_MR_FLAG_FLUSH)`: the driver
+    /// faults the range in ahead of use. Synchronous: returns the time the caller waits (one
+    /// fault service covering the range); the pages are present when it returns.
+    pub fn advise_mr_prefetch(&mut self, h: u32, mr: u32, va: u64, len: u64) -> Time {
+        let f = self.profile.odp_fault_us;
+        let odp = &mut self.hcas[h as usize].odp;
+        let m = &mut odp.mrs[mr as usize];
+        let Some(r) = m.pages(va, len) else { return Time::ZERO };
+        for p in r {
+            if !m.present[p] {
+                m.present[p] = true;
+                odp.stats.prefetched_pages += 1;
+            }
+        }
+        Time::from_ns_f64(f * 1e3)
+    }
+
+    /// An MMU-notifier invalidation (page reclaimed or migrated): the NIC forgets the range;
+    /// the next access faults again. Returns the driver time it takes.
+    pub fn invalidate_mr(&mut self, h: u32, mr: u32, va: u64, len: u64) -> Time {
+        let us = self.profile.odp_invalidate_us;
+        let odp = &mut self.hcas[h as usize].odp;
+        let m = &mut odp.mrs[mr as usize];
+        if m.mode == MrMode::Pinned {
+            return Time::ZERO; // pinned pages are never invalidated
+        }
+        let Some(r) = m.pages(va, len) else { return Time::ZERO };
+        for p in r {
+            if m.present[p] {
+                m.present[p] = false;
+                odp.stats.invalidated_pages += 1;
+            }
+        }
+        Time::from_ns_f64(us * 1e3)
+    }
+
+    /// `ibv_post_send` of an RDMA READ whose response lands at `local_va` (checked against the
+    /// requester's MRs for client-side faults).
+    pub fn post_read(&mut self, qp: QpRef, wr: WorkRequest, local_va: u64) -> Time {
+        debug_assert_eq!(wr.op, WrOp::Read);
+        let psn = self.hcas[qp.hca as usize].qps[qp.index() as usize].next_psn;
+        self.hcas[qp.hca as usize].odp.qp(qp.index()).local.push_back((psn, local_va));
+        self.post_send(qp, wr)
+    }
+
+    /// Responder side: true when an in-sequence READ request or first WRITE packet touches a
+    /// non-present page. The request is dropped, an RNR NAK answers it, and the fault starts.
+    pub(crate) fn odp_responder_blocks(&mut self, h: u32, qi: u32, pkt: &Packet) -> bool {
+        let is_access = pkt.kind == PktKind::ReadReq || matches!(pkt.kind, PktKind::Write { first: true, .. });
+        let now = self.now();
+        let fault_at = now + Time::from_ns_f64(self.profile.odp_fault_us * 1e3);
+        let hca = &mut self.hcas[h as usize];
+        if !is_access || hca.odp.mrs.is_empty() {
+            return false;
+        }
+        let Some((mr, pages)) = hca.odp.mr_of(pkt.remote_va, pkt.dma_len as u64) else { return false };
+        if pages.clone().all(|p| hca.odp.mrs[mr as usize].present[p]) {
+            return false;
+        }
+        for p in pages {
+            let m = &mut hca.odp.mrs[mr as usize];
+            if !m.present[p] && !m.faulting[p] {
+                m.faulting[p] = true;
+                hca.odp.stats.responder_page_faults += 1;
+                let f = hca.odp.push_fault(PendingFault::Responder { mr, page: p as u32 });
+                self.q.at(fault_at, Event::OdpFault { hca: h, fault: f });
+            }
+        }
+        let hca = &mut self.hcas[h as usize];
+        hca.odp.stats.fault_rnr_naks += 1;
+        // Every in-sequence attempt (the first and each retry) draws its own RNR NAK; packets
+        // beyond it are dropped silently while rnr_outstanding (responder.rs).
+        let qp = &mut hca.qps[qi as usize];
+        qp.rnr_outstanding = true;
+        let (psn, timer) = (qp.epsn, qp.attr.min_rnr_timer);
+        self.queue_control(h, Control { qp: qi, kind: PktKind::RnrNak { timer }, psn });
+        true
+    }
+
+    /// Requester side: true when a READ response must be dropped: the QP is stalled on a page
+    /// fault, or the response's destination page is not present (as this QP sees it), which
+    /// starts a fault and a retransmission wait.
+    pub(crate) fn odp_requester_drops(&mut self, h: u32, qi: u32, pkt: &Packet) -> bool {
+        let now = self.now();
+        let flood = self.profile.odp_flood;
+        let fault_at = now + Time::from_ns_f64(self.profile.odp_fault_us * 1e3);
+        let hca = &mut self.hcas[h as usize];
+        if hca.odp.mrs.is_empty() || (qi as usize) >= hca.odp.qps.len() {
+            return false;
+        }
+        if hca.odp.qps[qi as usize].wait.is_some_and(|w| w.fault) {
+            hca.odp.stats.dropped_responses += 1;
+            return true;
+        }
+        let qp = &hca.qps[qi as usize];
+        let Some(ri) = qp.sq.iter().position(|w| w.wr.op == WrOp::Read && !w.done) else { return false };
+        let w = qp.sq[ri];
+        let expected = w.first_psn + w.read_rcvd;
+        if pkt.psn != expected || ri >= qp.tx_wqe {
+            return false; // duplicates and gaps are the transport's business
+        }
+        let offset = w.read_rcvd as u64 * qp.attr.mtu as u64;
+        let q = &mut hca.odp.qps[qi as usize];
+        while q.local.front().is_some_and(|&(psn, _)| psn < w.first_psn) {
+            q.local.pop_front();
+        }
+        let Some(&(_, local)) = q.local.iter().find(|&&(psn, _)| psn == w.first_psn) else { return false };
+        let Some((mr, pages)) = hca.odp.mr_of(local + offset, pkt.payload as u64) else { return false };
+        let mri = mr as usize;
+        let q = &mut hca.odp.qps[qi as usize];
+        if q.stale.len() <= mri {
+            q.stale.resize_with(mri + 1, Vec::new);
+        }
+        let npages = hca.odp.mrs[mri].present.len();
+        if q.stale[mri].len() < npages {
+            q.stale[mri].resize(npages, false);
+        }
+        let visible = |p: usize, m: &MemoryRegion, s: &[bool]| m.present[p] && !(flood && s[p]);
+        if pages.clone().all(|p| visible(p, &hca.odp.mrs[mri], &hca.odp.qps[qi as usize].stale[mri])) {
+            return false;
+        }
+        // Drop the response and fault the pages in.
+        let odp = &mut hca.odp;
+        odp.stats.dropped_responses += 1;
+        odp.stats.requester_fault_events += 1;
+        let q = &mut odp.qps[qi as usize];
+        q.fault_pages.clear();
+        for p in pages {
+            let m = &mut odp.mrs[mri];
+            if visible(p, m, &q.stale[mri]) {
+                continue;
+            }
+            q.stale[mri][p] = true;
+            q.fault_pages.push((mr, p as u32));
+            if !m.present[p] && !m.faulting[p] {
+                m.faulting[p] = true;
+                odp.stats.requester_page_faults += 1;
+            }
+        }
+        q.fault_gen = q.fault_gen.wrapping_add(1);
+        let gen = q.fault_gen;
+        let f = odp.push_fault(PendingFault::Requester { qp: qi, gen });
+        self.q.at(fault_at, Event::OdpFault { hca: h, fault: f });
+        self.begin_retx_wait(h, qi, expected, Time::MAX, true);
+        true
+    }
+
+    /// The driver finished servicing a fault: the NIC page table is updated; a requester QP
+    /// resumes `odp_requester_retry_us` later. Under `odp_flood`, a page another QP's fault
+    /// already brought in is not made visible to this QP (its stale state stays).
+    pub(crate) fn on_odp_fault(&mut self, h: u32, fault: u32) {
+        let now = self.now();
+        let flood = self.profile.odp_flood;
+        let retry = Time::from_ns_f64(self.profile.odp_requester_retry_us * 1e3);
+        let odp = &mut self.hcas[h as usize].odp;
+        let f = odp.faults[fault as usize];
+        odp.free.push(fault);
+        match f {
+            PendingFault::Responder { mr, page } => {
+                let m = &mut odp.mrs[mr as usize];
+                m.present[page as usize] = true;
+                m.faulting[page as usize] = false;
+            }
+            PendingFault::Requester { qp, gen } => {
+                let q = &mut odp.qps[qp as usize];
+                if q.fault_gen != gen {
+                    // The QP's wait was cancelled (local ACK timeout) and its pages handed to a
+                    // later fault, which brings them in.
+                    return;
+                }
+                let mut stale = false;
+                for &(mr, p) in &q.fault_pages {
+                    let (mr, p) = (mr as usize, p as usize);
+                    let m = &mut odp.mrs[mr];
+                    if !m.present[p] {
+                        m.present[p] = true;
+                        m.faulting[p] = false;
+                        q.stale[mr][p] = false;
+                    } else if flood {
+                        stale = true; // brought in by another QP: this QP does not learn it
+                    } else {
+                        q.stale[mr][p] = false;
+                    }
+                }
+                if stale {
+                    odp.stats.stale_faults += 1;
+                }
+                q.fault_pages.clear();
+                if let Some(w) = q.wait.as_mut().filter(|w| w.fault && w.until == Time::MAX) {
+                    w.until = now + retry;
+                    self.activate(h, qp);
+                }
+            }
+        }
+    }
+
+    /// The local ACK timer fired: the QP retransmits from scratch. A pending fault wait is
+    /// abandoned, and (flood) the QP's context reload refreshes its page state (assumption:
+    /// the study only says the stale state lasts "a long time"; the timeout is the one event
+    /// that reloads the whole QP context).
+    pub(crate) fn odp_on_ack_timeout(&mut self, h: u32, qi: u32) {
+        let odp = &mut self.hcas[h as usize].odp;
+        let Some(q) = odp.qps.get_mut(qi as usize) else { return };
+        q.wait = None;
+        q.replay_upto = None;
+        q.fault_gen = q.fault_gen.wrapping_add(1);
+        for s in q.stale.iter_mut() {
+            s.fill(false);
+        }
+    }
+}

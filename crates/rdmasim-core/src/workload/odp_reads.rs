@@ -1,0 +1,131 @@
+//! The READ microbenchmarks of seeds/000 (On-Demand Paging pitfalls): the client registers a
+//! destination buffer, the server a source buffer (pinned or ODP each), optionally prefetches
+//! them, then posts `reads` READs of `size` bytes, READ i into buffer slot i, one every
+//! `interval_us` (0 = all at once), round-robin over `qps` QPs. The run time is from the first
+//! post to the last completion, as the study measured it.
+use crate::engine::Time;
+use crate::hca::cq::{Cqe, WcStatus};
+use crate::hca::mr::{MrMode, PAGE};
+use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
+use crate::hca::verbs::QpRef;
+use crate::report::tables::{row, Tables};
+use crate::scenario::odp::OdpReadsSection;
+use crate::world::{AppEvent, World};
+use serde_json::json;
+
+/// Virtual addresses of the two buffers (page-aligned; any address would do).
+const CLIENT_VA: u64 = 0x7f00_0000_0000;
+const SERVER_VA: u64 = 0x7e00_0000_0000;
+/// Timer tag that starts posting once registration (and prefetch) are done.
+const TAG_START: u64 = u64::MAX;
+
+pub struct OdpReads {
+    pub app: u32,
+    cfg: OdpReadsSection,
+    conns: Vec<(QpRef, QpRef)>,
+    pub done: bool,
+    posted: u64,
+    completed: u64,
+    errors: u64,
+    setup: Time,
+    t_start: Time,
+    t_end: Option<Time>,
+    /// Completion time of each READ (µs after the first post), for the finish-order plot.
+    finish_us: Vec<f64>,
+}
+
+impl OdpReads {
+    pub fn new(w: &mut World, app: u32, cfg: &OdpReadsSection, attr: QpAttr) -> OdpReads {
+        let conns = (0..cfg.qps).map(|_| w.connect_rc(cfg.client, app, cfg.server, app, attr)).collect();
+        OdpReads { app, cfg: cfg.clone(), conns, done: false, posted: 0, completed: 0, errors: 0, setup: Time::ZERO, t_start: Time::ZERO, t_end: None, finish_us: Vec::new() }
+    }
+
+    fn buffer_len(&self) -> u64 {
+        self.cfg.offset as u64 + self.cfg.reads * self.cfg.size as u64
+    }
+
+    /// Registers both buffers (each host in parallel), prefetches ODP ones if asked; returns
+    /// how long that takes before the first READ can be posted.
+    fn register(&mut self, w: &mut World) -> Time {
+        let len = self.buffer_len();
+        let mut setup = Time::ZERO;
+        for (host, va, odp) in [(self.cfg.client, CLIENT_VA, self.cfg.client_odp), (self.cfg.server, SERVER_VA, self.cfg.server_odp)] {
+            let mode = self.cfg.mode(odp);
+            let (mr, mut t) = w.reg_mr(host, va, len, mode);
+            if self.cfg.prefetch && mode != MrMode::Pinned {
+                t += w.advise_mr_prefetch(host, mr, va, len);
+            }
+            setup = setup.max(t);
+        }
+        setup
+    }
+
+    fn post(&mut self, w: &mut World) {
+        let i = self.posted;
+        let (qp, _) = self.conns[(i % self.conns.len() as u64) as usize];
+        let off = self.cfg.offset as u64 + i * self.cfg.size as u64;
+        let wr = WorkRequest { wr_id: i, op: WrOp::Read, len: self.cfg.size, inline: false, signaled: true, remote_va: SERVER_VA + off };
+        w.post_read(qp, wr, CLIENT_VA + off);
+        self.posted += 1;
+    }
+
+    pub fn handle(&mut self, w: &mut World, ev: AppEvent) {
+        match ev {
+            AppEvent::Start => {
+                self.setup = self.register(w);
+                w.q.at(w.now() + self.setup, crate::world::Event::App { app: self.app, ev: AppEvent::Timer(TAG_START) });
+            }
+            AppEvent::Timer(_) => {
+                if self.posted == 0 {
+                    self.t_start = w.now();
+                }
+                if self.cfg.interval_us <= 0.0 {
+                    while self.posted < self.cfg.reads {
+                        self.post(w);
+                    }
+                } else {
+                    self.post(w);
+                    if self.posted < self.cfg.reads {
+                        let at = w.now() + Time::from_ns_f64(self.cfg.interval_us * 1e3);
+                        w.q.at(at, crate::world::Event::App { app: self.app, ev: AppEvent::Timer(self.posted) });
+                    }
+                }
+            }
+            AppEvent::Completion(c) => self.on_completion(w, c),
+            _ => {}
+        }
+    }
+
+    fn on_completion(&mut self, w: &mut World, c: Cqe) {
+        self.completed += 1;
+        if c.status != WcStatus::Success {
+            self.errors += 1;
+        }
+        self.finish_us.push((w.now() - self.t_start).as_us_f64());
+        if self.completed == self.cfg.reads {
+            self.t_end = Some(w.now());
+            self.done = true;
+        }
+    }
+
+    pub fn progress(&self) -> f64 {
+        if self.done {
+            1.0
+        } else {
+            self.completed as f64 / self.cfg.reads as f64
+        }
+    }
+
+    pub fn tables(&self, out: &mut Tables) {
+        let c = &self.cfg;
+        let run_time_us = self.t_end.map(|t| (t - self.t_start).as_us_f64());
+        out.push("odp_reads", row(json!({
+            "reads": c.reads, "size": c.size, "qps": c.qps, "interval_us": c.interval_us,
+            "client_odp": c.client_odp, "server_odp": c.server_odp, "prefetch": c.prefetch,
+            "pages": self.buffer_len().div_ceil(PAGE),
+            "setup_us": self.setup.as_us_f64(), "run_time_us": run_time_us,
+            "completed": self.completed, "errors": self.errors,
+        })));
+        out.extend("odp_finish", self.finish_us.iter().enumerate().map(|(i, t)| row(json!({ "n": i + 1, "t_us": t }))));
+    }
+}

@@ -1,0 +1,134 @@
+//! Pins the On-Demand Paging fault paths and the two pitfall switches with asserted timings
+//! (hca/mr.rs, hca/retx_wait.rs, docs/odp.md). Fault service 500 µs, requester re-request
+//! 3.5 ms after it, RNR timer code 1 (10 µs) unless a test says otherwise, 500 ms timeout floor.
+mod common;
+use common::*;
+use rdmasim_core::api::Simulation;
+use rdmasim_core::hca::packet::PktKind;
+
+fn scenario(profile: &str, workload: &str, rest: &str) -> String {
+    format!("[hardware]\nprofile = \"{profile}\"\n{rest}\n[qp]\nmin_rnr_timer = 1\n[workload]\nkind = \"odp-reads\"\n{workload}\n")
+}
+
+/// Run time (µs) of the READs, from the first post to the last completion.
+fn run_time(r: &serde_json::Value) -> f64 {
+    assert_eq!(r["stop_reason"], "completed", "{}", r["stop_reason"]);
+    f(&table(r, "odp_reads")[0], "run_time_us")
+}
+
+fn odp(r: &serde_json::Value, host: usize, key: &str) -> u64 {
+    table(r, "odp")[host][key].as_u64().unwrap()
+}
+
+#[test]
+fn responder_fault_draws_an_rnr_nak_and_the_retry_lands_after_the_fault() {
+    let toml = scenario("cx4-edr", "reads = 1\nclient_odp = false", "[output]\ncapture = true");
+    let mut s = Simulation::from_toml(&toml, "<test>").unwrap();
+    s.run();
+    let recs = &s.world.capture.as_ref().unwrap().records;
+    // The first answer to the READ is an RNR NAK carrying the QP's timer code.
+    let first_answer = recs.iter().find(|(_, p)| p.slid == 2).unwrap();
+    assert_eq!(first_answer.1.kind, PktKind::RnrNak { timer: 1 });
+    // The requester retries every 10 µs; the response leaves once the 500 µs fault is done.
+    let resp = recs.iter().find(|(_, p)| matches!(p.kind, PktKind::ReadResp { .. })).unwrap();
+    let t = resp.0.as_us_f64();
+    assert!((500.0..520.0).contains(&t), "response at {t} µs");
+    let r: serde_json::Value = serde_json::from_str(&s.result_json()).unwrap();
+    assert_eq!(odp(&r, 1, "responder_page_faults"), 1);
+    assert!(odp(&r, 1, "fault_rnr_naks") >= 45, "one RNR NAK per 10 µs retry during the fault");
+    assert!((500.0..520.0).contains(&run_time(&r)));
+}
+
+#[test]
+fn requester_fault_drops_the_response_and_retries_after_fault_and_wait() {
+    let r = run(&scenario("cx4-edr", "reads = 1\nserver_odp = false", ""));
+    assert_eq!(odp(&r, 0, "requester_page_faults"), 1);
+    assert_eq!(odp(&r, 0, "dropped_responses"), 1);
+    // Response at ~3 µs dropped, fault 500 µs, re-request 3.5 ms later, answered in ~2 µs.
+    let t = run_time(&r);
+    assert!((4000.0..4010.0).contains(&t), "run time {t} µs");
+    assert_eq!(counter(&r, 0, "local_ack_timeout_err"), 0);
+}
+
+#[test]
+fn prefetch_avoids_both_faults() {
+    let r = run(&scenario("cx4-edr", "reads = 2\ninterval_us = 1000\nprefetch = true", ""));
+    assert_eq!(odp(&r, 0, "requester_page_faults") + odp(&r, 1, "responder_page_faults"), 0);
+    assert_eq!(odp(&r, 0, "prefetched_pages"), 1);
+    let t = run_time(&r);
+    assert!((1000.0..1010.0).contains(&t), "two plain READs 1 ms apart: {t} µs");
+    // The prefetch is paid before the first READ: one fault service.
+    assert_eq!(f(&table(&r, "odp_reads")[0], "setup_us"), 510.0);
+}
+
+#[test]
+fn pinned_memory_pays_per_page_at_registration_and_never_faults() {
+    let r = run(&scenario("cx4-edr", "reads = 8192\nclient_odp = false\nserver_odp = false", ""));
+    assert_eq!(table(&r, "odp")[0]["requester_page_faults"], 0);
+    // 8192 × 100 B = 200 pages: 10 µs + 200 × 0.25 µs.
+    assert_eq!(f(&table(&r, "odp_reads")[0], "setup_us"), 60.0);
+    assert!(run_time(&r) < 1000.0);
+}
+
+#[test]
+fn damming_stalls_a_second_read_posted_during_the_wait_and_switching_it_off_removes_the_stall() {
+    // Both-side ODP: the client's fault wait runs from ~505 µs to ~4505 µs.
+    let w = "reads = 2\ninterval_us = 2000";
+    let dammed = run_time(&run(&scenario("cx4-edr", w, "")));
+    assert!((500_000.0..510_000.0).contains(&dammed), "timeout floor stall: {dammed} µs");
+    let fixed = run_time(&run(&scenario("cx4-edr", w, "[hardware.overrides]\nodp_damming = false")));
+    assert!((4500.0..4520.0).contains(&fixed), "no stall: {fixed} µs");
+    // The newer-NIC profile has damming fixed and keeps the floor.
+    assert_eq!(run_time(&run(&scenario("cx6-hdr", w, ""))).round(), fixed.round());
+    // Outside the window (before the client's fault wait, after it) there is no stall.
+    for iv in [300.0, 4600.0] {
+        let t = run_time(&run(&scenario("cx4-edr", &format!("reads = 2\ninterval_us = {iv}"), "")));
+        assert!(t < 5000.0, "interval {iv}: {t} µs");
+    }
+}
+
+#[test]
+fn a_third_read_draws_a_nak_and_ends_the_dam_early() {
+    // Server-side ODP with a 1.28 ms RNR wait: READ 2 (posted at 0.2 ms) is lost in the wait;
+    // READ 3 (at 0.4 ms) is sent during the wait too. With 4 READs 1 ms apart the fourth, sent
+    // after the wait, is out of sequence at the responder: a NAK, an immediate go-back.
+    let rest = "";
+    let two = run(&scenario("cx4-edr", "reads = 2\ninterval_us = 200\nclient_odp = false", rest).replace("min_rnr_timer = 1", "min_rnr_timer = 14"));
+    assert!(run_time(&two) > 500_000.0, "two READs: timeout");
+    assert!(counter(&two, 0, "local_ack_timeout_err") >= 1);
+    let three = run(&scenario("cx4-edr", "reads = 3\ninterval_us = 1000\nclient_odp = false", rest).replace("min_rnr_timer = 1", "min_rnr_timer = 14"));
+    let t = run_time(&three);
+    assert!(t < 3000.0, "three READs: the third draws a NAK, {t} µs");
+    assert!(counter(&three, 0, "packet_seq_err") >= 1);
+    assert_eq!(counter(&three, 0, "local_ack_timeout_err"), 0);
+}
+
+#[test]
+fn flood_keeps_other_qps_faulting_and_switching_it_off_removes_it() {
+    let w = "reads = 2048\nqps = 4\nserver_odp = false";
+    let flood = run(&scenario("cx4-edr", w, ""));
+    let calm = run(&scenario("cx4-edr", w, "[hardware.overrides]\nodp_flood = false"));
+    let pages = 50; // 2048 × 100 B
+    assert_eq!(odp(&flood, 0, "requester_page_faults"), pages);
+    assert_eq!(odp(&calm, 0, "requester_page_faults"), pages);
+    assert!(odp(&flood, 0, "stale_faults") > 50, "QPs kept faulting on pages another QP brought in");
+    assert_eq!(odp(&calm, 0, "stale_faults"), 0);
+    let (tf, tc) = (run_time(&flood), run_time(&calm));
+    assert!(tf >= 500_000.0, "flood waits for the timeout floor: {tf} µs");
+    assert!(tc < (50 * 4100 + 1000) as f64, "without flood: at most one fault + wait per page: {tc} µs");
+    let (pf, pc) = (f(&table(&flood, "run")[0], "packet_hops"), f(&table(&calm, "run")[0], "packet_hops"));
+    assert!(pf > 1.5 * pc, "packet flood: {pf} vs {pc}");
+}
+
+#[test]
+fn invalidation_makes_the_next_access_fault_again() {
+    let toml = scenario("cx4-edr", "reads = 1\nclient_odp = false\nprefetch = true", "");
+    let mut s = Simulation::from_toml(&toml, "<test>").unwrap();
+    s.run();
+    let w = &mut s.world;
+    assert!(w.hcas[1].odp.mrs[0].present[0]);
+    let cost = w.invalidate_mr(1, 0, w.hcas[1].odp.mrs[0].base, 4096);
+    assert_eq!(cost.as_us_f64(), 10.0);
+    assert!(!w.hcas[1].odp.mrs[0].present[0]);
+    assert_eq!(w.hcas[1].odp.stats.invalidated_pages, 1);
+}
