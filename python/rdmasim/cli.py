@@ -178,12 +178,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     registry = reproduce.studies()
     names = list(registry) if args.study == "all" else [args.study]
     for n in names:
-        if n not in registry:
-            raise _InputError(f"unknown study {n!r}, expected one of: {', '.join(registry)}, all")
+        base, _, part = n.partition(":")
+        if base not in registry or (part and part not in getattr(registry[base], "PARTS", ())):
+            raise _InputError(f"unknown study {n!r}, expected one of: {', '.join(registry)}, all"
+                              + (f" (parts of {base}: {', '.join(getattr(registry[base], 'PARTS', ()))})" if base in registry else ""))
     results: Dict[str, List[Dict[str, Any]]] = {}
     for n in names:
         if not args.json:
-            print(f"== {n}: {getattr(registry[n], 'TITLE', '')}", flush=True)
+            print(f"== {n}: {getattr(registry[n.partition(':')[0]], 'TITLE', '')}", flush=True)
         rows = reproduce.run_study(n, progress=(not args.json) and _interactive())
         results[n] = rows
         if not args.json:
@@ -275,7 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
     pr.set_defaults(func=cmd_profiles)
 
     rp = sub.add_parser("reproduce", help="reproduce a study's figures ('all' for every study)")
-    rp.add_argument("study", help="study name, or 'all'")
+    rp.add_argument("study", help="study name, 'study:part' for a sub-study (e.g. odp:damming), or 'all'")
     rp.add_argument("--json", action="store_true", help="print rows as JSON")
     rp.set_defaults(func=cmd_reproduce)
 

@@ -52,8 +52,19 @@ def study(name: str) -> ModuleType:
 
 
 def run_study(name: str, progress: bool = False) -> List[Dict[str, Any]]:
-    """Runs one study and returns its rows (each with exactly :data:`ROW_KEYS`)."""
-    rows = study(name).run(progress=progress)
+    """Runs one study and returns its rows (each with exactly :data:`ROW_KEYS`).
+
+    ``name`` may select a sub-study as ``study:part`` when the study defines ``PARTS`` (its
+    ``run`` then takes ``part=``)."""
+    name, _, part = name.partition(":")
+    mod = study(name)
+    if part:
+        parts = getattr(mod, "PARTS", ())
+        if part not in parts:
+            raise KeyError(f"unknown part {part!r} of study {name!r}, expected one of: {', '.join(parts) or '(none)'}")
+        rows = mod.run(progress=progress, part=part)
+    else:
+        rows = mod.run(progress=progress)
     for r in rows:
         if tuple(r) != ROW_KEYS:
             raise ValueError(f"study {name!r} returned a row with keys {list(r)}, expected {list(ROW_KEYS)}")

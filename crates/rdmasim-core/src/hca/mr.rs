@@ -47,6 +47,8 @@ pub struct MemoryRegion {
     pub present: Vec<bool>,
     /// A fault for the page is being serviced (so the page is counted once).
     pub faulting: Vec<bool>,
+    /// When the fault in service for the page completes.
+    pub fault_done: Vec<Time>,
 }
 
 impl MemoryRegion {
@@ -129,6 +131,8 @@ pub struct Odp {
     pub stats: OdpStats,
     pub faults: Vec<PendingFault>,
     free: Vec<u32>,
+    /// Busy-until time of each driver fault-service context.
+    workers: Vec<Time>,
 }
 
 impl Odp {
@@ -144,6 +148,21 @@ impl Odp {
         self.mrs.iter().enumerate().find_map(|(i, m)| m.pages(va, len).map(|r| (i as u32, r)))
     }
 
+    /// When a fault raised now is serviced: by the first free of `workers` driver contexts
+    /// (0 = unlimited, every fault in parallel), each busy for `service`.
+    fn fault_done_at(&mut self, now: Time, service: Time, workers: u32) -> Time {
+        if workers == 0 {
+            return now + service;
+        }
+        if self.workers.len() != workers as usize {
+            self.workers = vec![Time::ZERO; workers as usize];
+        }
+        let w = (0..self.workers.len()).min_by_key(|&i| self.workers[i]).unwrap_or(0);
+        let done = self.workers[w].max(now) + service;
+        self.workers[w] = done;
+        done
+    }
+
     fn push_fault(&mut self, f: PendingFault) -> u32 {
         if let Some(i) = self.free.pop() {
             self.faults[i as usize] = f;
@@ -156,6 +175,11 @@ impl Odp {
 }
 
 impl World {
+    /// Fault service time and the driver's concurrent fault contexts, from the profile.
+    fn fault_service(&self) -> (Time, u32) {
+        (Time::from_ns_f64(self.profile.odp_fault_us * 1e3), self.profile.odp_fault_workers)
+    }
+
     /// `ibv_reg_mr`: registers [base, base+len) on an HCA; returns the MR index and the host
     /// time registration takes (pinned: a fixed part plus pinning every page; ODP: the fixed
     /// part only).
@@ -164,7 +188,7 @@ impl World {
         let pinned = mode == MrMode::Pinned;
         let us = self.profile.mr_register_us + if pinned { pages as f64 * self.profile.mr_pin_page_us } else { 0.0 };
         let odp = &mut self.hcas[h as usize].odp;
-        odp.mrs.push(MemoryRegion { base, len: pages as u64 * PAGE, mode, present: vec![pinned; pages], faulting: vec![false; pages] });
+        odp.mrs.push(MemoryRegion { base, len: pages as u64 * PAGE, mode, present: vec![pinned; pages], faulting: vec![false; pages], fault_done: vec![Time::ZERO; pages] });
         odp.stats.registration_us += us;
         (odp.mrs.len() as u32 - 1, Time::from_ns_f64(us * 1e3))
     }
@@ -219,7 +243,7 @@ impl World {
     pub(crate) fn odp_responder_blocks(&mut self, h: u32, qi: u32, pkt: &Packet) -> bool {
         let is_access = pkt.kind == PktKind::ReadReq || matches!(pkt.kind, PktKind::Write { first: true, .. });
         let now = self.now();
-        let fault_at = now + Time::from_ns_f64(self.profile.odp_fault_us * 1e3);
+        let (fault, workers) = self.fault_service();
         let hca = &mut self.hcas[h as usize];
         if !is_access || hca.odp.mrs.is_empty() {
             return false;
@@ -234,7 +258,9 @@ impl World {
                 m.faulting[p] = true;
                 hca.odp.stats.responder_page_faults += 1;
                 let f = hca.odp.push_fault(PendingFault::Responder { mr, page: p as u32 });
-                self.q.at(fault_at, Event::OdpFault { hca: h, fault: f });
+                let at = hca.odp.fault_done_at(now, fault, workers);
+                hca.odp.mrs[mr as usize].fault_done[p] = at;
+                self.q.at(at, Event::OdpFault { hca: h, fault: f });
             }
         }
         let hca = &mut self.hcas[h as usize];
@@ -254,7 +280,7 @@ impl World {
     pub(crate) fn odp_requester_drops(&mut self, h: u32, qi: u32, pkt: &Packet) -> bool {
         let now = self.now();
         let flood = self.profile.odp_flood;
-        let fault_at = now + Time::from_ns_f64(self.profile.odp_fault_us * 1e3);
+        let (fault, workers) = self.fault_service();
         let hca = &mut self.hcas[h as usize];
         if hca.odp.mrs.is_empty() || (qi as usize) >= hca.odp.qps.len() {
             return false;
@@ -296,6 +322,8 @@ impl World {
         odp.stats.requester_fault_events += 1;
         let q = &mut odp.qps[qi as usize];
         q.fault_pages.clear();
+        let mut new_pages = false;
+        let mut joined = Time::ZERO;
         for p in pages {
             let m = &mut odp.mrs[mri];
             if visible(p, m, &q.stale[mri]) {
@@ -305,13 +333,25 @@ impl World {
             q.fault_pages.push((mr, p as u32));
             if !m.present[p] && !m.faulting[p] {
                 m.faulting[p] = true;
+                new_pages = true;
                 odp.stats.requester_page_faults += 1;
+            } else if m.faulting[p] {
+                joined = joined.max(m.fault_done[p]);
             }
         }
         q.fault_gen = q.fault_gen.wrapping_add(1);
         let gen = q.fault_gen;
         let f = odp.push_fault(PendingFault::Requester { qp: qi, gen });
-        self.q.at(fault_at, Event::OdpFault { hca: h, fault: f });
+        // With one shared page table (no flood) a QP whose pages are already being faulted in
+        // waits for that fault; otherwise its fault event queues at the driver like any other.
+        let at = if !flood && !new_pages && joined > Time::ZERO { joined } else { odp.fault_done_at(now, fault, workers) };
+        for &(m, p) in &odp.qps[qi as usize].fault_pages {
+            let m = &mut odp.mrs[m as usize];
+            if m.faulting[p as usize] && m.fault_done[p as usize] < at && new_pages {
+                m.fault_done[p as usize] = at;
+            }
+        }
+        self.q.at(at, Event::OdpFault { hca: h, fault: f });
         self.begin_retx_wait(h, qi, expected, Time::MAX, true);
         true
     }

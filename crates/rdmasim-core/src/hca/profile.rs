@@ -147,6 +147,8 @@ profile_params! {
     /// ODP: a requester whose READ response hit a non-present page re-requests this long after
     /// the fault is resolved, µs (the "fixed wait" of the client-side captures).
     odp_requester_retry_us: f64,
+    /// ODP: faults the driver services at once (0 = unlimited); more wait in its queue.
+    odp_fault_workers: u32,
     /// ODP: driver time to invalidate a range (MMU notifier: NIC table update), µs.
     odp_invalidate_us: f64,
     /// Memory registration: fixed cost of ibv_reg_mr (MR object, mkey), µs.
@@ -222,6 +224,7 @@ fn sources_common() -> ProfileSources {
         cpu_idle: "assumption: none (C-states off or idle=poll, a common RDMA benchmark set-up); \"haswell\" = intel_idle.c hsw_cstates (exit latency, target residency)",
         odp_fault_us: SRC_ODP_FAULT,
         odp_requester_retry_us: SRC_ODP_RETRY,
+        odp_fault_workers: "assumption: 1. mlx5 reports page faults through one event queue and resolves each with firmware commands (UMR, QP resume; drivers/infiniband/hw/mlx5/odp.c); we take the fault service as serialized per device",
         odp_invalidate_us: "assumption: an MMU-notifier invalidation (UMR to zap MTT entries) ~10 us",
         mr_register_us: "assumption: ~10 us fixed ibv_reg_mr cost (Frey and Alonso, ICDCS'09 'Minimizing the hidden cost of RDMA': registration cost is a fixed part plus a per-page part)",
         mr_pin_page_us: "assumption: ~0.25 us per 4 KiB page to pin (get_user_pages) and write its MTT entry (Frey and Alonso, ICDCS'09; Mietke et al., Euro-Par'06)",
@@ -266,6 +269,7 @@ pub fn builtin() -> Vec<(HwProfile, ProfileSources)> {
         cpu_idle: crate::host::cstate::CpuIdle::None,
         odp_fault_us: 500.0,
         odp_requester_retry_us: 3500.0,
+        odp_fault_workers: 1,
         odp_invalidate_us: 10.0,
         mr_register_us: 10.0,
         mr_pin_page_us: 0.25,

@@ -32,12 +32,15 @@ pub struct OdpReads {
     t_end: Option<Time>,
     /// Completion time of each READ (µs after the first post), for the finish-order plot.
     finish_us: Vec<f64>,
+    /// Counters when the last READ completed (packets, faults, retransmissions), so one row
+    /// carries what a sweep needs.
+    counts: crate::report::tables::Row,
 }
 
 impl OdpReads {
     pub fn new(w: &mut World, app: u32, cfg: &OdpReadsSection, attr: QpAttr) -> OdpReads {
         let conns = (0..cfg.qps).map(|_| w.connect_rc(cfg.client, app, cfg.server, app, attr)).collect();
-        OdpReads { app, cfg: cfg.clone(), conns, done: false, posted: 0, completed: 0, errors: 0, setup: Time::ZERO, t_start: Time::ZERO, t_end: None, finish_us: Vec::new() }
+        OdpReads { app, cfg: cfg.clone(), conns, done: false, posted: 0, completed: 0, errors: 0, setup: Time::ZERO, t_start: Time::ZERO, t_end: None, finish_us: Vec::new(), counts: Default::default() }
     }
 
     fn buffer_len(&self) -> u64 {
@@ -105,6 +108,7 @@ impl OdpReads {
         if self.completed == self.cfg.reads {
             self.t_end = Some(w.now());
             self.done = true;
+            self.counts = counts(w, self.cfg.client, self.cfg.server);
         }
     }
 
@@ -126,6 +130,29 @@ impl OdpReads {
             "setup_us": self.setup.as_us_f64(), "run_time_us": run_time_us,
             "completed": self.completed, "errors": self.errors,
         })));
+        if let Some(r) = out.0.get_mut("odp_reads").and_then(|t| t.last_mut()) {
+            r.extend(self.counts.clone());
+        }
         out.extend("odp_finish", self.finish_us.iter().enumerate().map(|(i, t)| row(json!({ "n": i + 1, "t_us": t }))));
     }
+}
+
+/// The counters a sweep over this workload reads, at the end of the run.
+fn counts(w: &World, client: u32, server: u32) -> crate::report::tables::Row {
+    let (c, s) = (&w.hcas[client as usize], &w.hcas[server as usize]);
+    row(json!({
+        "packets": w.packet_hops,
+        "client_page_faults": c.odp.stats.requester_page_faults,
+        "server_page_faults": s.odp.stats.responder_page_faults,
+        "fault_events": c.odp.stats.requester_fault_events,
+        "stale_faults": c.odp.stats.stale_faults,
+        "dropped_responses": c.odp.stats.dropped_responses,
+        "fault_rnr_naks": s.odp.stats.fault_rnr_naks,
+        "local_ack_timeouts": c.counters.local_ack_timeout_err,
+        "seq_naks": c.counters.packet_seq_err,
+        "implied_naks": c.counters.implied_nak_seq_err,
+        "rnr_naks_received": c.counters.rnr_nak_retry_err,
+        "retransmitted_packets": c.counters.retransmitted_packets,
+        "pinned_pages": c.odp.mrs.iter().chain(s.odp.mrs.iter()).filter(|m| m.mode == MrMode::Pinned).map(|m| m.present.len() as u64).sum::<u64>(),
+    }))
 }
