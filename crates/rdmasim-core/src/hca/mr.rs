@@ -195,19 +195,21 @@ impl World {
 
     /// `ibv_advise_mr(IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, IBV_ADVISE_MR_FLAG_FLUSH)`: the driver
     /// faults the range in ahead of use. Synchronous: returns the time the caller waits (one
-    /// fault service covering the range); the pages are present when it returns.
+    /// fault service for the range plus mapping each page as a pinned registration would); the
+    /// pages are present when it returns.
     pub fn advise_mr_prefetch(&mut self, h: u32, mr: u32, va: u64, len: u64) -> Time {
-        let f = self.profile.odp_fault_us;
+        let (f, per_page) = (self.profile.odp_fault_us, self.profile.mr_pin_page_us);
         let odp = &mut self.hcas[h as usize].odp;
         let m = &mut odp.mrs[mr as usize];
         let Some(r) = m.pages(va, len) else { return Time::ZERO };
+        let n = r.len();
         for p in r {
             if !m.present[p] {
                 m.present[p] = true;
                 odp.stats.prefetched_pages += 1;
             }
         }
-        Time::from_ns_f64(f * 1e3)
+        Time::from_ns_f64((f + n as f64 * per_page) * 1e3)
     }
 
     /// An MMU-notifier invalidation (page reclaimed or migrated): the NIC forgets the range;
