@@ -22,3 +22,32 @@ def test_episode_components_add_up_and_meet_the_published_figures(tmp_path, monk
 def test_table_size_rows():
     rows = srq.table_rows()
     assert [r["simulated"] for r in rows] == [1024 * 1024, 131072]
+
+
+def test_packaged_npb_shaped_trace_replays_with_its_recorded_messages():
+    """The shipped bt-shaped trace (100 ranks) replays to completion on a fresh machine."""
+    import rdmasim
+    from rdmasim.mpitrace import trace_counts
+
+    d = srq.trace_dir("bt", 100)
+    recorded = trace_counts(d)
+    res = rdmasim.run(srq.sweep_scenario(d, 100))
+    assert res.finished, res.stop_reason
+    m = res.table("mpi").iloc[0]
+    assert (m["delivered_messages"], m["delivered_bytes"]) == (recorded["sends"], recorded["bytes"])
+    assert m["rendezvous_messages"] == 0  # every message fits one 32 KB buffer
+
+
+def test_buffers_needed_takes_the_count_from_which_all_larger_ones_stay_within_tolerance():
+    import pandas as pd
+
+    df = pd.DataFrame({
+        "workload.flow_control": ["srq-limit"] * 5,
+        "workload.srq_buffers": [1, 2, 3, 4, 5],
+        "increase_pct": [5.0, 0.05, 0.2, 0.01, 0.0],
+        "finished_ranks": [4] * 5,
+        "ranks": [4] * 5,
+    })
+    assert srq.buffers_needed(df, "srq-limit") == 4
+    assert srq.buffers_needed(df, "srq-limit", tolerated=10.0) == 1
+    assert srq.buffers_needed(df, "stop-resume") is None

@@ -9,6 +9,14 @@ others (refill, resume round trip, retransmission) come from the model's own par
 B4: the buffer needed for no throughput loss, evaluated from the simulated components and the
 profile's link data rate: (t_int + t_setev) x bandwidth and t_poll x bandwidth.
 
+B5-B6: run-time increase vs SRQ buffers per rank on MPI traces, both methods, replayed on the
+MPI layer (packet-level, per-rank SRQs, the real RNR / stop-resume mechanisms): the fewest
+buffers keeping the increase within 0.1%, the reduction the proposed method allows, and the
+scalability gain (conventional / proposed buffers). NPB is not packaged, so the traces are of
+a program with NPB BT's and SP's shape (``pmpi/examples/adi.c``: class A 64^3, multi-partition
+ADI sweeps with Isend/Irecv of one message per 32 KB buffer, 100 and 196 ranks), recorded with
+``rdmasim trace`` under MPICH and shipped in ``reproduce/data`` (start/end rounded to µs).
+
 B7: the retransmission-management table size (one bit per source process).
 
 Set ``RDMASIM_PLOTS=<dir>`` to also write the stacked time breakdown (``srq_breakdown.png``).
@@ -17,8 +25,10 @@ from __future__ import annotations
 
 import math
 import os
+import tarfile
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..profiles import link_data_bps
 from ..runner import run as run_scenario
@@ -126,6 +136,141 @@ def episode_rows(progress: bool = False) -> List[Dict[str, Any]]:
     return rows
 
 
+# ---- B5-B6: buffer-count sweeps on traces ----
+
+DATA = Path(__file__).parent / "data"
+#: (application, ranks) -> packaged trace; the published reduction where the study gives one.
+TRACES: Dict[Tuple[str, int], Optional[float]] = {("bt", 100): None, ("bt", 196): 83.0, ("sp", 100): None, ("sp", 196): 86.0}
+BUFFERS = [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 24, 32]
+#: A pool no trace here ever exhausts: the run without flow-control cost.
+BASELINE_BUFFERS = 1024
+TOLERATED = 0.1  # % run-time increase
+PUBLISHED_GAIN = 7.0
+METHODS = ("srq-limit", "stop-resume")
+#: RNR NAK timer code of the MPI connections: 7 = 0.12 ms (IBTA table). Assumption: the
+#: MVAPICH2 default (MV2_DEFAULT_MIN_RNR_TIMER) as we read its user guide.
+MIN_RNR_TIMER = 7
+
+
+def trace_dir(app: str, ranks: int) -> Path:
+    """The packaged trace, extracted once into the cache directory."""
+    from ..mpitrace import _cache_dir
+
+    name = f"adi-{app}.{ranks}"
+    dest = _cache_dir() / "srq-traces"
+    out = dest / f"{app}.{ranks}"
+    if not (out / f"rank.{ranks - 1}.trace").exists():
+        dest.mkdir(parents=True, exist_ok=True)
+        with tarfile.open(DATA / f"{name}.tar.xz", "r:xz") as tf:
+            members = [m for m in tf.getmembers() if m.isfile() and m.name.startswith(f"{app}.{ranks}/") and ".." not in m.name]
+            tf.extractall(dest, members=members)
+    return out
+
+
+def sweep_scenario(trace: Path, ranks: int) -> Dict[str, Any]:
+    return {
+        "name": f"srq sweep {trace.name}",
+        "hardware": {"profile": PROFILE},
+        "topology": {"kind": "single-switch", "hosts": ranks},
+        "qp": {"min_rnr_timer": MIN_RNR_TIMER},
+        "workload": {"kind": "mpi", "trace": str(trace), "eager_threshold": 32768 - 32, "buffer_bytes": 32768},
+    }
+
+
+def buffer_sweep(app: str, ranks: int, executor: Any = None, buffers: Sequence[int] = BUFFERS) -> "Any":
+    """Run-time increase (%) over the unlimited-buffer run, per method and buffer count."""
+    from ..sweep import sweep
+
+    base = sweep_scenario(trace_dir(app, ranks), ranks)
+    df = sweep(base, {"workload.flow_control": list(METHODS), "workload.srq_buffers": [*buffers, BASELINE_BUFFERS]},
+               executor=executor, table="mpi")
+    ref = df[df["workload.srq_buffers"] == BASELINE_BUFFERS]["run_time_us"]
+    t0 = float(ref.min())
+    df["increase_pct"] = 100.0 * (df["run_time_us"] / t0 - 1.0)
+    df["app"] = f"{app}.{ranks}"
+    return df[df["workload.srq_buffers"] != BASELINE_BUFFERS]
+
+
+def buffers_needed(df: "Any", method: str, tolerated: float = TOLERATED) -> Optional[int]:
+    """Fewest buffers from which on every larger count stays within `tolerated` % increase."""
+    d = df[df["workload.flow_control"] == method].sort_values("workload.srq_buffers")
+    need = None
+    for b, inc, done in zip(d["workload.srq_buffers"], d["increase_pct"], d["finished_ranks"]):
+        ok = inc <= tolerated and done == d["ranks"].iloc[0]
+        if ok and need is None:
+            need = int(b)
+        elif not ok:
+            need = None
+    return need
+
+
+def plot_sweeps(frames: List[Any], path: Path) -> Optional[Path]:
+    """Run-time increase vs buffers, both methods, one panel per trace (the study's figs. 12-15)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, axes = plt.subplots(1, len(frames), figsize=(4 * len(frames), 3.5), squeeze=False)
+    for ax, df in zip(axes[0], frames):
+        for m in METHODS:
+            d = df[df["workload.flow_control"] == m].sort_values("workload.srq_buffers")
+            ax.plot(d["workload.srq_buffers"], d["increase_pct"].clip(lower=1e-4), marker="o", label=m)
+        ax.axhline(TOLERATED, color="grey", ls="--", lw=0.8)
+        ax.set_yscale("log")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("SRQ buffers per rank")
+        ax.set_ylabel("run-time increase [%]")
+        ax.set_title(df["app"].iloc[0])
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def sweep_rows(progress: bool = False, executor: Any = None) -> List[Dict[str, Any]]:
+    own = executor is None
+    if own:
+        executor = ProcessPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1)))
+    rows: List[Dict[str, Any]] = []
+    frames = []
+    gains = []
+    try:
+        for (app, ranks), published in TRACES.items():
+            if progress:
+                print(f"  sweeping {app}.{ranks} ...", flush=True)
+            df = buffer_sweep(app, ranks, executor)
+            frames.append(df)
+            conv, prop = buffers_needed(df, "srq-limit"), buffers_needed(df, "stop-resume")
+            name = f"{app} ({ranks} ranks)"
+            rows.append(row("B5", f"{name}: buffers per rank for <= {TOLERATED}% run-time increase, SRQ-limit | stop/resume",
+                            "(plot)", f"{conv} | {prop}" + (f" ({conv * 32} | {prop * 32} KiB)" if conv and prop else ""), "buffers",
+                            conv is not None and prop is not None and prop <= conv))
+            red = math.nan if conv is None or prop is None else 100.0 * (1.0 - prop / conv)
+            if published is None:
+                rows.append(row("B5", f"{name}: buffer reduction of stop/resume", "(plot: positive)", red, "%",
+                                not math.isnan(red) and red > 0))
+            else:
+                rows.append(row("B5", f"{name}: buffer reduction of stop/resume", published, red, "%",
+                                not math.isnan(red) and abs(red - published) <= 5.0))
+            if conv and prop:
+                gains.append(conv / prop)
+    finally:
+        if own:
+            executor.shutdown()
+    gain = max(gains) if gains else math.nan
+    rows.append(row("B6", "scalability gain: max over traces of SRQ-limit / stop-resume buffers", PUBLISHED_GAIN, gain, "x",
+                    not math.isnan(gain) and abs(gain - PUBLISHED_GAIN) <= 1.0))
+    plots = os.environ.get("RDMASIM_PLOTS")
+    if plots and frames:
+        plot_sweeps(frames, Path(plots) / "srq_buffer_sweep.png")
+    return rows
+
+
 def table_rows() -> List[Dict[str, Any]]:
     from .. import _core
 
@@ -141,4 +286,4 @@ def table_rows() -> List[Dict[str, Any]]:
 
 
 def run(progress: bool = False) -> List[Dict[str, Any]]:
-    return episode_rows(progress) + table_rows()
+    return episode_rows(progress) + sweep_rows(progress) + table_rows()
