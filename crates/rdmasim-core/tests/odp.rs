@@ -132,3 +132,13 @@ fn invalidation_makes_the_next_access_fault_again() {
     assert!(!w.hcas[1].odp.mrs[0].present[0]);
     assert_eq!(w.hcas[1].odp.stats.invalidated_pages, 1);
 }
+
+#[test]
+fn bad_odp_reads_input_names_the_key() {
+    let e = rdmasim_core::api::validate_toml(&scenario("cx4-edr", "qps = 0", ""), "odp.toml").unwrap_err();
+    assert_eq!(e.key, "workload.qps", "{e}");
+    let e = rdmasim_core::api::validate_toml(&scenario("cx4-edr", "intervl_us = 5", ""), "odp.toml").unwrap_err();
+    assert_eq!((e.key.as_str(), e.line), ("workload.intervl_us", Some(8)), "{e}");
+    let e = rdmasim_core::api::validate_toml(&scenario("cx4-edr", "odp = \"lazy\"", ""), "odp.toml").unwrap_err();
+    assert_eq!(e.key, "workload.odp", "{e}");
+}
