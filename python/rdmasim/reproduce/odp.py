@@ -49,7 +49,9 @@ PUB_LOWER_US, PUB_UPPER_US, EDGE_TOL = 500.0, 4500.0, 0.20
 #: Published minimum effective timeout (A1), tolerance.
 PUB_FLOOR_MS, FLOOR_TOL = 500.0, 0.10
 INTERVALS = [float(i) for i in range(0, 5001, 100)]
-FLOOD_QPS = [1, 2, 4, 8, 16, 32, 64]
+FLOOD_QPS = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+#: The finish-order experiment (the study's 'completions over time', 128 operations).
+FINISH_READS, FINISH_QPS = 128, 4
 FLOOD_READS = 8192
 #: The flood runs use the perftest RNR timer code (12, 0.64 ms): with code 1 every blocked QP
 #: would poll the faulting server every 10 us (docs/odp.md).
@@ -260,6 +262,12 @@ def flood_rows(ex: Executor, plots: Dict[str, Any]) -> List[Dict[str, Any]]:
     plots["flood"] = {k: v[["workload.qps", "run_time_us", "packets"]].values.tolist() for k, v in out.items()}
     plots["flood_off"] = off
     c, s = out["client"], out["server"]
+    spread = {}
+    for flood in (True, False):
+        fin = finish_times(flood)
+        plots.setdefault("finish", {})[flood] = fin
+        page0 = [t for _, _, page, t in fin if page == 0]
+        spread[flood] = (max(page0) - min(page0)) if page0 else math.nan
     pages = int(c["pages"].iloc[0])
 
     def seq(df, col, scale=1.0, fmt="{:.2f}"):
@@ -284,11 +292,22 @@ def flood_rows(ex: Executor, plots: Dict[str, Any]) -> List[Dict[str, Any]]:
         row("A7", f"client-side, {FLOOD_QPS[-1]} QPs: faults on pages another QP already brought in (stale) / page faults",
             "page state learned on one QP does not reach the others", f"{int(c['stale_faults'].iloc[-1])} / {pages}", "faults",
             int(c["stale_faults"].iloc[-1]) > pages),
+        row("A7", f"{FINISH_READS} READs over {FINISH_QPS} QPs: spread of the completion times of the READs landing on page 0, flood on / off",
+            "one fault per page, yet the page's READs finish far apart", f"{spread[True] / 1000:.1f} / {spread[False] / 1000:.1f}", "ms",
+            spread[True] >= 100_000 and spread[False] < 10_000),
         row("A7", f"client-side, {FLOOD_QPS[-1]} QPs, flood switch off: run time and packets",
             "no flood without the stale state", f"{rt(off) / 1e6:.2f} s, {int(off.get('packets', 0)) / 1e3:.0f}k (on: {c_rt[-1] / 1e6:.2f} s, {c_pk[-1] / 1e3:.0f}k)", "",
             rt(off) < c_rt[-1] and float(off.get("packets", math.inf)) < c_pk[-1]),
     ]
     return rows
+
+
+def finish_times(flood: bool) -> List[Tuple[int, int, int, float]]:
+    """(read, qp, page, completion us) of the finish-order run, in completion order."""
+    s = scenario(rnr=FLOOD_RNR, reads=FINISH_READS, qps=FINISH_QPS, client_odp=True, server_odp=False,
+                 overrides={"odp_flood": flood})
+    res = run_scenario(s)
+    return [(r["read"], r["qp"], r["page"], float(r["t_us"])) for r in res.raw.get("tables", {}).get("odp_finish", [])]
 
 
 # ---- mitigations -----------------------------------------------------------------------------
@@ -368,6 +387,19 @@ def write_plots(plots: Dict[str, Any]) -> None:
         a1.set_title(f"Packet flood (A6): {FLOOD_READS} READs of 100 B")
         fig.tight_layout()
         fig.savefig(d / "odp_flood_qps.png")
+        plt.close(fig)
+    if "finish" in plots:
+        fig, ax = plt.subplots(figsize=(7, 4))
+        for flood, fin in plots["finish"].items():
+            ax.step([t / 1000 for *_, t in fin], range(1, len(fin) + 1), where="post",
+                    label=f"flood {'on' if flood else 'off'}")
+        ax.set_xscale("symlog", linthresh=1.0)
+        ax.set_xlabel("time since the first post [ms]")
+        ax.set_ylabel("READs completed")
+        ax.set_title(f"Completions over time (A7): {FINISH_READS} READs, {FINISH_QPS} QPs, client-side ODP")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(d / "odp_flood_finish.png")
         plt.close(fig)
 
 

@@ -30,8 +30,8 @@ pub struct OdpReads {
     setup: Time,
     t_start: Time,
     t_end: Option<Time>,
-    /// Completion time of each READ (µs after the first post), for the finish-order plot.
-    finish_us: Vec<f64>,
+    /// (READ index, completion time in µs after the first post), in completion order.
+    finish_us: Vec<(u64, f64)>,
     /// Counters when the last READ completed (packets, faults, retransmissions), so one row
     /// carries what a sweep needs.
     counts: crate::report::tables::Row,
@@ -104,7 +104,7 @@ impl OdpReads {
         if c.status != WcStatus::Success {
             self.errors += 1;
         }
-        self.finish_us.push((w.now() - self.t_start).as_us_f64());
+        self.finish_us.push((c.wr_id, (w.now() - self.t_start).as_us_f64()));
         if self.completed == self.cfg.reads {
             self.t_end = Some(w.now());
             self.done = true;
@@ -133,7 +133,10 @@ impl OdpReads {
         if let Some(r) = out.0.get_mut("odp_reads").and_then(|t| t.last_mut()) {
             r.extend(self.counts.clone());
         }
-        out.extend("odp_finish", self.finish_us.iter().enumerate().map(|(i, t)| row(json!({ "n": i + 1, "t_us": t }))));
+        let page = |i: u64| (c.offset as u64 + i * c.size as u64) / PAGE;
+        out.extend("odp_finish", self.finish_us.iter().enumerate().map(|(n, &(i, t))| {
+            row(json!({ "n": n + 1, "read": i, "qp": i % c.qps as u64, "page": page(i), "t_us": t }))
+        }));
     }
 }
 
