@@ -31,3 +31,12 @@ def test_read_pcap_decodes_opcodes_and_psns():
 
     pkts = odp.read_pcap(run(s).pcap)
     assert [(op, psn) for _, _, op, psn in pkts] == [(0x0C, 0), (0x10, 0)]
+
+
+def test_cli_rejects_an_unknown_part_with_exit_2():
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "rdmasim", "reproduce", "odp:nope"], capture_output=True, text=True)
+    assert p.returncode == 2
+    assert "parts of odp: timeout, damming, flood, mitigations" in p.stderr

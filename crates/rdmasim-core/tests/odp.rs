@@ -142,3 +142,10 @@ fn bad_odp_reads_input_names_the_key() {
     let e = rdmasim_core::api::validate_toml(&scenario("cx4-edr", "odp = \"lazy\"", ""), "odp.toml").unwrap_err();
     assert_eq!(e.key, "workload.odp", "{e}");
 }
+
+#[test]
+fn odp_runs_are_deterministic() {
+    let toml = scenario("cx4-edr", "reads = 1024\nqps = 4\nserver_odp = false", "");
+    let (a, b) = (run(&toml), run(&toml));
+    assert_eq!(a, b);
+}
