@@ -258,7 +258,7 @@ impl Simulation {
         for h in &w.hcas {
             for (i, s) in h.srqs.iter().enumerate() {
                 let mut r = row(json!({ "node": format!("h{}", h.id), "srq": i, "mode": s.mode, "posted_now": s.wqes.len() }));
-                if let serde_json::Value::Object(m) = serde_json::to_value(s.stats).unwrap_or_default() {
+                if let serde_json::Value::Object(m) = serde_json::to_value(s.report()).unwrap_or_default() {
                     r.extend(m);
                 }
                 t.push("srqs", r);

@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
 import tarfile
+import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -159,12 +161,23 @@ def trace_dir(app: str, ranks: int) -> Path:
     name = f"adi-{app}.{ranks}"
     dest = _cache_dir() / "srq-traces"
     out = dest / f"{app}.{ranks}"
-    if not (out / f"rank.{ranks - 1}.trace").exists():
-        dest.mkdir(parents=True, exist_ok=True)
+    if not out.is_dir():
+        # Extract beside it and rename: an interrupted extraction never looks complete.
+        tmp = Path(tempfile.mkdtemp(prefix=f".{app}.{ranks}-", dir=_mkdir(dest)))
         with tarfile.open(DATA / f"{name}.tar.xz", "r:xz") as tf:
             members = [m for m in tf.getmembers() if m.isfile() and m.name.startswith(f"{app}.{ranks}/") and ".." not in m.name]
-            tf.extractall(dest, members=members)
+            tf.extractall(tmp, members=members)
+        try:
+            (tmp / f"{app}.{ranks}").rename(out)
+        except OSError:  # another process got there first
+            pass
+        shutil.rmtree(tmp, ignore_errors=True)
     return out
+
+
+def _mkdir(p: Path) -> Path:
+    p.mkdir(parents=True, exist_ok=True)
+    return p
 
 
 def sweep_scenario(trace: Path, ranks: int) -> Dict[str, Any]:

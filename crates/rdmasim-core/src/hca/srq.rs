@@ -116,6 +116,17 @@ pub struct Srq {
     pub stats: SrqStats,
 }
 
+impl Srq {
+    /// The counts as reported (`min_posted` is the pool size while nothing was consumed).
+    pub fn report(&self) -> SrqStats {
+        let mut s = self.stats;
+        if s.wqes_consumed == 0 {
+            s.min_posted = self.wqes.len() as u64;
+        }
+        s
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SrqRef {
     pub hca: u32,
