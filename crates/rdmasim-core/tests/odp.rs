@@ -149,3 +149,17 @@ fn odp_runs_are_deterministic() {
     let (a, b) = (run(&toml), run(&toml));
     assert_eq!(a, b);
 }
+
+#[test]
+fn the_damming_window_moves_with_the_fault_and_wait_parameters() {
+    // Derivation (docs/odp.md): window ≈ [F + RTT, 2F + W + RTT] with RNR code 1. F = 300 µs,
+    // W = 2000 µs: [~303, ~2603] µs.
+    let o = "[hardware.overrides]\nodp_fault_us = 300.0\nodp_requester_retry_us = 2000.0";
+    let t = |iv: f64| run_time(&run(&scenario("cx4-edr", &format!("reads = 2\ninterval_us = {iv}"), o)));
+    for iv in [250.0, 2650.0] {
+        assert!(t(iv) < 3000.0, "outside at {iv}: {} µs", t(iv));
+    }
+    for iv in [320.0, 1000.0, 2550.0] {
+        assert!(t(iv) > 500_000.0, "inside at {iv}: {} µs", t(iv));
+    }
+}

@@ -162,10 +162,14 @@ def damming_rows(ex: Executor, plots: Dict[str, Any]) -> List[Dict[str, Any]]:
     pred_hi = 2 * fault + retry
     ok_lo = lo is not None and abs(lo - PUB_LOWER_US) <= EDGE_TOL * PUB_LOWER_US
     ok_hi = hi is not None and abs(hi - PUB_UPPER_US) <= EDGE_TOL * PUB_UPPER_US
-    rows.append(row("A2", f"both-side ODP, 2 READs: lower edge of the stall window (model: server fault {fault:g} + RNR wait {rnr_us:g} = {pred_lo:g} us)",
+    rows.append(row("A2", f"both-side ODP, 2 READs: lower edge of the stall window (model: the first RNR retry after the {fault:g} us server fault, {fault:g}-{pred_lo:g} us, + round trip)",
                     PUB_LOWER_US, lo if lo is not None else None, "us", ok_lo))
-    rows.append(row("A2", f"upper edge (model: server fault + client fault + re-request wait = {fault:g} + {fault:g} + {retry:g} = {pred_hi:g} us)",
+    rows.append(row("A2", f"upper edge (model: lower edge + client fault {fault:g} + re-request wait {retry:g}; {pred_hi:g}-{pred_hi + rnr_us:g} us)",
                     PUB_UPPER_US, hi if hi is not None else None, "us", ok_hi))
+    agree = lo is not None and fault <= lo <= pred_lo + 5 and abs(hi - (lo + fault + retry)) <= 5
+    rows.append(row("A2", "simulated edges vs the derivation from the parameters (lower in [F, F+R] + RTT, upper = lower + F + W, +-5 us)",
+                    "(model check)", f"{lo:.0f} / {hi:.0f} vs [{fault:g}, {pred_lo + 5:g}] / {lo + fault + retry:.0f}" if lo is not None else None,
+                    "us", agree))
     inside = [t for iv, t in zip(INTERVALS, times) if lo is not None and lo <= iv < hi]
     outside = [t for iv, t in zip(INTERVALS, times) if lo is None or iv < lo or iv >= hi]
     rows.append(row("A2", "shortest run inside the window (the stall: timeout floor + the first READ's recovery)",
