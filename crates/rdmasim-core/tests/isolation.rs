@@ -103,6 +103,11 @@ fn measurement_window_opens_when_the_last_flow_starts() {
     assert!((f(&t[0], "window_start_us") - 500.0).abs() < 1e-6);
     // Both flows active throughout the window: an even split, not the early flow's solo rate.
     assert!((0.97..1.03).contains(&bw_ratio(&r)), "{}", bw_ratio(&r));
+    // A flow that starts after the other has finished: no window, nothing measured.
+    let late = flow("write", MB, "count = 2", "busy", "") + &flow("write", MB, "background = true", "busy", "start_us = 100000");
+    let r = run(&flows("cx3-fdr", "", &late));
+    assert_eq!(f(&rows(&r)[0], "window_us"), 0.0);
+    assert_eq!(f(&rows(&r)[0], "bw_Gbps"), 0.0);
 }
 
 #[test]

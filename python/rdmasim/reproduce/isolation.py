@@ -175,7 +175,8 @@ def submit_all(c: Cases) -> None:
                 c.add(("mouse", profile, m, None), mouse_case(profile, m, None))
             for bg in (MB, GB):
                 c.add(("mouse", profile, m, ("e", bg)), mouse_case(profile, m, (bg, "event")))
-                c.add(("mouse-justitia", profile, m, bg), mouse_case(profile, m, (bg, "event"), split_bytes=4096, split_window=32))
+                if m == 10:
+                    c.add(("mouse-justitia", profile, m, bg), mouse_case(profile, m, (bg, "event"), split_bytes=4096, split_window=32))
     # C7: EDR elephants.
     c.add(("C7", "ee"), elephant_pair("cx4-edr", ("write", MB), ("write", GB)))
     # Justitia-like pacing of both elephants at half the link.
@@ -221,9 +222,9 @@ def c2_c3_rows(c: Cases) -> Tuple[List[Dict[str, Any]], Dict[Any, float]]:
     rows.append(row("C2", "event polling, base 1 MB: ratio at size ratio 1000", "1.25-1.5 (plot)",
                     curves.get(("event", 1, 1000), math.nan), "x",
                     within(curves.get(("event", 1, 1000), math.nan), 1.25, 1.5, 0.10)))  # "about": 10%
-    grows = all(v[-1] >= v[0] for v in ev.values())
-    rows.append(row("C2", "event polling: ratio grows with the size ratio (last >= first, every base)", "grows",
-                    "yes" if grows else "no", "", grows))
+    dips = [(base, k) for base, v in ev.items() for k, (x, y) in zip(SIZE_RATIOS[1:], zip(v, v[1:])) if y < x - 0.02]
+    rows.append(row("C2", "event polling: ratio grows with the size ratio (no step down > 0.02, every base)", "grows",
+                    "yes" if not dips else "dips at " + ", ".join(f"{b} MB x{k}" for b, k in dips), "", not dips))
     order = [top[b] for b in BASES_MB]
     less = all(order[i] >= order[i + 1] - 0.02 for i in range(len(order) - 1))
     rows.append(row("C2", "larger base flows suffer less: max ratio for base 1/2/5/10/100 MB", "decreasing",
@@ -251,48 +252,77 @@ def mouse(c: Cases, profile: str, size: int, against: Any) -> Dict[str, Any]:
     return c.rows(("mouse", profile, size, against))[0]
 
 
-def c5_c6_c7_rows(c: Cases) -> List[Dict[str, Any]]:
-    rows = []
+#: Mouse vs elephant, read off slides 34-35 (cx3-fdr). The slide lists its bar labels without
+#: saying which bar each belongs to; with pipelining off a mouse's message rate is 1 / its
+#: latency, which pairs the medians with the msgs/s bars: alone 1.3 us / 0.79 M/s (10 B),
+#: 1.4 / 0.71 (100 B), 2.4 / 0.42 (1 KB); beside an elephant 2.6-2.9 us / 0.34-0.39 M/s (10 B,
+#: 100 B) and 6.0-6.3 us / 0.16-0.17 M/s (1 KB). The other labels (5.4-14.7 us) are 99.99th
+#: percentiles. targets.md reads the slide as "up to ~5x (1.3 -> ~6 us)"; by this pairing the
+#: largest median slow-down is 2.6x (1 KB), and the row says both.
+MICE_PUBLISHED = {
+    10: {"alone": (1.3, 0.79), "median": (2.6, 2.9), "rate": (0.34, 0.39)},
+    100: {"alone": (1.4, 0.71), "median": (2.6, 2.9), "rate": (0.34, 0.39)},
+    1000: {"alone": (2.4, 0.42), "median": (6.0, 6.3), "rate": (0.16, 0.17)},
+}
+
+
+def fmt(xs: Sequence[float], digits: int = 2) -> str:
+    return " / ".join(f"{x:.{digits}f}" for x in xs)
+
+
+def c5_rows(c: Cases) -> List[Dict[str, Any]]:
     fdr = "cx3-fdr"
     alone = mouse(c, fdr, 10, None)
-    rows.append(row("C5", "10 B alone, median (post to completion polled)", 1.3, alone["lat_median_us"], "us",
-                    within(alone["lat_median_us"], 1.3, 1.3, 0.20)))
-    rows.append(row("C5", "10 B alone, msgs/s", 0.78, alone["msg_rate_Mps"], "M/s", within(alone["msg_rate_Mps"], 0.78, 0.78, 0.20)))
     vs = [mouse(c, fdr, 10, ("m", o)) for o in MOUSE_SIZES]
     med = [r["lat_median_us"] for r in vs]
     tail = [r["lat_p99_99_us"] for r in vs]
     mps = [r["msg_rate_Mps"] for r in vs]
-    rows.append(row("C5", "10 B vs 10 B / 100 B / 1 KB mouse: median", "1.3-1.4", " / ".join(f"{x:.2f}" for x in med), "us",
-                    all(within(x, 1.3, 1.4, 0.20) for x in med)))
-    rows.append(row("C5", "10 B vs 10 B / 100 B / 1 KB mouse: 99.99th", "5.4-7.8", " / ".join(f"{x:.2f}" for x in tail), "us",
-                    all(within(x, 5.4, 7.8, 0.20) for x in tail)))
-    rows.append(row("C5", "10 B vs 10 B / 100 B / 1 KB mouse: msgs/s", "0.72-0.78", " / ".join(f"{x:.3f}" for x in mps), "M/s",
-                    all(within(x, 0.72, 0.78, 0.20) for x in mps)))
-    for profile, fig in ((fdr, "C6"), ("cx4-edr", "C7")):
-        worst_med, worst_tail, rates = 0.0, 0.0, []
-        slow = []
-        for m in MOUSE_SIZES:
-            a = mouse(c, profile, m, None)
-            for bg in (MB, GB):
-                r = mouse(c, profile, m, ("e", bg))
-                slow.append(r["lat_median_us"] / a["lat_median_us"])
-                worst_med = max(worst_med, r["lat_median_us"])
-                worst_tail = max(worst_tail, r["lat_p99_99_us"])
-                rates.append(r["msg_rate_Mps"])
-        if fig == "C6":
-            rows.append(row("C6", "mouse beside a 1 MB / 1 GB elephant: largest median slow-down (with / alone)", "up to ~5x",
-                            max(slow), "x", within(max(slow), 5.0, 5.0, 0.25)))
-            rows.append(row("C6", "mouse beside an elephant: largest median", "~6", worst_med, "us", within(worst_med, 6.0, 6.0, 0.25)))
-            rows.append(row("C6", "mouse beside an elephant: largest 99.99th", 14.7, worst_tail, "us", within(worst_tail, 14.7, 14.7, 0.25)))
-            rows.append(row("C6", "mouse beside an elephant: msgs/s range", "0.16-0.42", f"{min(rates):.3f}-{max(rates):.3f}", "M/s",
-                            within(min(rates), 0.16, 0.42, 0.25) and within(max(rates), 0.16, 0.42, 0.25)))
-        else:
-            rows.append(row("C7", "EDR: mouse beside an elephant, largest median slow-down", "up to 5x", max(slow), "x",
-                            within(max(slow), 5.0, 5.0, 0.15)))
+    return [
+        row("C5", "10 B alone, median (post to completion polled)", 1.3, alone["lat_median_us"], "us",
+            within(alone["lat_median_us"], 1.3, 1.3, 0.20)),
+        row("C5", "10 B alone, msgs/s", 0.78, alone["msg_rate_Mps"], "M/s", within(alone["msg_rate_Mps"], 0.78, 0.78, 0.20)),
+        row("C5", "10 B vs 10 B / 100 B / 1 KB mouse: median", "1.3-1.4", fmt(med), "us", all(within(x, 1.3, 1.4, 0.20) for x in med)),
+        row("C5", "10 B vs 10 B / 100 B / 1 KB mouse: 99.99th", "7.8 / 5.8 / 5.4", fmt(tail), "us",
+            all(within(x, p, p, 0.20) for x, p in zip(tail, (7.8, 5.8, 5.4)))),
+        row("C5", "10 B vs 10 B / 100 B / 1 KB mouse: msgs/s", "0.76 / 0.75 / 0.72", fmt(mps, 3), "M/s",
+            all(within(x, p, p, 0.20) for x, p in zip(mps, (0.76, 0.75, 0.72)))),
+    ]
+
+
+def c6_c7_rows(c: Cases) -> List[Dict[str, Any]]:
+    rows = []
+    fdr = "cx3-fdr"
+    slow, tails = [], []
+    for m in MOUSE_SIZES:
+        pub = MICE_PUBLISHED[m]
+        a = mouse(c, fdr, m, None)
+        bg = [mouse(c, fdr, m, ("e", e)) for e in (MB, GB)]
+        med = [r["lat_median_us"] for r in bg]
+        rate = [r["msg_rate_Mps"] for r in bg]
+        tails += [r["lat_p99_99_us"] for r in bg]
+        slow.append(max(med) / a["lat_median_us"])
+        rows.append(row("C6", f"{m} B mouse alone: median / msgs/s", f"{pub['alone'][0]} / {pub['alone'][1]}",
+                        f"{a['lat_median_us']:.2f} / {a['msg_rate_Mps']:.3f}", "us / M/s",
+                        within(a["lat_median_us"], pub["alone"][0], pub["alone"][0], 0.25)
+                        and within(a["msg_rate_Mps"], pub["alone"][1], pub["alone"][1], 0.25)))
+        rows.append(row("C6", f"{m} B mouse beside a 1 MB / 1 GB elephant: median", "%.1f-%.1f" % pub["median"], fmt(med), "us",
+                        all(within(x, *pub["median"], 0.25) for x in med)))
+        rows.append(row("C6", f"{m} B mouse beside a 1 MB / 1 GB elephant: msgs/s", "%.2f-%.2f" % pub["rate"], fmt(rate, 3), "M/s",
+                        all(within(x, *pub["rate"], 0.25) for x in rate)))
+    pub_slow = max(MICE_PUBLISHED[m]["median"][1] / MICE_PUBLISHED[m]["alone"][0] for m in MOUSE_SIZES)
+    rows.append(row("C6", "largest median slow-down beside an elephant (targets.md: ~5x; slide pairing: 2.6x)",
+                    f"{pub_slow:.1f}x (5x)", max(slow), "x", within(max(slow), pub_slow, 5.0, 0.25)))
+    rows.append(row("C6", "99.99th beside an elephant, smallest / largest", "5.4 / 14.7", f"{min(tails):.2f} / {max(tails):.2f}", "us",
+                    within(min(tails), 5.4, 5.4, 0.25) and within(max(tails), 14.7, 14.7, 0.25)))
+    # C7: the same on ConnectX-4 EDR.
+    e_slow = [max(mouse(c, "cx4-edr", m, ("e", e))["lat_median_us"] for e in (MB, GB)) / mouse(c, "cx4-edr", m, None)["lat_median_us"]
+              for m in MOUSE_SIZES]
+    rows.append(row("C7", "EDR: mouse beside an elephant, largest median slow-down (10 B / 100 B / 1 KB)", "up to 5x", fmt(e_slow), "x",
+                    within(max(e_slow), 5.0, 5.0, 0.15)))
     e_alone = mouse(c, "cx4-edr", 10, None)
     e_vs = [mouse(c, "cx4-edr", 10, ("m", o)) for o in MOUSE_SIZES]
     worst = max(r["lat_p99_99_us"] for r in e_vs)
-    rows.append(row("C7", "EDR: mouse vs mouse mitigated (largest 99.99th with a mouse / 99.99th alone)", "mitigated",
+    rows.append(row("C7", "EDR: mouse vs mouse mitigated (largest 99.99th beside a mouse / alone)", "mitigated",
                     worst / e_alone["lat_p99_99_us"], "x", worst / e_alone["lat_p99_99_us"] < 1.5))
     ee = ratio(c.rows(("C7", "ee")))
     rows.append(row("C7", "EDR: WRITE 1 MB vs 1 GB bandwidth ratio", 1.32, ee, "x", within(ee, 1.32, 1.32, 0.15)))
@@ -351,7 +381,7 @@ def run(progress: bool = False, executor: Optional[Executor] = None) -> List[Dic
         r2, curves = c2_c3_rows(c)
         r4, cpu = c4_rows(c)
         r8, kv = c8_rows(c)
-        rows = r1 + r2 + r4 + c5_c6_c7_rows(c) + r8 + justitia_rows(c)
+        rows = r1 + r2 + r4 + c5_rows(c) + c6_c7_rows(c) + r8 + justitia_rows(c)
     finally:
         if own and ex is not None:
             ex.shutdown()

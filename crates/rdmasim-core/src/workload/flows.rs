@@ -387,7 +387,9 @@ impl Flows {
     }
 
     pub fn tables(&self, w: &World, out: &mut Tables) {
-        let (open, close) = (self.window_open.unwrap_or(Time::ZERO), self.window_close.unwrap_or_else(|| w.now()));
+        // A window that never opened (a flow started after another finished) measures nothing.
+        let open = self.window_open.unwrap_or_else(|| w.now());
+        let close = if self.window_open.is_some() { self.window_close.unwrap_or_else(|| w.now()) } else { open };
         let secs = close.saturating_sub(open).as_secs_f64();
         for (i, f) in self.flows.iter().enumerate() {
             let end = if self.window_close.is_some() { f.at_close } else { f.snapshot(w) };
