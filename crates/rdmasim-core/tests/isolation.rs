@@ -139,3 +139,24 @@ fn flows_scenario_errors_name_the_key() {
     let e = rdmasim_core::api::Simulation::from_toml(&only_bg, "bg.toml").err().expect("no foreground flow");
     assert_eq!(e.key, "workload.flow");
 }
+
+#[test]
+fn send_and_write_imm_flows_keep_their_receives_posted() {
+    // More messages than the 512 receives posted up front: the receiving threads re-post.
+    for verb in ["send", "write_imm"] {
+        for polling in ["busy", "event"] {
+            let r = run(&flows("cx3-fdr", "", &flow(verb, 1024, "count = 1500", polling, "")));
+            assert_eq!(f(&rows(&r)[0], "completed_total"), 1500.0, "{verb} {polling}");
+            assert_eq!(counter(&r, 1, "out_of_buffer"), 0, "{verb} {polling}: a SEND found no receive");
+        }
+    }
+}
+
+#[test]
+fn key_value_mix_follows_get_fraction() {
+    let r = run(&flows("cx4-edr", "", "[workload.kv]\nrequests = 2000\nget_fraction = 0.25\n"));
+    let kv = table(&r, "kv");
+    let (gets, puts) = (f(&kv[0], "count"), f(&kv[1], "count"));
+    assert_eq!(gets + puts, 2000.0);
+    assert!((400.0..600.0).contains(&gets), "{gets} GETs of 2000 at 25%");
+}
