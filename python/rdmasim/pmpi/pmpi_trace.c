@@ -5,7 +5,10 @@
  * Build:  mpicc -shared -fPIC -O2 -o libpmpi_trace.so pmpi_trace.c
  * Use:    RDMASIM_TRACE_DIR=out mpiexec -n 8 env LD_PRELOAD=./libpmpi_trace.so ./prog
  *         (or link it before the MPI library: mpicc prog.c -L. -lpmpi_trace)
- * `rdmasim trace -n N -- prog args` does both.
+ * `rdmasim trace -n N -- prog args` does both. Wrapped: point-to-point (blocking, nonblocking,
+ * Sendrecv[_replace]), the Wait and Test families, and the collectives Barrier, Bcast, Reduce, Allreduce,
+ * Alltoall[v], Allgather[v], Gather[v], Scatter[v], Scan, Reduce_scatter[_block] (v-variants are
+ * recorded with their average block).
  *
  * One file per rank, out/rank.<r>.trace: a header line, then one line per call
  *   <call> start=<ns> end=<ns> cpu=<ns> [peer= bytes= tag= req= reqs= done= flag= root= src= rbytes= rtag= comm=]
@@ -373,6 +376,131 @@ int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int
     int rc = PMPI_Alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
     HEAD("alltoall");
     if (out) fprintf(out, " bytes=%lld comm=%s", bytes_of(scount, sdt), comm_name(comm));
+    END;
+    return rc;
+}
+
+/* ---- more collectives: recorded with their bytes per rank (v-variants: the average block) ---- */
+
+static long long sum_counts(const int *counts, MPI_Datatype dt, MPI_Comm comm) {
+    int n = 0;
+    PMPI_Comm_size(comm, &n);
+    long long s = 0;
+    for (int i = 0; i < n; i++) s += counts[i];
+    return bytes_of((int)(n ? s / n : 0), dt);
+}
+
+static int comm_rank(MPI_Comm comm) {
+    int r = 0;
+    PMPI_Comm_rank(comm, &r);
+    return r;
+}
+
+int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm) {
+    BEGIN;
+    int rc = PMPI_Allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
+    HEAD("allgather");
+    if (out) fprintf(out, " bytes=%lld comm=%s", bytes_of(rcount, rdt), comm_name(comm));
+    END;
+    return rc;
+}
+
+int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int rcounts[], const int displs[],
+                   MPI_Datatype rdt, MPI_Comm comm) {
+    BEGIN;
+    int rc = PMPI_Allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm);
+    HEAD("allgather");
+    if (out) fprintf(out, " bytes=%lld comm=%s", sum_counts(rcounts, rdt, comm), comm_name(comm));
+    END;
+    return rc;
+}
+
+int MPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm) {
+    BEGIN;
+    int rc = PMPI_Gather(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm);
+    HEAD("gather");
+    long long b = comm_rank(comm) == root ? bytes_of(rcount, rdt) : bytes_of(scount, sdt);
+    if (out) fprintf(out, " root=%d bytes=%lld comm=%s", world_of(comm, root), b, comm_name(comm));
+    END;
+    return rc;
+}
+
+int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int rcounts[], const int displs[],
+                MPI_Datatype rdt, int root, MPI_Comm comm) {
+    BEGIN;
+    int rc = PMPI_Gatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, comm);
+    HEAD("gather");
+    if (out) fprintf(out, " root=%d bytes=%lld comm=%s", world_of(comm, root), bytes_of(scount, sdt), comm_name(comm));
+    END;
+    return rc;
+}
+
+int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm) {
+    BEGIN;
+    int rc = PMPI_Scatter(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm);
+    HEAD("scatter");
+    long long b = comm_rank(comm) == root ? bytes_of(scount, sdt) : bytes_of(rcount, rdt);
+    if (out) fprintf(out, " root=%d bytes=%lld comm=%s", world_of(comm, root), b, comm_name(comm));
+    END;
+    return rc;
+}
+
+int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype sdt, void *rbuf, int rcount,
+                 MPI_Datatype rdt, int root, MPI_Comm comm) {
+    BEGIN;
+    int rc = PMPI_Scatterv(sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root, comm);
+    HEAD("scatter");
+    if (out) fprintf(out, " root=%d bytes=%lld comm=%s", world_of(comm, root), bytes_of(rcount, rdt), comm_name(comm));
+    END;
+    return rc;
+}
+
+int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+    BEGIN;
+    int rc = PMPI_Scan(sbuf, rbuf, count, dt, op, comm);
+    HEAD("scan");
+    if (out) fprintf(out, " bytes=%lld comm=%s", bytes_of(count, dt), comm_name(comm));
+    END;
+    return rc;
+}
+
+int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+    BEGIN;
+    int rc = PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, dt, op, comm);
+    HEAD("reduce_scatter");
+    if (out) fprintf(out, " bytes=%lld comm=%s", bytes_of(rcount, dt), comm_name(comm));
+    END;
+    return rc;
+}
+
+int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+    BEGIN;
+    int rc = PMPI_Reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm);
+    HEAD("reduce_scatter");
+    if (out) fprintf(out, " bytes=%lld comm=%s", sum_counts(rcounts, dt, comm), comm_name(comm));
+    END;
+    return rc;
+}
+
+int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype sdt, void *rbuf,
+                  const int rcounts[], const int rdispls[], MPI_Datatype rdt, MPI_Comm comm) {
+    BEGIN;
+    int rc = PMPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
+    HEAD("alltoall");
+    if (out) fprintf(out, " bytes=%lld comm=%s", sum_counts(scounts, sdt, comm), comm_name(comm));
+    END;
+    return rc;
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int src, int rtag, MPI_Comm comm,
+                         MPI_Status *st) {
+    BEGIN;
+    int rc = PMPI_Sendrecv_replace(buf, count, dt, dest, stag, src, rtag, comm, st);
+    HEAD("sendrecv");
+    long long b = bytes_of(count, dt);
+    if (out)
+        fprintf(out, " peer=%d bytes=%lld tag=%d src=%d rbytes=%lld rtag=%d", world_of(comm, dest), b, stag,
+                world_of(comm, src), b, tag_of(rtag));
     END;
     return rc;
 }

@@ -1,7 +1,9 @@
 /* Pipelined wavefront sweep on a px x py process grid (as in KBA transport sweeps): for each
  * of four corner directions and `blocks` k-blocks, receive the inflow faces from the upstream
  * neighbours (blocking Recv), compute the block, send the outflow faces downstream. Then the
- * collectives a solver step uses: Bcast of parameters, Reduce of a tally, Barrier, Alltoall.
+ * collectives a solver step uses: Bcast of parameters, Reduce of a tally, Barrier, Alltoall,
+ * and (to exercise the tracer) Allgather, Gather, Scatter, Scan, Reduce_scatter_block,
+ * Alltoallv and a Sendrecv_replace around a ring.
  * Usage: sweep [iters=3] [blocks=4] [face_bytes=2048] [work=20000] */
 #include <mpi.h>
 #include <stdio.h>
@@ -27,6 +29,7 @@ int main(int argc, char **argv) {
     char *buf = calloc(2, face);
     double x = rank, params[4] = {1, 2, 3, 4}, tally, total;
     int *a2a_s = calloc(size, sizeof(int)), *a2a_r = calloc(size, sizeof(int));
+    int *counts = calloc(size, sizeof(int)), *displs = calloc(size, sizeof(int));
     for (int it = 0; it < iters; it++) {
         MPI_Bcast(params, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
         for (int dir = 0; dir < 4; dir++) {
@@ -46,12 +49,24 @@ int main(int argc, char **argv) {
         tally = x;
         MPI_Reduce(&tally, &total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
         MPI_Alltoall(a2a_s, 1, MPI_INT, a2a_r, 1, MPI_INT, MPI_COMM_WORLD);
+        MPI_Allgather(&rank, 1, MPI_INT, a2a_r, 1, MPI_INT, MPI_COMM_WORLD);
+        MPI_Gather(&rank, 1, MPI_INT, a2a_r, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        MPI_Scatter(a2a_s, 1, MPI_INT, &cx, 1, MPI_INT, size - 1, MPI_COMM_WORLD);
+        MPI_Scan(&tally, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Reduce_scatter_block(a2a_s, a2a_r, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        for (int i = 0; i < size; i++) counts[i] = 1, displs[i] = i;
+        MPI_Alltoallv(a2a_s, counts, displs, MPI_INT, a2a_r, counts, displs, MPI_INT, MPI_COMM_WORLD);
+        int token = rank;
+        MPI_Sendrecv_replace(&token, 1, MPI_INT, (rank + 1) % size, 9, (rank + size - 1) % size, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        cx = rank / dims[1];
         MPI_Barrier(MPI_COMM_WORLD);
     }
     if (rank == 0) printf("sweep: %d ranks (%dx%d), %d iterations\n", size, dims[0], dims[1], iters);
     free(buf);
     free(a2a_s);
     free(a2a_r);
+    free(counts);
+    free(displs);
     MPI_Finalize();
     return 0;
 }

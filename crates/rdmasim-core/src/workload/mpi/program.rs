@@ -5,7 +5,8 @@
 //! Collectives use the textbook algorithms over point-to-point (Thakur, Rabenseifner, Gropp,
 //! "Optimization of Collective Communication Operations in MPICH", IJHPCA 2005): dissemination
 //! barrier, binomial-tree broadcast and reduce, recursive-doubling allreduce (with the
-//! non-power-of-two fold), pairwise-exchange alltoall. Their messages carry tags from a reserved
+//! non-power-of-two fold), pairwise-exchange alltoall, ring allgather; linear gather, scatter
+//! and scan; reduce-scatter as reduce + scatter. Their messages carry tags from a reserved
 //! negative range numbered by the collective's sequence on the communicator, so they never match
 //! user messages and successive collectives never match each other.
 
@@ -174,6 +175,54 @@ impl RankProgram {
         }
     }
 
+    /// Ring allgather: size - 1 steps, each passing one rank's block of `bytes` along.
+    pub fn allgather(&mut self, rank: u32, size: u32, bytes: u64) {
+        let tag = self.coll_tag();
+        let (to, from) = ((rank + 1) % size, (rank + size - 1) % size);
+        for _ in 1..size {
+            self.sendrecv(to, bytes, tag, from as i64, bytes, tag);
+        }
+    }
+
+    /// Linear gather of `bytes` per rank to `root`.
+    pub fn gather(&mut self, rank: u32, size: u32, root: u32, bytes: u64) {
+        let tag = self.coll_tag();
+        if rank == root {
+            let reqs: Vec<u32> = (0..size).filter(|&r| r != root).map(|r| self.irecv(r as i64, bytes, tag)).collect();
+            self.wait(&reqs);
+        } else {
+            self.send(root, bytes, tag);
+        }
+    }
+
+    /// Linear scatter of `bytes` per rank from `root`.
+    pub fn scatter(&mut self, rank: u32, size: u32, root: u32, bytes: u64) {
+        let tag = self.coll_tag();
+        if rank == root {
+            let reqs: Vec<u32> = (0..size).filter(|&r| r != root).map(|r| self.isend(r, bytes, tag)).collect();
+            self.wait(&reqs);
+        } else {
+            self.recv(root as i64, bytes, tag);
+        }
+    }
+
+    /// Linear scan: rank r waits for r - 1's prefix, then passes its own on.
+    pub fn scan(&mut self, rank: u32, size: u32, bytes: u64) {
+        let tag = self.coll_tag();
+        if rank > 0 {
+            self.recv((rank - 1) as i64, bytes, tag);
+        }
+        if rank + 1 < size {
+            self.send(rank + 1, bytes, tag);
+        }
+    }
+
+    /// Reduce-scatter as a reduce of the whole vector to rank 0 and a scatter of `bytes` each.
+    pub fn reduce_scatter(&mut self, rank: u32, size: u32, bytes: u64) {
+        self.reduce(rank, size, 0, bytes * size as u64);
+        self.scatter(rank, size, 0, bytes);
+    }
+
     /// Pairwise-exchange alltoall: `bytes` to and from every other rank, step i with rank ± i.
     pub fn alltoall(&mut self, rank: u32, size: u32, bytes: u64) {
         let tag = self.coll_tag();
@@ -255,6 +304,11 @@ mod tests {
             balanced(|p, r, s| p.reduce(r, s, 0, 100), size);
             balanced(|p, r, s| p.allreduce(r, s, 8), size);
             balanced(|p, r, s| p.alltoall(r, s, 64), size);
+            balanced(|p, r, s| p.allgather(r, s, 64), size);
+            balanced(|p, r, s| p.gather(r, s, s / 2, 64), size);
+            balanced(|p, r, s| p.scatter(r, s, s - 1, 64), size);
+            balanced(|p, r, s| p.scan(r, s, 8), size);
+            balanced(|p, r, s| p.reduce_scatter(r, s, 8), size);
         }
     }
 

@@ -35,6 +35,7 @@ pub const HEADER: &str = "#rdmasim-mpi-trace";
 const CALLS: &[&str] = &[
     "init", "finalize", "send", "ssend", "rsend", "bsend", "isend", "issend", "irsend", "ibsend", "recv", "irecv", "sendrecv", "wait",
     "waitall", "waitany", "waitsome", "test", "testall", "testany", "testsome", "barrier", "bcast", "reduce", "allreduce", "alltoall",
+    "allgather", "gather", "scatter", "scan", "reduce_scatter",
 ];
 
 #[derive(Debug, Clone, PartialEq)]
@@ -266,7 +267,7 @@ pub fn parse_rank(text: &str, file: &str, rank: u32, size: u32, cpu_scale: f64, 
                     out.wait(&rs);
                 }
             }
-            "barrier" | "bcast" | "reduce" | "allreduce" | "alltoall" => {
+            "barrier" | "bcast" | "reduce" | "allreduce" | "alltoall" | "allgather" | "gather" | "scatter" | "scan" | "reduce_scatter" => {
                 if let Ok(c) = f.raw("comm") {
                     if c != "world" {
                         return Err(f.err(format!("`{call}` on communicator {c}: only MPI_COMM_WORLD collectives can be replayed")));
@@ -277,6 +278,11 @@ pub fn parse_rank(text: &str, file: &str, rank: u32, size: u32, cpu_scale: f64, 
                     "bcast" => out.bcast(rank, size, f.dest("root", size)?, f.uint("bytes")?),
                     "reduce" => out.reduce(rank, size, f.dest("root", size)?, f.uint("bytes")?),
                     "allreduce" => out.allreduce(rank, size, f.uint("bytes")?),
+                    "allgather" => out.allgather(rank, size, f.uint("bytes")?),
+                    "gather" => out.gather(rank, size, f.dest("root", size)?, f.uint("bytes")?),
+                    "scatter" => out.scatter(rank, size, f.dest("root", size)?, f.uint("bytes")?),
+                    "scan" => out.scan(rank, size, f.uint("bytes")?),
+                    "reduce_scatter" => out.reduce_scatter(rank, size, f.uint("bytes")?),
                     _ => out.alltoall(rank, size, f.uint("bytes")?),
                 }
             }
