@@ -151,3 +151,10 @@ fn bad_traces_name_file_and_line() {
     let msg = rdmasim_core::api::Simulation::from_toml(&scenario(&dir, 2, ""), "s.toml").err().unwrap().to_string();
     assert!(msg.contains("needs 3 hosts"), "{msg}");
 }
+
+#[test]
+fn same_trace_and_seed_give_identical_results() {
+    let a = incast("stop-resume");
+    let b = incast("stop-resume");
+    assert_eq!(serde_json::to_string(&a["tables"]).unwrap(), serde_json::to_string(&b["tables"]).unwrap());
+}

@@ -263,7 +263,7 @@ impl Mpi {
                 }
             }
             AppEvent::Completion(c) => {
-                let Some(&(conn, side)) = self.qp_conn[c.hca as usize].get((c.qp - crate::hca::QPN_BASE) as usize) else { return };
+                let Some((conn, side)) = self.conn_of_cqe(&c) else { return };
                 let r = self.conns[conn as usize].rank[side as usize];
                 if self.ranks[r as usize].state == RunState::Computing {
                     self.ranks[r as usize].deferred.push_back(c);
@@ -288,6 +288,13 @@ impl Mpi {
             }
             _ => {}
         }
+    }
+
+    /// The (connection, side) a completion's QP belongs to, if it is one of ours.
+    fn conn_of_cqe(&self, c: &Cqe) -> Option<(u32, u8)> {
+        let i = c.qp.checked_sub(crate::hca::QPN_BASE)? as usize;
+        let &(conn, side) = self.qp_conn.get(c.hca as usize)?.get(i)?;
+        (conn != u32::MAX).then_some((conn, side))
     }
 
     fn start(&mut self, w: &mut World) {
@@ -494,7 +501,7 @@ impl Mpi {
                 }
             }
             WcOpcode::Recv | WcOpcode::RecvRdmaWithImm => {
-                let (conn, side) = self.qp_conn[c.hca as usize][(c.qp - crate::hca::QPN_BASE) as usize];
+                let Some((conn, side)) = self.conn_of_cqe(&c) else { return };
                 let Some(wire) = self.conns[conn as usize].to[side as usize].pop_front() else { return };
                 match wire {
                     Wire::Eager { src, tag, bytes } => self.arrive(w, r, Unexpected { src, tag, bytes, rts_sreq: None }),
