@@ -30,6 +30,9 @@ _LEADING_COLUMNS: Dict[str, List[str]] = {
     "host_cpu": ["node"],
     "operations": ["node", "qp", "op", "opcode", "bytes"],
     "run": ["profile", "sim_time_us", "events", "packet_hops"],
+    "flows": ["flow", "name", "verb", "bytes", "polling", "depth", "background", "window_us", "bw_Gbps",
+              "msg_rate_Mps", "lat_median_us", "lat_p99_us", "lat_p99_99_us", "cpu_utilization"],
+    "kv": ["op", "value_bytes", "count", "lat_median_us", "lat_avg_us", "lat_p99_us", "lat_p99_99_us"],
 }
 #: pandas < 3 parses CSV floats with a fast, not always exact, parser unless asked; pandas 3
 #: parses exactly by default and deprecates the option.
