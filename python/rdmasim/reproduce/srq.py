@@ -149,9 +149,9 @@ BASELINE_BUFFERS = 1024
 TOLERATED = 0.1  # % run-time increase
 PUBLISHED_GAIN = 7.0
 METHODS = ("srq-limit", "stop-resume")
-#: RNR NAK timer code of the MPI connections: 7 = 0.12 ms (IBTA table). Assumption: the
-#: MVAPICH2 default (MV2_DEFAULT_MIN_RNR_TIMER) as we read its user guide.
-MIN_RNR_TIMER = 7
+#: RNR NAK timer code of the MPI connections: 12 = 0.64 ms (IBTA table), MVAPICH2's default
+#: (MV2_DEFAULT_MIN_RNR_TIMER = 12 in its MPI_T control-variable list, mvapich2-3.0a).
+MIN_RNR_TIMER = 12
 
 
 def trace_dir(app: str, ranks: int) -> Path:

@@ -44,7 +44,8 @@ pub struct MpiSection {
     /// Receive buffers (WQEs) each rank keeps posted in its SRQ.
     #[serde(default = "d_buffers")]
     pub srq_buffers: u32,
-    /// srq-limit: the threshold; default buffers × 30/256 (MVAPICH2's MV2_SRQ_LIMIT / MV2_SRQ_SIZE).
+    /// srq-limit: the threshold; default buffers × 30/256, the ratio of MVAPICH2's defaults
+    /// (ibv_param.c: mv2_srq_limit = 30, mv2_srq_fill_size = 256), at least 1.
     #[serde(default)]
     pub srq_limit: Option<u32>,
     /// Largest message sent eagerly (Open MPI openib BTL btl_openib_eager_limit default 12288).
