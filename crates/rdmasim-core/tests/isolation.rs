@@ -160,3 +160,16 @@ fn key_value_mix_follows_get_fraction() {
     assert_eq!(gets + puts, 2000.0);
     assert!((400.0..600.0).contains(&gets), "{gets} GETs of 2000 at 25%");
 }
+
+#[test]
+fn paced_flow_keeps_to_its_rate_and_paced_elephants_share_fairly() {
+    let paced = flow("write", MB, "count = 20", "busy", "split_bytes = 65536\nsplit_window = 4\npace_gbps = 10");
+    let bw = f(&rows(&run(&flows("cx3-fdr", "", &paced)))[0], "bw_Gbps");
+    // The bucket lets the first 64 KiB go at once: at most 10 x (1 + 64 KiB / 20 MiB) = 10.03.
+    assert!((9.0..=10.035).contains(&bw), "paced at 10 Gb/s: {bw}");
+    // Both elephants paced to half the link: the event wake-up advantage of the larger is gone.
+    let half = "split_bytes = 262144\nsplit_window = 2\npace_gbps = 27";
+    let body = flow("write", MB, "count = 30", "event", half) + &flow("write", 16 * MB, "background = true", "event", half);
+    let r = run(&flows("cx3-fdr", SLEEPY, &body));
+    assert!((0.98..1.03).contains(&bw_ratio(&r)), "paced elephants: ratio {}", bw_ratio(&r));
+}

@@ -62,6 +62,8 @@ struct Flow {
     shaper: Option<Shaper>,
     /// Split chunks posted for the current message (their wr_ids count from the message's).
     chunk_seq: u64,
+    /// Time of the pending pacing timer, if any (one is enough).
+    pace_at: Option<Time>,
 }
 
 impl Flow {
@@ -162,6 +164,7 @@ impl Flows {
                 lat_us: Vec::new(),
                 shaper: spec.split_bytes.map(|b| Shaper::new(b, spec.split_window.unwrap_or(32), spec.pace_gbps)),
                 chunk_seq: 0,
+                pace_at: None,
                 spec: spec.clone(),
             });
         }
@@ -196,7 +199,10 @@ impl Flows {
                 let (kind, i) = (t >> 32, (t & 0xffff_ffff) as usize);
                 match kind {
                     TAG_START => self.start_flow(w, i),
-                    TAG_PACE => self.pump(w, i),
+                    TAG_PACE => {
+                        self.flows[i].pace_at = None;
+                        self.pump(w, i)
+                    }
                     _ => {
                         if let Some(kv) = &mut self.kv {
                             kv.on_timer(w, t);
@@ -317,7 +323,10 @@ impl Flows {
                     f.post_wr(w, id, n);
                 }
                 Step::Wait(t) => {
-                    w.q.at(t, Event::App { app, ev: AppEvent::Timer(tag(TAG_PACE, i)) });
+                    if f.pace_at.is_none_or(|p| p > t) {
+                        f.pace_at = Some(t);
+                        w.q.at(t, Event::App { app, ev: AppEvent::Timer(tag(TAG_PACE, i)) });
+                    }
                     return;
                 }
                 Step::Blocked => return,
