@@ -193,7 +193,8 @@ impl World {
 
     /// The SRQ_LIMIT_REACHED handler thread (a thread of its own, as MVAPICH's async thread):
     /// posts `count` WQEs and re-arms the limit, costing CPU time but not delaying the
-    /// application thread. The WQEs are usable once posted, the limit once re-armed.
+    /// application thread. The WQEs are usable at once (their post, under 1 µs, is not waited
+    /// for: a simplification); the limit is armed when ibv_modify_srq returns (t_setev later).
     pub fn srq_async_refill(&mut self, r: SrqRef, first_wr_id: u64, count: u32, len: u32, limit: u32) -> Time {
         let now = self.now();
         let p = &self.profile;

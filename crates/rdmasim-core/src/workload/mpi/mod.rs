@@ -275,20 +275,24 @@ impl Mpi {
                 }
             }
             AppEvent::SrqOverflow { hca, srq } => {
-                let r = self.srq_rank[hca as usize][srq as usize];
+                let Some(r) = self.rank_of_srq(hca, srq) else { return };
                 self.ranks[r as usize].resume_pending = true;
                 if self.ranks[r as usize].state != RunState::Computing {
                     self.enter_mpi(w, r);
                 }
             }
             AppEvent::SrqLimitReached { hca, srq } => {
-                let r = self.srq_rank[hca as usize][srq as usize];
+                let Some(r) = self.rank_of_srq(hca, srq) else { return };
                 let s = self.ranks[r as usize].srq;
                 let missing = self.cfg.srq_buffers.saturating_sub(w.srq(s).wqes.len() as u32);
                 w.srq_async_refill(s, 0, missing, self.cfg.buffer_bytes, self.srq_limit);
             }
             _ => {}
         }
+    }
+
+    fn rank_of_srq(&self, hca: u32, srq: u32) -> Option<u32> {
+        self.srq_rank.get(hca as usize)?.get(srq as usize).copied()
     }
 
     /// The (connection, side) a completion's QP belongs to, if it is one of ours.
