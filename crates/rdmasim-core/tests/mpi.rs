@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 
 /// A fresh trace directory with one file per rank (records without header/finalize).
 fn trace_dir(name: &str, ranks: &[Vec<String>]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rdmasim-mpi-{}-{name}", std::process::id()));
+    // Unique per call: tests run in parallel and may write traces of the same name.
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("rdmasim-mpi-{}-{n}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     for (r, lines) in ranks.iter().enumerate() {
@@ -99,7 +102,11 @@ fn incast(method: &str) -> Value {
         ranks.push(v);
     }
     let dir = trace_dir(&format!("incast-{method}"), &ranks);
-    run(&scenario(&dir, 9, &format!("flow_control = \"{method}\"\nsrq_buffers = 16")))
+    run_incast(&dir, method)
+}
+
+fn run_incast(dir: &Path, method: &str) -> Value {
+    run(&scenario(dir, 9, &format!("flow_control = \"{method}\"\nsrq_buffers = 16")))
 }
 
 #[test]
@@ -155,6 +162,7 @@ fn bad_traces_name_file_and_line() {
 #[test]
 fn same_trace_and_seed_give_identical_results() {
     let a = incast("stop-resume");
-    let b = incast("stop-resume");
+    let dir = table(&a, "mpi")[0]["trace"].as_str().unwrap().to_string();
+    let b = run_incast(Path::new(&dir), "stop-resume");
     assert_eq!(serde_json::to_string(&a["tables"]).unwrap(), serde_json::to_string(&b["tables"]).unwrap());
 }
