@@ -84,3 +84,20 @@ def test_malformed_and_truncated_traces_name_file_and_line(tmp_path):
     with pytest.raises(ScenarioError) as e:
         replay(d, 2)
     assert "rank.1.trace:3: `cpu=-5` must be >= 0" in str(e.value)
+
+
+def test_open_mpi_traces_replay_too(tmp_path, monkeypatch):
+    """Open MPI (when installed beside MPICH: Debian's mpicc.openmpi / mpirun.openmpi)."""
+    if not (shutil.which("mpicc.openmpi") and shutil.which("mpirun.openmpi")):
+        pytest.skip("Open MPI not installed (optional: apt-get install openmpi-bin libopenmpi-dev)")
+    monkeypatch.setenv("MPICC", "mpicc.openmpi")
+    monkeypatch.setenv("MPIEXEC", "mpirun.openmpi")
+    monkeypatch.setenv("RDMASIM_CACHE", str(tmp_path / "cache"))
+    exe = mpitrace.build_program(mpitrace.EXAMPLES / "halo3d.c", tmp_path / "halo3d")
+    out = mpitrace.trace(6, [str(exe), "3", "1024", "1000", "2"], tmp_path / "trace", timeout=120)
+    assert "Open_MPI" in (out / "rank.0.trace").read_text().splitlines()[0]
+    recorded = mpitrace.trace_counts(out)
+    res = replay(out, 6)
+    assert res.finished, res.stop_reason
+    m = res.table("mpi").iloc[0]
+    assert (m["delivered_messages"], m["delivered_bytes"]) == (recorded["sends"], recorded["bytes"])

@@ -4,7 +4,8 @@
 ``mpicc`` (once, cached), runs the program under ``mpiexec -n 16`` with the library preloaded,
 and leaves one ``rank.<r>.trace`` per rank in the output directory (format: ``docs/srq.md``).
 Works with MPICH and Open MPI from Debian's packages, with more ranks than cores (Open MPI gets
-``--oversubscribe``). Replay a trace with a scenario whose workload is
+``--oversubscribe``); ``MPICC`` / ``MPIEXEC`` choose among installed MPIs (Debian:
+``mpicc.openmpi`` / ``mpirun.openmpi``). Replay a trace with a scenario whose workload is
 ``{kind = "mpi", trace = "<dir>"}``.
 """
 from __future__ import annotations
