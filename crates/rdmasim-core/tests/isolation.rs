@@ -173,3 +173,23 @@ fn paced_flow_keeps_to_its_rate_and_paced_elephants_share_fairly() {
     let r = run(&flows("cx3-fdr", SLEEPY, &body));
     assert!((0.98..1.03).contains(&bw_ratio(&r)), "paced elephants: ratio {}", bw_ratio(&r));
 }
+
+#[test]
+fn non_inline_mouse_fetched_on_schedule_waits_two_chunks() {
+    // Mechanism: a non-inline WQE is fetched when the scheduler first serves its QP; the fetch
+    // (WQE + payload DMA, 0.9 us) lets the elephant start another chunk, so a 1 KB mouse waits
+    // about two chunks (FDR: 2 x 2.4 us). Fetching at the doorbell overlaps the fetch with the
+    // first wait. Inline mice and lone flows are not affected.
+    let kb = |fos: bool, elephant: bool| {
+        let mut body = flow("write", 1000, "count = 3000", "busy", "");
+        if elephant {
+            body += &flow("write", MB, "background = true", "event", "");
+        }
+        let o = format!("arbitration = \"chunk-round-robin\"\nwqe_fetch_on_schedule = {fos}");
+        median(&run(&flows("cx3-fdr", &o, &body)), 0)
+    };
+    let (alone, at_doorbell, on_schedule) = (kb(true, false), kb(false, true), kb(true, true));
+    assert_eq!(alone, kb(false, false), "alone, the fetch happens at once either way");
+    assert!(on_schedule > at_doorbell + 2.0, "1 KB mouse: fetched at the doorbell {at_doorbell} us, on schedule {on_schedule} us");
+    assert!(at_doorbell < alone + 1.0, "fetching at the doorbell hides the fetch in the wait: {alone} -> {at_doorbell}");
+}

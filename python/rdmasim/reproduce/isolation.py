@@ -14,6 +14,9 @@ mechanisms (docs/isolation.md):
 - ``arbitration = "chunk-round-robin"`` (NIC): the send engine serves a QP for up to
   ``arbitration_chunk_bytes`` (16 KiB) of a message before moving on, so a mouse's packet waits
   behind an elephant's chunk (C6, C7, C8).
+- ``wqe_fetch_on_schedule = true`` (NIC): a non-inline WQE and its payload are fetched when the
+  scheduler first serves the QP, so a 1 KB mouse's fetch lets the elephant start another chunk
+  (C6, 1 KB).
 
 Both are set on the cx3-fdr and cx4-edr profiles for every case (``ISOLATION_OVERRIDES``). The
 Justitia-like sender-side scheduler (split + pace) is evaluated on the same cases.
@@ -38,7 +41,7 @@ ORDER = 30
 MB = 1 << 20
 GB = 1 << 30
 #: The two mechanisms the study's anomalies are traced to, on for every case.
-ISOLATION_OVERRIDES = {"cpu_idle": "haswell", "arbitration": "chunk-round-robin"}
+ISOLATION_OVERRIDES = {"cpu_idle": "haswell", "arbitration": "chunk-round-robin", "wqe_fetch_on_schedule": True}
 #: Mouse messages per case: the study sent 10 M; 1 M keeps 100 samples beyond the 99.99th
 #: percentile and the whole reproduction within minutes (a 10 B mouse beside an elephant costs
 #: ~27 events per message; see docs/isolation.md for the measured rate).

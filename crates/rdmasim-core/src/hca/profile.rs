@@ -141,6 +141,9 @@ profile_params! {
     /// Idle states of the host cores (event mode: a sleeping thread's wake-up pays the exit
     /// latency of the state its core entered): "none" or "haswell".
     cpu_idle: crate::host::cstate::CpuIdle,
+    /// A non-inline WQE (and its payload) is fetched when the send scheduler first serves its
+    /// QP, not when the doorbell rings; false: fetched at the doorbell.
+    wqe_fetch_on_schedule: bool,
     /// ODP: one NIC page-fault service, µs: fault event to the driver, OS page lookup or
     /// allocation, NIC page-table (MTT) update, QP resume (hca/mr.rs).
     odp_fault_us: f64,
@@ -221,6 +224,7 @@ fn sources_common() -> ProfileSources {
         arbitration: "assumption: packet round robin between QPs with work (the vendor's arbiter is unpublished)",
         arbitration_chunk_bytes: "assumption",
         switch_latency_ns: "Mellanox switch product briefs: SwitchX-2 (FDR) 170 ns, Switch-IB (EDR) 90 ns port to port",
+        wqe_fetch_on_schedule: "assumption: false (fetch at the doorbell); true is the isolation study's hypothesis for its 1 KB mouse (docs/isolation.md 2.3)",
         cpu_idle: "assumption: none (C-states off or idle=poll, a common RDMA benchmark set-up); \"haswell\" = intel_idle.c hsw_cstates (exit latency, target residency)",
         odp_fault_us: SRC_ODP_FAULT,
         odp_requester_retry_us: SRC_ODP_RETRY,
@@ -267,6 +271,7 @@ pub fn builtin() -> Vec<(HwProfile, ProfileSources)> {
         arbitration_chunk_bytes: 16 * 1024,
         switch_latency_ns: 90.0,
         cpu_idle: crate::host::cstate::CpuIdle::None,
+        wqe_fetch_on_schedule: false,
         odp_fault_us: 500.0,
         odp_requester_retry_us: 3500.0,
         odp_fault_workers: 32,

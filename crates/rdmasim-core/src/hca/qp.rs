@@ -47,6 +47,9 @@ pub struct SendWqe {
     pub npkts: u32,
     /// When the NIC can start transmitting it (doorbell, WQE and payload fetch, pipeline).
     pub ready_at: Time,
+    /// DMA fetch (WQE, payload) still to start when the send scheduler first serves this WQE
+    /// (profile `wqe_fetch_on_schedule`); zero once started, or when fetched at the doorbell.
+    pub fetch: Time,
     /// READ: response packets received in order so far.
     pub read_rcvd: u32,
     pub done: bool,

@@ -29,6 +29,9 @@ impl World {
         if w.ready_at > now {
             return Next::Wait(w.ready_at);
         }
+        if w.fetch > Time::ZERO {
+            return crate::hca::verbs::fetch_on_schedule(qp, now);
+        }
         if qp.snd_nxt.wrapping_sub(qp.snd_una) >= max_inflight {
             return Next::Idle; // an ACK re-activates the QP
         }

@@ -40,19 +40,25 @@ impl World {
         let t = hca.t;
         let doorbell = t_post + t.doorbell;
         // Inline WQEs arrive with the doorbell (BlueFlame); others are fetched by DMA, and their
-        // payload (SEND/WRITE) read by DMA before the first packet can leave.
+        // payload (SEND/WRITE) read by DMA before the first packet can leave: at once, or when
+        // the send scheduler first serves the QP (`wqe_fetch_on_schedule`, see requester_next).
         let mut ready = doorbell + t.tx_pipeline;
+        let mut fetch = Time::ZERO;
         if !wr.inline {
-            ready += t.wqe_fetch;
+            fetch += t.wqe_fetch;
             if wr.op != WrOp::Read && wr.len > 0 {
-                ready += t.dma_read;
+                fetch += t.dma_read;
             }
+        }
+        if !self.profile.wqe_fetch_on_schedule {
+            ready += fetch;
+            fetch = Time::ZERO;
         }
         let q = &mut hca.qps[qp.index() as usize];
         let npkts = q.packets_for(wr.len);
         let first_psn = q.next_psn;
         q.next_psn += npkts;
-        q.sq.push_back(SendWqe { wr, first_psn, npkts, ready_at: ready, read_rcvd: 0, done: false });
+        q.sq.push_back(SendWqe { wr, first_psn, npkts, ready_at: ready, fetch, read_rcvd: 0, done: false });
         if !q.in_sched {
             q.in_sched = true;
             hca.sched.push_back(qp.index());
@@ -81,4 +87,18 @@ impl World {
     pub fn qp(&self, r: QpRef) -> &Qp {
         &self.hcas[r.hca as usize].qps[r.index() as usize]
     }
+}
+
+/// `wqe_fetch_on_schedule`: the send scheduler serves a QP whose next WQE is not fetched yet.
+/// The NIC starts the DMA fetches of that WQE and of every later one already posted (they
+/// proceed in parallel) and serves other QPs meanwhile. Assumption (docs/isolation.md 2.3):
+/// without BlueFlame a doorbell only tells the NIC that the send queue has work; the WQE is
+/// read when the scheduler gets to the QP.
+pub(crate) fn fetch_on_schedule(qp: &mut Qp, now: Time) -> crate::hca::nic::Next {
+    let head = qp.tx_wqe;
+    for w in qp.sq.iter_mut().skip(head).filter(|w| w.fetch > Time::ZERO) {
+        w.ready_at = w.ready_at.max(now) + w.fetch;
+        w.fetch = Time::ZERO;
+    }
+    crate::hca::nic::Next::Wait(qp.sq[head].ready_at)
 }

@@ -296,6 +296,7 @@ pub fn expected_for(key: &str) -> Option<String> {
         "hardware.overrides.arbitration" => {
             "one of \"packet-round-robin\", \"message-round-robin\", \"chunk-round-robin\""
         }
+        "hardware.overrides.wqe_fetch_on_schedule" => "true or false",
         "hardware.overrides.cpu_idle" => "\"none\" or \"haswell\"",
         "hardware.overrides.arbitration_chunk_bytes" => "an integer >= 1 (bytes)",
         "hardware.overrides.retransmit_floor_ms" => "a finite number of milliseconds >= 0",
