@@ -92,6 +92,7 @@ def plot_all(out: Path, matrix: Dict[Any, float], curves: Dict[Any, float], cpu:
             med2.append(r["lat_median_us"])
             tail2.append(r["lat_p99_99_us"])
         _bars(axes[1], names2, med2, tail2, rotate=True)
+        axes[1].legend()
         axes[1].set_title(f"mouse vs mouse, {profile}")
         fig.tight_layout()
         written.append(_save(fig, out / f"c5_c6_mice_{profile}.png", plt))
