@@ -163,3 +163,52 @@ fn the_damming_window_moves_with_the_fault_and_wait_parameters() {
         assert!(t(iv) > 500_000.0, "inside at {iv}: {} µs", t(iv));
     }
 }
+
+#[test]
+fn reads_spanning_pages_complete_with_both_side_odp() {
+    // Regression: READ 1 (5000 B, server pages 0-1) is served while READ 2 (pages 1-2) draws an
+    // RNR NAK. The NAK used to overtake READ 1's responses, acknowledge READ 1's missing
+    // responses and leave the requester's cursor behind its acknowledged point: no packet ever
+    // left again. Now the NAK follows the responses and every page faults in turn.
+    let toml = scenario("cx4-edr", "reads = 2\nsize = 5000", "[output]\ncapture = true");
+    let mut s = Simulation::from_toml(&toml, "<test>").unwrap();
+    s.run();
+    let recs = &s.world.capture.as_ref().unwrap().records;
+    let last_resp_of_read1 = recs.iter().position(|(_, p)| p.kind == PktKind::ReadResp { first: false, last: true } && p.psn == 1).unwrap();
+    let nak_for_read2 = recs.iter().position(|(_, p)| matches!(p.kind, PktKind::RnrNak { .. }) && p.psn == 2).unwrap();
+    assert!(nak_for_read2 > last_resp_of_read1, "the RNR NAK for READ 2 left before READ 1's responses");
+    let r: serde_json::Value = serde_json::from_str(&s.result_json()).unwrap();
+    // Client pages 0, 1, 2 fault one after the other (fault 0.5 ms + re-request 3.5 ms each),
+    // after the server's 0.5 ms fault: ~12.5 ms.
+    assert_eq!(odp(&r, 0, "requester_page_faults"), 3);
+    let t = run_time(&r);
+    assert!((12_000.0..13_000.0).contains(&t), "run time {t} µs");
+    assert_eq!(counter(&r, 0, "local_ack_timeout_err"), 0);
+}
+
+#[test]
+fn a_fault_the_qp_gave_up_on_still_maps_its_page() {
+    // Client-side ODP, flood off, no timeout floor, qp.timeout 7 (524 µs): the local ACK timer
+    // fires around the end of the fault the first response started. When it fires just
+    // before, the QP re-requests and abandons that fault; the driver still maps the page.
+    // Regression: the abandoned fault left the page "faulting" forever, and the re-requested
+    // response then joined a fault that had ended (an event in the past).
+    for tenth in 0..40 {
+        let fault = 520.0 + tenth as f64 * 0.2;
+        let o = format!("[hardware.overrides]\nretransmit_floor_ms = 0.0\nodp_flood = false\nodp_fault_us = {fault}");
+        let toml = scenario("cx4-edr", "reads = 1\nserver_odp = false", &o).replace("[qp]\n", "[qp]\ntimeout = 7\n");
+        let r = run(&toml);
+        let t = run_time(&r);
+        assert!(t < 4_600.0, "fault {fault} µs: run time {t} µs");
+        assert_eq!(odp(&r, 0, "requester_page_faults"), 1);
+    }
+}
+
+#[test]
+fn a_buffer_beyond_a_gibibyte_is_rejected_not_allocated() {
+    // 10^6 READs of 1 GiB would be a 2.6e11-entry page table (the process aborted on it).
+    let e = rdmasim_core::api::validate_toml(&scenario("cx4-edr", "reads = 1000000\nsize = 1073741824", ""), "odp.toml").unwrap_err();
+    assert_eq!(e.key, "workload.reads", "{e}");
+    assert!(e.message.contains("1 GiB"), "{e}");
+    assert!(rdmasim_core::api::validate_toml(&scenario("cx4-edr", "reads = 1024\nsize = 1048576", ""), "odp.toml").is_ok());
+}

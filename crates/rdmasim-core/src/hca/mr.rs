@@ -86,11 +86,15 @@ pub struct QpOdp {
     pub replay_upto: Option<u32>,
     /// Local (destination) address of each posted READ, by first PSN.
     pub local: VecDeque<(u32, u64)>,
-    /// Flood: pages (per MR) this QP saw absent and has not itself seen resolved.
-    pub stale: Vec<Vec<bool>>,
-    /// Pages of the fault being serviced for this QP, and its generation.
-    pub fault_pages: Vec<(u32, u32)>,
+    /// Flood: pages (MR, page) this QP saw absent and has not itself seen resolved. A short
+    /// list (the pages it stalled on since its last timeout), so it costs nothing per page of
+    /// the region whatever the region's size and the number of QPs.
+    pub stale: Vec<(u32, u32)>,
+    /// Generation of this QP's current requester fault; a local ACK timeout moves it on, so a
+    /// fault serviced after the QP gave up on it does not resume the QP.
     pub fault_gen: u32,
+    /// Responder: an RNR NAK (page fault) waiting for the earlier READs' responses to leave.
+    pub nak_after_reads: Option<Control>,
 }
 
 /// ODP counters of one HCA (a model diagnostic; mlx5 exposes page faults per MR through
@@ -118,8 +122,8 @@ pub struct OdpStats {
 /// A fault the driver is servicing.
 #[derive(Clone, Copy, Debug)]
 pub enum PendingFault {
-    /// For a requester QP (its pages are in `QpOdp::fault_pages`).
-    Requester { qp: u32, gen: u32 },
+    /// For a requester QP's READ response landing on pages [first, first + n) of region `mr`.
+    Requester { qp: u32, gen: u32, mr: u32, first: u32, n: u32 },
     /// For a responder access to one page.
     Responder { mr: u32, page: u32 },
 }
@@ -272,8 +276,20 @@ impl World {
         let qp = &mut hca.qps[qi as usize];
         qp.rnr_outstanding = true;
         let (psn, timer) = (qp.epsn, qp.attr.min_rnr_timer);
-        self.queue_control(h, Control { qp: qi, kind: PktKind::RnrNak { timer }, psn });
+        let nak = Control { qp: qi, kind: PktKind::RnrNak { timer }, psn };
+        if qp.read_resps.is_empty() {
+            self.queue_control(h, nak);
+        } else {
+            // Responses leave in PSN order: the NAK follows the earlier READs' responses
+            // (responder_next sends it when they are out), or it would acknowledge them.
+            hca.odp.qp(qi).nak_after_reads = Some(nak);
+        }
         true
+    }
+
+    /// The last pending READ response of QP `qi` left: its deferred RNR NAK may go now.
+    pub(crate) fn odp_take_nak_after_reads(&mut self, h: u32, qi: u32) -> Option<Control> {
+        self.hcas[h as usize].odp.qps.get_mut(qi as usize).and_then(|q| q.nak_after_reads.take())
     }
 
     /// Requester side: true when a READ response must be dropped: the QP is stalled on a page
@@ -305,34 +321,27 @@ impl World {
         }
         let Some(&(_, local)) = q.local.iter().find(|&&(psn, _)| psn == w.first_psn) else { return false };
         let Some((mr, pages)) = hca.odp.mr_of(local + offset, pkt.payload as u64) else { return false };
-        let mri = mr as usize;
-        let q = &mut hca.odp.qps[qi as usize];
-        if q.stale.len() <= mri {
-            q.stale.resize_with(mri + 1, Vec::new);
-        }
-        let npages = hca.odp.mrs[mri].present.len();
-        if q.stale[mri].len() < npages {
-            q.stale[mri].resize(npages, false);
-        }
-        let visible = |p: usize, m: &MemoryRegion, s: &[bool]| m.present[p] && !(flood && s[p]);
-        if pages.clone().all(|p| visible(p, &hca.odp.mrs[mri], &hca.odp.qps[qi as usize].stale[mri])) {
+        let odp = &mut hca.odp;
+        let q = &odp.qps[qi as usize];
+        let visible = |p: usize, m: &MemoryRegion| m.present[p] && !(flood && q.stale.contains(&(mr, p as u32)));
+        if pages.clone().all(|p| visible(p, &odp.mrs[mr as usize])) {
             return false;
         }
         // Drop the response and fault the pages in.
-        let odp = &mut hca.odp;
         odp.stats.dropped_responses += 1;
         odp.stats.requester_fault_events += 1;
-        let q = &mut odp.qps[qi as usize];
-        q.fault_pages.clear();
         let mut new_pages = false;
         let mut joined = Time::ZERO;
-        for p in pages {
-            let m = &mut odp.mrs[mri];
-            if visible(p, m, &q.stale[mri]) {
+        let q = &mut odp.qps[qi as usize];
+        let m = &mut odp.mrs[mr as usize];
+        for p in pages.clone() {
+            let is_stale = q.stale.contains(&(mr, p as u32));
+            if m.present[p] && !(flood && is_stale) {
                 continue;
             }
-            q.stale[mri][p] = true;
-            q.fault_pages.push((mr, p as u32));
+            if flood && !is_stale {
+                q.stale.push((mr, p as u32));
+            }
             if !m.present[p] && !m.faulting[p] {
                 m.faulting[p] = true;
                 new_pages = true;
@@ -343,16 +352,19 @@ impl World {
         }
         q.fault_gen = q.fault_gen.wrapping_add(1);
         let gen = q.fault_gen;
-        let f = odp.push_fault(PendingFault::Requester { qp: qi, gen });
+        let (first, n) = (pages.start as u32, pages.len() as u32);
         // With one shared page table (no flood) a QP whose pages are already being faulted in
         // waits for that fault; otherwise its fault event queues at the driver like any other.
-        let at = if !flood && !new_pages && joined > Time::ZERO { joined } else { odp.fault_done_at(now, fault, workers) };
-        for &(m, p) in &odp.qps[qi as usize].fault_pages {
-            let m = &mut odp.mrs[m as usize];
-            if m.faulting[p as usize] && m.fault_done[p as usize] < at && new_pages {
-                m.fault_done[p as usize] = at;
+        let at = if !flood && !new_pages && joined > Time::ZERO { joined.max(now) } else { odp.fault_done_at(now, fault, workers) };
+        if new_pages {
+            let m = &mut odp.mrs[mr as usize];
+            for p in pages {
+                if m.faulting[p] && !m.present[p] && m.fault_done[p] < at {
+                    m.fault_done[p] = at;
+                }
             }
         }
+        let f = odp.push_fault(PendingFault::Requester { qp: qi, gen, mr, first, n });
         self.q.at(at, Event::OdpFault { hca: h, fault: f });
         self.begin_retx_wait(h, qi, expected, Time::MAX, true);
         true
@@ -363,7 +375,6 @@ impl World {
     /// already brought in is not made visible to this QP (its stale state stays).
     pub(crate) fn on_odp_fault(&mut self, h: u32, fault: u32) {
         let now = self.now();
-        let flood = self.profile.odp_flood;
         let retry = Time::from_ns_f64(self.profile.odp_requester_retry_us * 1e3);
         let odp = &mut self.hcas[h as usize].odp;
         let f = odp.faults[fault as usize];
@@ -374,31 +385,31 @@ impl World {
                 m.present[page as usize] = true;
                 m.faulting[page as usize] = false;
             }
-            PendingFault::Requester { qp, gen } => {
+            PendingFault::Requester { qp, gen, mr, first, n } => {
+                // The driver maps the pages whether or not the QP still waits for them (a QP
+                // that timed out meanwhile has moved its generation on).
+                let current = odp.qps[qp as usize].fault_gen == gen;
                 let q = &mut odp.qps[qp as usize];
-                if q.fault_gen != gen {
-                    // The QP's wait was cancelled (local ACK timeout) and its pages handed to a
-                    // later fault, which brings them in.
-                    return;
-                }
+                let m = &mut odp.mrs[mr as usize];
                 let mut stale = false;
-                for &(mr, p) in &q.fault_pages {
-                    let (mr, p) = (mr as usize, p as usize);
-                    let m = &mut odp.mrs[mr];
-                    if !m.present[p] {
-                        m.present[p] = true;
-                        m.faulting[p] = false;
-                        q.stale[mr][p] = false;
-                    } else if flood {
+                for p in first..first + n {
+                    let was_stale = q.stale.iter().position(|&e| e == (mr, p));
+                    if !m.present[p as usize] {
+                        m.present[p as usize] = true;
+                        m.faulting[p as usize] = false;
+                        if let (true, Some(i)) = (current, was_stale) {
+                            q.stale.swap_remove(i); // its own fault brought the page in
+                        }
+                    } else if current && was_stale.is_some() {
                         stale = true; // brought in by another QP: this QP does not learn it
-                    } else {
-                        q.stale[mr][p] = false;
                     }
+                }
+                if !current {
+                    return;
                 }
                 if stale {
                     odp.stats.stale_faults += 1;
                 }
-                q.fault_pages.clear();
                 if let Some(w) = q.wait.as_mut().filter(|w| w.fault && w.until == Time::MAX) {
                     w.until = now + retry;
                     self.activate(h, qp);
@@ -417,8 +428,6 @@ impl World {
         q.wait = None;
         q.replay_upto = None;
         q.fault_gen = q.fault_gen.wrapping_add(1);
-        for s in q.stale.iter_mut() {
-            s.fill(false);
-        }
+        q.stale.clear();
     }
 }

@@ -215,11 +215,13 @@ impl World {
                 qp.rnr_retries = qp.rnr_retries.saturating_add(1);
                 self.hcas[h as usize].counters.rnr_nak_retry_err += 1;
                 self.stop_ack_timer(h, qi);
+                // Retry from the NAKed request, or from an earlier READ still missing responses.
+                let from = self.hcas[h as usize].qps[qi as usize].snd_una.min(pkt.psn);
                 if self.profile.odp_damming {
-                    self.begin_retx_wait(h, qi, pkt.psn, now + rnr_delay(timer), false);
+                    self.begin_retx_wait(h, qi, from, now + rnr_delay(timer), false);
                 } else {
                     self.hcas[h as usize].qps[qi as usize].paused_until = now + rnr_delay(timer);
-                    self.go_back(h, qi, pkt.psn);
+                    self.go_back(h, qi, from);
                 }
             }
             PktKind::ReadResp { last, .. } => {
@@ -276,6 +278,10 @@ impl World {
         let dma_write = self.hcas[h as usize].t.dma_write;
         let old_una = self.hcas[h as usize].qps[qi as usize].snd_una;
         let mut completed = 0;
+        // An incomplete READ holds the acknowledged point at its first missing response: an
+        // ACK or NAK beyond it (e.g. an RNR NAK for a later request) does not acknowledge
+        // responses that never arrived.
+        let mut held_at = u32::MAX;
         loop {
             let qp = &mut self.hcas[h as usize].qps[qi as usize];
             let Some(w) = qp.sq.front().copied() else { break };
@@ -285,6 +291,7 @@ impl World {
             if w.wr.op == WrOp::Read && !w.done {
                 // The responder has moved past this READ, yet its responses are missing.
                 let expected = w.first_psn + w.read_rcvd;
+                held_at = expected;
                 if upto > w.first_psn && qp.rewound_to != Some(expected) {
                     self.hcas[h as usize].counters.implied_nak_seq_err += 1;
                     self.go_back(h, qi, expected);
@@ -307,6 +314,7 @@ impl World {
                 self.q.at(now + dma_write, Event::CqeVisible { app, cqe });
             }
         }
+        let upto = upto.min(held_at);
         let qp = &mut self.hcas[h as usize].qps[qi as usize];
         if upto > qp.snd_una && upto <= qp.snd_nxt {
             qp.snd_una = upto;

@@ -186,15 +186,22 @@ impl World {
             sent_at: now,
         };
         r.next += 1;
+        let mut drained = false;
         if last {
             qp.read_resps.pop_front();
-            if qp.read_resps.is_empty() && qp.ack_after_reads {
+            drained = qp.read_resps.is_empty();
+            if drained && qp.ack_after_reads {
                 qp.ack_after_reads = false;
                 qp.ack_pending = true;
                 hca.control.push_back(Control { qp: qi, kind: PktKind::Ack, psn: 0 });
             }
         }
         let more = !qp.read_resps.is_empty() || qp.tx_wqe < qp.sq.len();
+        if drained {
+            if let Some(nak) = self.odp_take_nak_after_reads(h, qi) {
+                self.hcas[h as usize].control.push_back(nak);
+            }
+        }
         Next::Packet { pkt, more, end_of_message: last }
     }
 }

@@ -77,6 +77,9 @@ fn d_kind() -> OdpKind {
 
 pub const MAX_READS: u64 = 1_000_000;
 pub const MAX_READ_SIZE: u32 = 1 << 30;
+/// Largest buffer (offset + reads × size) each side registers: 1 GiB = 262144 pages of page
+/// table, a few MB per region. Beyond it the page tables alone would exhaust memory.
+pub const MAX_BUFFER_BYTES: u64 = 1 << 30;
 
 /// Semantic checks: (key, message) of the first problem.
 pub fn check(o: &OdpReadsSection, hosts: u32, max_qps: u32) -> Result<(), (String, String)> {
@@ -86,6 +89,10 @@ pub fn check(o: &OdpReadsSection, hosts: u32, max_qps: u32) -> Result<(), (Strin
     }
     if o.size == 0 || o.size > MAX_READ_SIZE {
         return e("size", format!("size = {} is out of range; expected 1..={MAX_READ_SIZE} bytes", o.size));
+    }
+    let buffer = o.offset as u64 + o.reads * o.size as u64;
+    if buffer > MAX_BUFFER_BYTES {
+        return e("reads", format!("reads × size = {} × {} = {buffer} bytes is too large; expected at most {MAX_BUFFER_BYTES} bytes (1 GiB) of buffer per side", o.reads, o.size));
     }
     if !o.interval_us.is_finite() || o.interval_us < 0.0 || o.interval_us > 1e9 {
         return e("interval_us", format!("interval_us = {} is invalid; expected a finite number of microseconds in 0..=1e9", o.interval_us));
