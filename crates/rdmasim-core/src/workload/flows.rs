@@ -203,12 +203,12 @@ impl Flows {
                         self.flows[i].pace_at = None;
                         self.pump(w, i)
                     }
-                    _ => {
+                    TAG_KV => {
                         if let Some(kv) = &mut self.kv {
-                            kv.on_timer(w, t);
+                            kv.respond(w);
                         }
-                        self.after_kv(w);
                     }
+                    _ => {}
                 }
             }
             AppEvent::Completion(c) => self.on_completion(w, c),

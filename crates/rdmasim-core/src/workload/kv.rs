@@ -133,7 +133,7 @@ impl Kv {
     }
 
     /// The server answers (timer set by `on_memory_written`).
-    pub fn on_timer(&mut self, w: &mut World, _tag: u64) {
+    pub fn respond(&mut self, w: &mut World) {
         let len = if self.current_get { self.spec.value_bytes } else { PUT_RESPONSE_BYTES };
         let wr = WorkRequest { wr_id: self.issued, op: WrOp::Send, len, inline: len <= self.spec.inline_max, signaled: false, remote_va: 0 };
         w.post_send(self.server, wr);
