@@ -166,7 +166,8 @@ impl Simulation {
             }
             match self.world.q.peek_time() {
                 None => {
-                    self.stop_reason = Some("no more events (workload stalled)".into());
+                    let why = self.apps.iter().find_map(|a| a.stall()).map(|w| format!(": {w}")).unwrap_or_default();
+                    self.stop_reason = Some(format!("no more events (workload stalled){why}"));
                     self.end_time = self.world.now();
                     return true;
                 }

@@ -166,3 +166,39 @@ fn same_trace_and_seed_give_identical_results() {
     let b = run_incast(Path::new(&dir), "stop-resume");
     assert_eq!(serde_json::to_string(&a["tables"]).unwrap(), serde_json::to_string(&b["tables"]).unwrap());
 }
+
+/// Traces whose calls do not pair up end the run (no hang, no panic) with a stop reason naming
+/// the file and line of the call a rank is stuck in.
+#[test]
+fn traces_that_do_not_pair_up_stall_with_file_and_line() {
+    let stalled = |name: &str, ranks: &[Vec<String>], extra: &str| -> (String, Value) {
+        let dir = trace_dir(name, ranks);
+        let r = run(&scenario(&dir, ranks.len(), extra));
+        (r["stop_reason"].as_str().unwrap().to_string(), mpi_row(&r).clone())
+    };
+    // A receive nobody sends to.
+    let (why, m) = stalled("norecv", &[vec![rec("recv", 0, "peer=1 bytes=8 tag=9")], vec![]], "");
+    assert!(why.starts_with("no more events (workload stalled): "), "{why}");
+    assert!(why.contains("rank.0.trace:3: rank 0 waits for a receive from rank 1, tag 9 (line 3)"), "{why}");
+    assert_eq!(m["stall"].as_str(), Some(&why["no more events (workload stalled): ".len()..]));
+    // A rendezvous send nobody receives: the sender waits for the CTS forever.
+    let (why, _) = stalled("nosend", &[vec![rec("isend", 0, "peer=1 bytes=100000 tag=2 req=5"), rec("wait", 10, "req=5")], vec![]], "");
+    assert!(why.contains("rank.0.trace:4: rank 0 waits for a rendezvous send to rank 1, tag 2 (line 3)"), "{why}");
+    // An eager send nobody receives completes, and the run too; the message is reported.
+    let dir = trace_dir("eager", &[vec![rec("send", 0, "peer=1 bytes=8 tag=2")], vec![]]);
+    let r = run(&scenario(&dir, 2, ""));
+    assert_eq!(r["stop_reason"], "completed");
+    assert_eq!(mpi_row(&r)["unreceived_messages"], 1);
+    // Collectives that disagree on the root.
+    let (why, _) = stalled("root", &[vec![rec("bcast", 0, "root=0 bytes=100000 comm=world")], vec![rec("bcast", 0, "root=1 bytes=100000 comm=world")]], "");
+    assert!(why.contains("rank.0.trace:3: rank 0 waits for a rendezvous send to rank 1, of a collective"), "{why}");
+    // Many unmatched eager sends to a finished rank, with a 2-buffer SRQ, under both methods:
+    // the pool overflows again and again, yet the run ends.
+    for fc in ["srq-limit", "stop-resume"] {
+        let sends: Vec<String> = (0..12).map(|k| rec("send", 0, &format!("peer=1 bytes=1000 tag={k}"))).collect();
+        let dir = trace_dir("flood", &[sends, vec![]]);
+        let r = run(&scenario(&dir, 2, &format!("flow_control = \"{fc}\"\nsrq_buffers = 2")));
+        assert_eq!(r["stop_reason"], "completed", "{fc}");
+        assert_eq!(mpi_row(&r)["unreceived_messages"], 12, "{fc}");
+    }
+}

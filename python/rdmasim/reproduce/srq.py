@@ -270,7 +270,7 @@ def sweep_rows(progress: bool = False, executor: Any = None) -> List[Dict[str, A
             name = f"{app} ({ranks} ranks)"
             rows.append(row("B5", f"{name}: buffers per rank for <= {TOLERATED}% run-time increase, SRQ-limit | stop/resume",
                             "(plot)", f"{conv} | {prop}" + (f" ({conv * 32} | {prop * 32} KiB)" if conv and prop else ""), "buffers",
-                            conv is not None and prop is not None and prop <= conv))
+                            conv is not None and prop is not None and prop < conv))
             red = math.nan if conv is None or prop is None else 100.0 * (1.0 - prop / conv)
             if published is None:
                 rows.append(row("B5", f"{name}: buffer reduction of stop/resume", "(plot: positive)", red, "%",

@@ -38,6 +38,13 @@ impl App {
             App::OdpReads(o) => o.done,
         }
     }
+    /// Why the workload cannot finish when no event is left, if it can tell.
+    pub fn stall(&self) -> Option<String> {
+        match self {
+            App::Mpi(m) => m.stall(),
+            _ => None,
+        }
+    }
     /// Fraction of the work done, 0..=1.
     pub fn progress(&self) -> f64 {
         match self {

@@ -30,6 +30,10 @@ pub enum Op {
 #[derive(Clone, Debug, Default)]
 pub struct RankProgram {
     pub ops: Vec<Op>,
+    /// Trace line each op came from (parallel to `ops`), for errors found during replay.
+    pub op_lines: Vec<u32>,
+    /// The trace line whose record is being expanded (set by the parser; 0 = none).
+    pub line: u32,
     pub req_lists: Vec<u32>,
     /// Requests allocated so far (request ids are dense per rank).
     pub nreqs: u32,
@@ -42,19 +46,23 @@ impl RankProgram {
         self.nreqs += 1;
         self.nreqs - 1
     }
+    fn push(&mut self, op: Op) {
+        self.ops.push(op);
+        self.op_lines.push(self.line);
+    }
     pub fn compute(&mut self, ns: u64) {
         if ns > 0 {
-            self.ops.push(Op::Compute { ns });
+            self.push(Op::Compute { ns });
         }
     }
     pub fn isend(&mut self, peer: u32, bytes: u64, tag: i64) -> u32 {
         let req = self.new_req();
-        self.ops.push(Op::Isend { peer, bytes, tag, req });
+        self.push(Op::Isend { peer, bytes, tag, req });
         req
     }
     pub fn irecv(&mut self, peer: i64, bytes: u64, tag: i64) -> u32 {
         let req = self.new_req();
-        self.ops.push(Op::Irecv { peer, bytes, tag, req });
+        self.push(Op::Irecv { peer, bytes, tag, req });
         req
     }
     pub fn wait(&mut self, reqs: &[u32]) {
@@ -63,7 +71,7 @@ impl RankProgram {
         }
         let first = self.req_lists.len() as u32;
         self.req_lists.extend_from_slice(reqs);
-        self.ops.push(Op::Wait { first, n: reqs.len() as u32 });
+        self.push(Op::Wait { first, n: reqs.len() as u32 });
     }
     pub fn send(&mut self, peer: u32, bytes: u64, tag: i64) {
         let r = self.isend(peer, bytes, tag);

@@ -25,6 +25,11 @@ use super::program::{Program, RankProgram, ANY};
 const PROC_NULL: i64 = -2;
 /// Request id of a call to MPI_PROC_NULL: complete from the start, dropped from waits.
 const NULL_REQ: u32 = u32::MAX;
+/// Largest message a record may carry: the IBTA's 2^31-byte RDMA message limit (IBA 9.4).
+const MAX_BYTES: u64 = 1 << 31;
+/// Most CPU time (after scaling) one rank's trace may add up to: 10^15 ns, about 11.6 days.
+/// Keeps simulated time (u64 picoseconds, ~213 days) from overflowing on a corrupt `cpu=`.
+const MAX_RANK_CPU_NS: u64 = 1_000_000_000_000_000;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -120,6 +125,30 @@ impl<'a> Fields<'a> {
         let v = self.int(key)?;
         u64::try_from(v).map_err(|_| self.err(format!("`{key}={v}` must be >= 0")))
     }
+    /// A message size: at most one RDMA message.
+    fn bytes(&self, key: &str) -> Result<u64, TraceError> {
+        let b = self.uint(key)?;
+        if b > MAX_BYTES {
+            return Err(self.err(format!("`{key}={b}` exceeds {MAX_BYTES} bytes, the largest RDMA message")));
+        }
+        Ok(b)
+    }
+    /// A send's tag: MPI tags are >= 0 (negative ones are reserved for collectives here).
+    fn send_tag(&self, key: &str) -> Result<i64, TraceError> {
+        let t = self.int(key)?;
+        if !(0..=i32::MAX as i64).contains(&t) {
+            return Err(self.err(format!("`{key}={t}`: a send's tag must be in 0..={}", i32::MAX)));
+        }
+        Ok(t)
+    }
+    /// A receive's tag: >= 0, or -1 for MPI_ANY_TAG.
+    fn recv_tag(&self, key: &str) -> Result<i64, TraceError> {
+        let t = self.int(key)?;
+        if !(ANY..=i32::MAX as i64).contains(&t) {
+            return Err(self.err(format!("`{key}={t}`: a receive's tag must be in 0..={} or -1 (any)", i32::MAX)));
+        }
+        Ok(t)
+    }
     fn list(&self, key: &str) -> Result<Vec<i64>, TraceError> {
         let v = self.raw(key)?;
         if v.is_empty() {
@@ -153,6 +182,12 @@ impl<'a> Fields<'a> {
 /// Parses one rank's trace text into `out`.
 pub fn parse_rank(text: &str, file: &str, rank: u32, size: u32, cpu_scale: f64, out: &mut RankProgram) -> Result<TraceCounts, TraceError> {
     let err = |line: usize, m: String| TraceError { file: file.into(), line: Some(line), message: m };
+    // The tracer ends every record with a newline: a last line without one was cut short,
+    // possibly inside a number that would still parse.
+    if !text.is_empty() && !text.ends_with('\n') {
+        let (n, last) = text.lines().enumerate().last().map(|(i, l)| (i + 1, l)).unwrap_or((1, ""));
+        return Err(err(n, format!("the last line `{last}` does not end with a newline: the file is truncated")));
+    }
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).filter(|(_, l)| !l.is_empty());
     let Some((hl, header)) = lines.next() else {
         return Err(TraceError { file: file.into(), line: None, message: "empty trace file".into() });
@@ -171,6 +206,7 @@ pub fn parse_rank(text: &str, file: &str, rank: u32, size: u32, cpu_scale: f64, 
     let mut reqs: HashMap<i64, u32> = HashMap::new();
     let mut counts = TraceCounts::default();
     let mut finalized = false;
+    let mut cpu_total: u64 = 0;
     let mut last_line = hl;
     for (ln, line) in lines {
         last_line = ln;
@@ -182,9 +218,12 @@ pub fn parse_rank(text: &str, file: &str, rank: u32, size: u32, cpu_scale: f64, 
         }
         let mut toks = line.split_whitespace();
         let call = toks.next().unwrap_or_default();
-        let mut kv = Vec::new();
+        let mut kv: Vec<(&str, &str)> = Vec::new();
         for t in toks {
             let Some(p) = t.split_once('=') else { return Err(err(ln, format!("`{t}` is not key=value"))) };
+            if kv.iter().any(|(k, _)| *k == p.0) {
+                return Err(err(ln, format!("`{}=` appears twice", p.0)));
+            }
             kv.push(p);
         }
         if !CALLS.contains(&call) {
@@ -192,10 +231,16 @@ pub fn parse_rank(text: &str, file: &str, rank: u32, size: u32, cpu_scale: f64, 
         }
         let f = Fields { kv, file, line: ln, call };
         counts.calls += 1;
+        out.line = ln as u32;
         let cpu = f.uint("cpu")?;
         f.uint("start")?;
         f.uint("end")?;
-        out.compute((cpu as f64 * cpu_scale).round() as u64);
+        let gap = (cpu as f64 * cpu_scale).round();
+        cpu_total = cpu_total.saturating_add(gap.min(u64::MAX as f64) as u64);
+        if cpu_total > MAX_RANK_CPU_NS {
+            return Err(f.err(format!("`cpu={cpu}` brings the rank's CPU time past {MAX_RANK_CPU_NS} ns (scaled): not a plausible trace")));
+        }
+        out.compute(gap as u64);
         let req_of = |f: &Fields, id: i64, reqs: &HashMap<i64, u32>| -> Result<u32, TraceError> {
             reqs.get(&id).copied().ok_or_else(|| f.err(format!("request {id} was never started by an isend/irecv of this rank")))
         };
@@ -203,7 +248,7 @@ pub fn parse_rank(text: &str, file: &str, rank: u32, size: u32, cpu_scale: f64, 
             "init" => {}
             "finalize" => finalized = true,
             "send" | "ssend" | "rsend" | "bsend" => {
-                let (p, b, t) = (f.dest_or_null("peer", size)?, f.uint("bytes")?, f.int("tag")?);
+                let (p, b, t) = (f.dest_or_null("peer", size)?, f.bytes("bytes")?, f.send_tag("tag")?);
                 if let Some(p) = p {
                     counts.sends += 1;
                     counts.send_bytes += b;
@@ -211,7 +256,7 @@ pub fn parse_rank(text: &str, file: &str, rank: u32, size: u32, cpu_scale: f64, 
                 }
             }
             "isend" | "issend" | "irsend" | "ibsend" => {
-                let (p, b, t, id) = (f.dest_or_null("peer", size)?, f.uint("bytes")?, f.int("tag")?, f.int("req")?);
+                let (p, b, t, id) = (f.dest_or_null("peer", size)?, f.bytes("bytes")?, f.send_tag("tag")?, f.int("req")?);
                 let r = match p {
                     Some(p) => {
                         counts.sends += 1;
@@ -225,17 +270,17 @@ pub fn parse_rank(text: &str, file: &str, rank: u32, size: u32, cpu_scale: f64, 
             "recv" => {
                 let p = f.peer("peer", size)?;
                 if p != PROC_NULL {
-                    out.recv(p, f.uint("bytes")?, f.int("tag")?);
+                    out.recv(p, f.bytes("bytes")?, f.recv_tag("tag")?);
                 }
             }
             "irecv" => {
-                let (p, b, t, id) = (f.peer("peer", size)?, f.uint("bytes")?, f.int("tag")?, f.int("req")?);
+                let (p, b, t, id) = (f.peer("peer", size)?, f.bytes("bytes")?, f.recv_tag("tag")?, f.int("req")?);
                 let r = if p == PROC_NULL { NULL_REQ } else { out.irecv(p, b, t) };
                 reqs.insert(id, r);
             }
             "sendrecv" => {
-                let (d, b, t) = (f.dest_or_null("peer", size)?, f.uint("bytes")?, f.int("tag")?);
-                let (s, rb, rt) = (f.peer("src", size)?, f.uint("rbytes")?, f.int("rtag")?);
+                let (d, b, t) = (f.dest_or_null("peer", size)?, f.bytes("bytes")?, f.send_tag("tag")?);
+                let (s, rb, rt) = (f.peer("src", size)?, f.bytes("rbytes")?, f.recv_tag("rtag")?);
                 let r = if s == PROC_NULL { None } else { Some(out.irecv(s, rb, rt)) };
                 let sr = d.map(|d| {
                     counts.sends += 1;
@@ -275,15 +320,15 @@ pub fn parse_rank(text: &str, file: &str, rank: u32, size: u32, cpu_scale: f64, 
                 }
                 match call {
                     "barrier" => out.barrier(rank, size),
-                    "bcast" => out.bcast(rank, size, f.dest("root", size)?, f.uint("bytes")?),
-                    "reduce" => out.reduce(rank, size, f.dest("root", size)?, f.uint("bytes")?),
-                    "allreduce" => out.allreduce(rank, size, f.uint("bytes")?),
-                    "allgather" => out.allgather(rank, size, f.uint("bytes")?),
-                    "gather" => out.gather(rank, size, f.dest("root", size)?, f.uint("bytes")?),
-                    "scatter" => out.scatter(rank, size, f.dest("root", size)?, f.uint("bytes")?),
-                    "scan" => out.scan(rank, size, f.uint("bytes")?),
-                    "reduce_scatter" => out.reduce_scatter(rank, size, f.uint("bytes")?),
-                    _ => out.alltoall(rank, size, f.uint("bytes")?),
+                    "bcast" => out.bcast(rank, size, f.dest("root", size)?, f.bytes("bytes")?),
+                    "reduce" => out.reduce(rank, size, f.dest("root", size)?, f.bytes("bytes")?),
+                    "allreduce" => out.allreduce(rank, size, f.bytes("bytes")?),
+                    "allgather" => out.allgather(rank, size, f.bytes("bytes")?),
+                    "gather" => out.gather(rank, size, f.dest("root", size)?, f.bytes("bytes")?),
+                    "scatter" => out.scatter(rank, size, f.dest("root", size)?, f.bytes("bytes")?),
+                    "scan" => out.scan(rank, size, f.bytes("bytes")?),
+                    "reduce_scatter" => out.reduce_scatter(rank, size, f.bytes("bytes")?),
+                    _ => out.alltoall(rank, size, f.bytes("bytes")?),
                 }
             }
             other => return Err(err(ln, format!("unknown call `{other}`"))),
@@ -329,6 +374,93 @@ mod tests {
         assert!(e.message.contains("`cpu=x` is not an integer"), "{e}");
         let e = parse("hello\n").unwrap_err();
         assert_eq!(e.line, Some(1));
+    }
+
+    /// A trace using every kind of field, for the fuzz tests below.
+    const FULL: &str = "#rdmasim-mpi-trace v1 rank=0 size=2 lib=test\n\
+init start=0 end=5 cpu=0\n\
+irecv start=6 end=7 cpu=10 peer=1 bytes=64 tag=3 req=1\n\
+isend start=8 end=9 cpu=20 peer=1 bytes=40000 tag=3 req=2\n\
+waitall start=10 end=11 cpu=0 reqs=1,2\n\
+sendrecv start=12 end=13 cpu=5 peer=1 bytes=8 tag=4 src=-1 rbytes=8 rtag=-1\n\
+test start=14 end=15 cpu=0 req=2 flag=1\n\
+waitsome start=16 end=17 cpu=0 done=\n\
+bcast start=18 end=19 cpu=7 root=1 bytes=4096 comm=world\n\
+allreduce start=20 end=21 cpu=7 bytes=8 comm=world\n\
+send start=22 end=23 cpu=1 peer=-2 bytes=8 tag=0\n\
+recv start=24 end=25 cpu=1 peer=1 bytes=8 tag=0\n\
+finalize start=26 end=27 cpu=3\n";
+
+    #[test]
+    fn every_cut_of_a_trace_is_an_error_with_a_line() {
+        assert!(parse(FULL).is_ok());
+        for k in 0..FULL.len() {
+            match parse(&FULL[..k]) {
+                Ok(_) => panic!("a trace cut at byte {k} of {} parsed", FULL.len()),
+                Err(e) => assert!(k == 0 || e.line.is_some(), "cut at {k}: {e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn corrupt_fields_are_errors_never_panics() {
+        // Swap every pair of values on a line, and replace every value with junk: the result
+        // parses or is an error naming a line, never a panic (nor an overflow later on).
+        let junk = ["", "x", "-3", "-1", "-2", "1e3", "0x10", "2147483648", "2147483649", "9223372036854775807", "99999999999999999999", "1,2", "3,,4"];
+        let lines: Vec<&str> = FULL.lines().collect();
+        let mut variants = 0;
+        for (i, line) in lines.iter().enumerate().skip(1) {
+            let toks: Vec<&str> = line.split(' ').collect();
+            let mut mutated = Vec::new();
+            for a in 1..toks.len() {
+                let (ka, va) = toks[a].split_once('=').unwrap();
+                for v in junk {
+                    let mut t = toks.clone();
+                    let tok = format!("{ka}={v}");
+                    t[a] = &tok;
+                    mutated.push(t.join(" "));
+                }
+                for b in a + 1..toks.len() {
+                    let (kb, vb) = toks[b].split_once('=').unwrap();
+                    let (ta, tb) = (format!("{ka}={vb}"), format!("{kb}={va}"));
+                    let mut t = toks.clone();
+                    t[a] = &ta;
+                    t[b] = &tb;
+                    mutated.push(t.join(" "));
+                }
+                let mut t = toks.clone();
+                t.remove(a);
+                mutated.push(t.join(" "));
+                mutated.push(format!("{line} {}", toks[a]));
+            }
+            for m in mutated {
+                let mut l = lines.clone();
+                l[i] = &m;
+                let text = l.join("\n") + "\n";
+                variants += 1;
+                if let Err(e) = parse(&text) {
+                    assert!(e.line.is_some_and(|n| n > i), "{m}: {e}");
+                }
+            }
+        }
+        assert!(variants > 500);
+    }
+
+    #[test]
+    fn implausible_values_are_rejected_with_the_line() {
+        let e = parse(&format!("{H}init start=0 end=5 cpu=0\nsend start=0 end=1 cpu=0 peer=1 bytes=4294967296 tag=0\nfinalize start=2 end=3 cpu=0\n")).unwrap_err();
+        assert!(e.to_string().contains(":3: `bytes=4294967296` exceeds"), "{e}");
+        let e = parse(&format!("{H}init start=0 end=5 cpu=0\nsend start=0 end=1 cpu=0 peer=1 bytes=8 tag=-1001\nfinalize start=2 end=3 cpu=0\n")).unwrap_err();
+        assert!(e.to_string().contains(":3: `tag=-1001`: a send's tag"), "{e}");
+        // Two gaps that each fit but together would overflow simulated time.
+        let big = MAX_RANK_CPU_NS / 2 + 1;
+        let e = parse(&format!("{H}init start=0 end=5 cpu={big}\nbarrier start=0 end=1 cpu={big}\nfinalize start=2 end=3 cpu=0\n")).unwrap_err();
+        assert_eq!(e.line, Some(3), "{e}");
+        let e = parse(&format!("{H}init start=0 end=5 cpu=0 cpu=1\nfinalize start=2 end=3 cpu=0\n")).unwrap_err();
+        assert!(e.message.contains("`cpu=` appears twice"), "{e}");
+        // Cut inside the last number: still whole-looking, but no final newline.
+        let e = parse(&format!("{H}init start=0 end=5 cpu=0\nfinalize start=2 end=3 cpu=10")).unwrap_err();
+        assert!(e.to_string().contains(":3: the last line `finalize start=2 end=3 cpu=10` does not end with a newline"), "{e}");
     }
 
     #[test]
