@@ -131,6 +131,12 @@ fn invalidation_makes_the_next_access_fault_again() {
     assert_eq!(cost.as_us_f64(), 10.0);
     assert!(!w.hcas[1].odp.mrs[0].present[0]);
     assert_eq!(w.hcas[1].odp.stats.invalidated_pages, 1);
+    // An unknown region or a range beyond it is refused without effect (it used to index out
+    // of bounds, or overflow the range end).
+    assert_eq!(w.invalidate_mr(1, 7, 0, 4096), rdmasim_core::engine::Time::ZERO);
+    assert_eq!(w.advise_mr_prefetch(1, 7, 0, 4096), rdmasim_core::engine::Time::ZERO);
+    assert_eq!(w.advise_mr_prefetch(1, 0, u64::MAX - 10, 4096), rdmasim_core::engine::Time::ZERO);
+    assert_eq!(w.invalidate_mr(1, 0, w.hcas[1].odp.mrs[0].base + (1 << 40), 4096), rdmasim_core::engine::Time::ZERO);
 }
 
 #[test]
@@ -211,4 +217,17 @@ fn a_buffer_beyond_a_gibibyte_is_rejected_not_allocated() {
     assert_eq!(e.key, "workload.reads", "{e}");
     assert!(e.message.contains("1 GiB"), "{e}");
     assert!(rdmasim_core::api::validate_toml(&scenario("cx4-edr", "reads = 1024\nsize = 1048576", ""), "odp.toml").is_ok());
+}
+
+#[test]
+fn a_run_stopped_early_still_reports_its_counters() {
+    // Client-side flood stopped at 100 ms: the READs are not all done, yet the row carries the
+    // packets and faults so far (it used to carry none: they were taken at the last completion).
+    let toml = scenario("cx4-edr", "reads = 2048\nqps = 4\nserver_odp = false", "[limits]\nmax_sim_time_ms = 100.0");
+    let r = run(&toml);
+    assert_ne!(r["stop_reason"], "completed");
+    let row = &table(&r, "odp_reads")[0];
+    assert!(row["run_time_us"].is_null());
+    assert!(f(row, "packets") > 1000.0, "{row}");
+    assert_eq!(f(row, "client_page_faults") as u64, odp(&r, 0, "requester_page_faults"));
 }

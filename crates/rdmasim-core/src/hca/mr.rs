@@ -55,7 +55,7 @@ impl MemoryRegion {
     /// Page indexes of [va, va+len) if the range lies inside the region.
     fn pages(&self, va: u64, len: u64) -> Option<std::ops::Range<usize>> {
         let end = va.checked_add(len.max(1))?;
-        if va < self.base || end > self.base + self.len {
+        if va < self.base || end > self.base.saturating_add(self.len) {
             return None;
         }
         Some(((va - self.base) / PAGE) as usize..((end - 1 - self.base) / PAGE) as usize + 1)
@@ -200,11 +200,12 @@ impl World {
     /// `ibv_advise_mr(IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, IBV_ADVISE_MR_FLAG_FLUSH)`: the driver
     /// faults the range in ahead of use. Synchronous: returns the time the caller waits (one
     /// fault service for the range plus mapping each page as a pinned registration would); the
-    /// pages are present when it returns.
+    /// pages are present when it returns. An unknown region or a range outside it (the verb's
+    /// EINVAL) does nothing and costs nothing.
     pub fn advise_mr_prefetch(&mut self, h: u32, mr: u32, va: u64, len: u64) -> Time {
         let (f, per_page) = (self.profile.odp_fault_us, self.profile.mr_pin_page_us);
         let odp = &mut self.hcas[h as usize].odp;
-        let m = &mut odp.mrs[mr as usize];
+        let Some(m) = odp.mrs.get_mut(mr as usize) else { return Time::ZERO };
         let Some(r) = m.pages(va, len) else { return Time::ZERO };
         let n = r.len();
         for p in r {
@@ -217,11 +218,12 @@ impl World {
     }
 
     /// An MMU-notifier invalidation (page reclaimed or migrated): the NIC forgets the range;
-    /// the next access faults again. Returns the driver time it takes.
+    /// the next access faults again. Returns the driver time it takes (nothing for an unknown
+    /// region or a range outside it).
     pub fn invalidate_mr(&mut self, h: u32, mr: u32, va: u64, len: u64) -> Time {
         let us = self.profile.odp_invalidate_us;
         let odp = &mut self.hcas[h as usize].odp;
-        let m = &mut odp.mrs[mr as usize];
+        let Some(m) = odp.mrs.get_mut(mr as usize) else { return Time::ZERO };
         if m.mode == MrMode::Pinned {
             return Time::ZERO; // pinned pages are never invalidated
         }

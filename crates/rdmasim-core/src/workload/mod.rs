@@ -61,7 +61,7 @@ impl App {
             App::SrqEpisode(e) => e.tables(out),
             App::Flows(f) => f.tables(w, out),
             App::Mpi(m) => m.tables(out),
-            App::OdpReads(o) => o.tables(out),
+            App::OdpReads(o) => o.tables(w, out),
         }
     }
 }

@@ -33,7 +33,7 @@ pub struct OdpReads {
     /// (READ index, completion time in µs after the first post), in completion order.
     finish_us: Vec<(u64, f64)>,
     /// Counters when the last READ completed (packets, faults, retransmissions), so one row
-    /// carries what a sweep needs.
+    /// carries what a sweep needs (taken then: the run may go on with other events).
     counts: crate::report::tables::Row,
 }
 
@@ -120,7 +120,7 @@ impl OdpReads {
         }
     }
 
-    pub fn tables(&self, out: &mut Tables) {
+    pub fn tables(&self, w: &World, out: &mut Tables) {
         let c = &self.cfg;
         let run_time_us = self.t_end.map(|t| (t - self.t_start).as_us_f64());
         out.push("odp_reads", row(json!({
@@ -130,8 +130,11 @@ impl OdpReads {
             "setup_us": self.setup.as_us_f64(), "run_time_us": run_time_us,
             "completed": self.completed, "errors": self.errors,
         })));
+        // A run that did not finish (stalled, or stopped at its time limit) reports the
+        // counters as they are at the end, so the stall can be diagnosed.
+        let counts = if self.done { self.counts.clone() } else { counts(w, c.client, c.server) };
         if let Some(r) = out.0.get_mut("odp_reads").and_then(|t| t.last_mut()) {
-            r.extend(self.counts.clone());
+            r.extend(counts);
         }
         let page = |i: u64| (c.offset as u64 + i * c.size as u64) / PAGE;
         out.extend("odp_finish", self.finish_us.iter().enumerate().map(|(n, &(i, t))| {
