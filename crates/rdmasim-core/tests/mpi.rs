@@ -69,6 +69,7 @@ fn collectives_replay_to_completion() {
         vec![
             rec("barrier", 1000, "comm=world"),
             rec("bcast", 0, "root=2 bytes=4096 comm=world"),
+            rec("bcast", 0, "root=1 bytes=65536 comm=world"),
             rec("reduce", 500, "root=0 bytes=8 comm=world"),
             rec("allreduce", 0, "bytes=8 comm=world"),
             rec("alltoall", 0, "bytes=64 comm=world"),
@@ -80,6 +81,7 @@ fn collectives_replay_to_completion() {
     let m = mpi_row(&r);
     assert_eq!(m["finished_ranks"], 5);
     assert_eq!(m["delivered_messages"], 0, "collective traffic is not user traffic");
+    assert!(m["rendezvous_messages"].as_u64().unwrap() > 0, "the 64 kB bcast goes by rendezvous");
     // Alltoall alone is 5 x 4 messages; all collectives together need far more than that.
     assert!(m["eager_messages"].as_u64().unwrap() > 20);
 }

@@ -113,6 +113,8 @@ pub struct Srq {
     qp_slot: Vec<u32>,
     /// An overflow notice is on its way to (or waiting for) the polling process.
     notice_pending: bool,
+    /// Reused by `srq_resume` for the drained table slots (no allocation per episode).
+    drained: Vec<u32>,
     pub stats: SrqStats,
 }
 
@@ -151,6 +153,7 @@ impl World {
             slot_qp: vec![u32::MAX; slots],
             qp_slot: Vec::new(),
             notice_pending: false,
+            drained: Vec::new(),
             stats: SrqStats { min_posted: u64::MAX, ..Default::default() },
         });
         SrqRef { hca, srq: h.srqs.len() as u32 - 1 }
@@ -213,19 +216,27 @@ impl World {
     /// The receiving process sends a resume request to every source in the table (one send
     /// post each) and clears it. Returns how many it sent.
     pub fn srq_resume(&mut self, r: SrqRef) -> u32 {
-        let mut slots = Vec::new();
         let s = &mut self.hcas[r.hca as usize].srqs[r.srq as usize];
+        let mut slots = std::mem::take(&mut s.drained);
+        slots.clear();
         s.table.drain(&mut slots);
         s.notice_pending = false;
-        let qps: Vec<u32> = slots.iter().map(|&sl| s.slot_qp[sl as usize]).filter(|&q| q != u32::MAX).collect();
-        s.stats.resume_requests += qps.len() as u64;
         let t = self.hcas[r.hca as usize].t;
         let post = Time::from_ns_f64(self.profile.post_send_cpu_ns);
-        for &qp in &qps {
+        let mut sent = 0;
+        for &slot in &slots {
+            let qp = self.hcas[r.hca as usize].srqs[r.srq as usize].slot_qp[slot as usize];
+            if qp == u32::MAX {
+                continue;
+            }
             let posted = self.host_cpu(r, post);
             self.q.at(posted + t.doorbell + t.tx_pipeline, Event::SrqResumeDoorbell { hca: r.hca, qp });
+            sent += 1;
         }
-        qps.len() as u32
+        let s = &mut self.hcas[r.hca as usize].srqs[r.srq as usize];
+        s.stats.resume_requests += sent as u64;
+        s.drained = slots;
+        sent
     }
 
     pub fn srq(&self, r: SrqRef) -> &Srq {
@@ -258,10 +269,11 @@ impl World {
         if s.limit > 0 && now >= s.armed_at && left < s.limit {
             s.limit = 0;
             s.stats.limit_events += 1;
-            let app = s.app;
+            let (app, thread) = (s.app, s.thread);
             let p = &self.profile;
             let delay = Time::from_ns_f64(p.srq_event_interrupt_ns + p.wakeup_ns);
-            self.threads[h as usize].cpu_busy += Time::from_ns_f64(p.event_cpu_ns);
+            // The handler's CPU is the owning process's (its async thread shares the core).
+            self.threads[thread as usize].cpu_busy += Time::from_ns_f64(p.event_cpu_ns);
             self.q.at(now + delay, Event::App { app, ev: AppEvent::SrqLimitReached { hca: h, srq: si } });
         }
         Some(w)

@@ -94,8 +94,10 @@ const WR_DATA: u64 = 3;
 enum Wire {
     Eager { src: u32, tag: i64, bytes: u64 },
     Rts { src: u32, tag: i64, bytes: u64, sreq: u32 },
-    Cts { sreq: u32, rreq: u32, bytes: u64 },
-    Data { rreq: u32, bytes: u64 },
+    /// `tag` travels with the handshake so the data's arrival is counted as user or
+    /// collective traffic like an eager message.
+    Cts { sreq: u32, rreq: u32, tag: i64, bytes: u64 },
+    Data { rreq: u32, tag: i64, bytes: u64 },
 }
 
 struct Conn {
@@ -478,7 +480,7 @@ impl Mpi {
     fn matched(&mut self, w: &mut World, r: u32, rreq: u32, u: Unexpected) {
         match u.rts_sreq {
             None => self.recv_done(r, rreq, u.tag, u.bytes),
-            Some(sreq) => self.post(w, r, u.src, Wire::Cts { sreq, rreq, bytes: u.bytes }, WrOp::Send, HEADER_BYTES, WR_CONTROL),
+            Some(sreq) => self.post(w, r, u.src, Wire::Cts { sreq, rreq, tag: u.tag, bytes: u.bytes }, WrOp::Send, HEADER_BYTES, WR_CONTROL),
         }
     }
 
@@ -511,11 +513,11 @@ impl Mpi {
                 match wire {
                     Wire::Eager { src, tag, bytes } => self.arrive(w, r, Unexpected { src, tag, bytes, rts_sreq: None }),
                     Wire::Rts { src, tag, bytes, sreq } => self.arrive(w, r, Unexpected { src, tag, bytes, rts_sreq: Some(sreq) }),
-                    Wire::Cts { sreq, rreq, bytes } => {
+                    Wire::Cts { sreq, rreq, tag, bytes } => {
                         let peer = self.conns[conn as usize].rank[1 - side as usize];
-                        self.post(w, r, peer, Wire::Data { rreq, bytes }, WrOp::WriteImm, bytes, (sreq as u64) << 2 | WR_DATA);
+                        self.post(w, r, peer, Wire::Data { rreq, tag, bytes }, WrOp::WriteImm, bytes, (sreq as u64) << 2 | WR_DATA);
                     }
-                    Wire::Data { rreq, bytes } => self.recv_done(r, rreq, 0, bytes),
+                    Wire::Data { rreq, tag, bytes } => self.recv_done(r, rreq, tag, bytes),
                 }
             }
             _ => {}
@@ -563,10 +565,12 @@ impl Mpi {
                         format!("waits for a receive from {from}, {} (line {}) that no send matched", tag_s(tag), at(i))
                     }
                     Some((i, Op::Isend { peer, tag, bytes, .. })) => format!(
-                        "waits for a {} send to rank {peer}, {} (line {}) that rank {peer} never took",
+                        "waits for a {} send to rank {peer}, {} (line {}) that rank {peer} never took{}",
                         if bytes <= self.cfg.eager_threshold { "eager" } else { "rendezvous" },
                         tag_s(tag),
-                        at(i)
+                        at(i),
+                        // A program whose blocking sends only worked thanks to its MPI's eager buffering.
+                        if bytes > self.cfg.eager_threshold { " (if the traced MPI sent it eagerly, raise workload.eager_threshold)" } else { "" }
                     ),
                     _ => "waits for a request".into(),
                 }
