@@ -228,7 +228,7 @@ fn sources_common() -> ProfileSources {
         cpu_idle: "assumption: none (C-states off or idle=poll, a common RDMA benchmark set-up); \"haswell\" = intel_idle.c hsw_cstates (exit latency, target residency)",
         odp_fault_us: SRC_ODP_FAULT,
         odp_requester_retry_us: SRC_ODP_RETRY,
-        odp_fault_workers: "Linux drivers/infiniband/hw/mlx5/odp.c: page faults are handled on the \"mlx5_ib_page_fault\" workqueue, alloc_workqueue(..., WQ_UNBOUND, MLX5_NUM_CMD_EQE = 32): at most 32 at once",
+        odp_fault_workers: "Linux drivers/infiniband/hw/mlx5/odp.c: page faults are handled on the \"mlx5_ib_page_fault\" workqueue, alloc_workqueue(..., WQ_UNBOUND, MLX5_NUM_CMD_EQE = 32): at most 32 at once; that each holds its context for the whole odp_fault_us is an assumption (the fault latency taken as driver work)",
         odp_invalidate_us: "assumption: an MMU-notifier invalidation (UMR to zap MTT entries) ~10 us",
         mr_register_us: "assumption: ~10 us fixed ibv_reg_mr cost (Frey and Alonso, ICDCS'09 'Minimizing the hidden cost of RDMA': registration cost is a fixed part plus a per-page part)",
         mr_pin_page_us: "assumption: ~0.25 us per 4 KiB page to pin (get_user_pages) and write its MTT entry (Frey and Alonso, ICDCS'09; Mietke et al., Euro-Par'06)",
