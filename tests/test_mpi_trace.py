@@ -101,3 +101,10 @@ def test_open_mpi_traces_replay_too(tmp_path, monkeypatch):
     assert res.finished, res.stop_reason
     m = res.table("mpi").iloc[0]
     assert (m["delivered_messages"], m["delivered_bytes"]) == (recorded["sends"], recorded["bytes"])
+
+
+def test_cli_trace_bad_rank_count_is_an_input_error(capsys):
+    from rdmasim.cli import main
+
+    assert main(["trace", "-n", "0", "--", "true"]) == 2
+    assert "-n 0: expected at least 1 rank" in capsys.readouterr().err

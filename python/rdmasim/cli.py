@@ -204,9 +204,12 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 def cmd_trace(args: argparse.Namespace) -> int:
     from .mpitrace import TraceToolError, trace, trace_counts
 
-    prog = [a for a in args.program if a != "--"] if args.program[:1] == ["--"] else args.program
+    # Only the first `--` separates our options from the program's (it may take `--` itself).
+    prog = args.program[1:] if args.program[:1] == ["--"] else args.program
     if not prog:
         raise _InputError("no program given: rdmasim trace -n N [-o DIR] -- prog args")
+    if args.n < 1:
+        raise _InputError(f"-n {args.n}: expected at least 1 rank")
     try:
         out = trace(args.n, prog, Path(args.output))
     except TraceToolError as e:

@@ -49,6 +49,8 @@ def _run(cmd: Sequence[str], **kw) -> subprocess.CompletedProcess:
         raise TraceToolError(f"{cmd[0]} not found: install MPI (Debian: apt-get install mpich libmpich-dev)") from e
     except subprocess.CalledProcessError as e:
         raise TraceToolError(f"{' '.join(cmd)} failed ({e.returncode}):\n{e.stdout}{e.stderr}") from e
+    except subprocess.TimeoutExpired as e:
+        raise TraceToolError(f"{' '.join(cmd)} did not finish within {e.timeout:g} s") from e
 
 
 def build_library(out: Optional[Path] = None) -> Path:

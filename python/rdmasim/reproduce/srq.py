@@ -114,7 +114,7 @@ def episode_rows(progress: bool = False) -> List[Dict[str, Any]]:
         row("B1", "stop/resume episode total (post of the overflowing SEND to its retransmission polled)",
             PUBLISHED["stop-resume"]["total"], prop.get("total", nan), "us",
             within(prop.get("total", nan), PUBLISHED["stop-resume"]["total"], 0.10)),
-        row("B1", "stop/resume t_poll (post to the polling receiver noticing the overflow)",
+        row("B1", "stop/resume t_poll (post to the polling receiver noticing the overflow; calibrated: srq_poll_detect_ns is derived from this figure)",
             PUBLISHED["stop-resume"]["t_poll"], prop.get("t_poll", nan), "us",
             within(prop.get("t_poll", nan), PUBLISHED["stop-resume"]["t_poll"], 0.10)),
         row("B1", "stop/resume: refill of 64 buffers | resume request, retransmission, receive (the bars add up to B1)",
@@ -123,9 +123,9 @@ def episode_rows(progress: bool = False) -> List[Dict[str, Any]]:
         row("B2", "SRQ-limit episode total (post of the SEND crossing srq_limit to the limit re-armed)",
             PUBLISHED["srq-limit"]["total"], conv.get("total", nan), "us",
             within(conv.get("total", nan), PUBLISHED["srq-limit"]["total"], 0.10)),
-        row("B2", "SRQ-limit t_int (post to the woken thread running)", PUBLISHED["srq-limit"]["t_int"],
+        row("B2", "SRQ-limit t_int (post to the woken thread running; calibrated: srq_event_interrupt_ns is derived from this figure)", PUBLISHED["srq-limit"]["t_int"],
             conv.get("t_int", nan), "us", within(conv.get("t_int", nan), PUBLISHED["srq-limit"]["t_int"], 0.10)),
-        row("B2", "SRQ-limit t_setev (ibv_modify_srq re-arm)", PUBLISHED["srq-limit"]["t_setev"],
+        row("B2", "SRQ-limit t_setev (ibv_modify_srq re-arm; input: srq_arm_ns is this figure)", PUBLISHED["srq-limit"]["t_setev"],
             conv.get("t_setev", nan), "us", within(conv.get("t_setev", nan), PUBLISHED["srq-limit"]["t_setev"], 0.10)),
     ]
     red = 100.0 * (1.0 - prop.get("total", nan) / conv.get("total", nan))
