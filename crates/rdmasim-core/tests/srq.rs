@@ -71,6 +71,9 @@ fn empty_srq_draws_rnr_naks_and_the_sender_retries_after_the_rnr_timer() {
     assert_eq!(r["stop_reason"], "completed");
     assert!(srq_stat(&r, "overflows") >= 1);
     assert!(counter(&r, 0, "rnr_nak_retry_err") >= 1);
+    // One-shot: the 29 SENDs consumed below the limit raise one event; none is raised again
+    // before the handler re-arms (and the refill keeps the pool above the limit after).
+    assert_eq!(srq_stat(&r, "limit_events"), 1);
     let all = f(total_row(&r), "all_received_us");
     assert!(all > 640.0 && all < 700.0, "last SEND received at {all} us, expected just after the 640 us RNR timer");
     assert_eq!(total_row(&r)["received"], 34 + 40);
