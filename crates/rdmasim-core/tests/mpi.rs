@@ -186,6 +186,13 @@ fn traces_that_do_not_pair_up_stall_with_file_and_line() {
     // A rendezvous send nobody receives: the sender waits for the CTS forever.
     let (why, _) = stalled("nosend", &[vec![rec("isend", 0, "peer=1 bytes=100000 tag=2 req=5"), rec("wait", 10, "req=5")], vec![]], "");
     assert!(why.contains("rank.0.trace:4: rank 0 waits for a rendezvous send to rank 1, tag 2 (line 3)"), "{why}");
+    // Head-to-head blocking sends that only worked with the traced MPI's larger eager limit:
+    // the stall says so, and a larger eager threshold replays them.
+    let h2h = |me: u32| vec![rec("send", 0, &format!("peer={} bytes=20000 tag=1", 1 - me)), rec("recv", 0, &format!("peer={} bytes=20000 tag=1", 1 - me))];
+    let (why, _) = stalled("h2h", &[h2h(0), h2h(1)], "");
+    assert!(why.contains("rank.0.trace:3: rank 0 waits for a rendezvous send to rank 1") && why.contains("raise workload.eager_threshold"), "{why}");
+    let dir = trace_dir("h2h-eager", &[h2h(0), h2h(1)]);
+    assert_eq!(run(&scenario(&dir, 2, "eager_threshold = 32736"))["stop_reason"], "completed");
     // An eager send nobody receives completes, and the run too; the message is reported.
     let dir = trace_dir("eager", &[vec![rec("send", 0, "peer=1 bytes=8 tag=2")], vec![]]);
     let r = run(&scenario(&dir, 2, ""));
