@@ -183,6 +183,10 @@ fn traces_that_do_not_pair_up_stall_with_file_and_line() {
     assert!(why.starts_with("no more events (workload stalled): "), "{why}");
     assert!(why.contains("rank.0.trace:3: rank 0 waits for a receive from rank 1, tag 9 (line 3)"), "{why}");
     assert_eq!(m["stall"].as_str(), Some(&why["no more events (workload stalled): ".len()..]));
+    // A chain: rank 0 waits for rank 1, which waits for rank 2, which finished without
+    // sending: the report points at rank 1, whose partner can never answer.
+    let (why, _) = stalled("chain", &[vec![rec("recv", 0, "peer=1 bytes=8 tag=1")], vec![rec("recv", 0, "peer=2 bytes=8 tag=2"), rec("send", 0, "peer=0 bytes=8 tag=1")], vec![]], "");
+    assert!(why.contains("rank.1.trace:3: rank 1 waits for a receive from rank 2, tag 2 (line 3) that no send matched; that rank has finished (1 more rank blocked)"), "{why}");
     // A rendezvous send nobody receives: the sender waits for the CTS forever.
     let (why, _) = stalled("nosend", &[vec![rec("isend", 0, "peer=1 bytes=100000 tag=2 req=5"), rec("wait", 10, "req=5")], vec![]], "");
     assert!(why.contains("rank.0.trace:4: rank 0 waits for a rendezvous send to rank 1, tag 2 (line 3)"), "{why}");

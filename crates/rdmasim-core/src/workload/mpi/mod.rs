@@ -16,6 +16,7 @@
 //! (that is also when its main thread tops its SRQ up again and, with stop/resume, sends the
 //! resume requests). The SRQ_LIMIT_REACHED handler is a thread of its own and runs at once.
 pub mod program;
+mod stall;
 pub mod trace;
 
 use crate::engine::Time;
@@ -542,43 +543,6 @@ impl Mpi {
             "connections": self.conns.len(), "errors": self.errors, "first_error": self.first_error,
             "unreceived_messages": self.ranks.iter().map(|r| r.unexpected.len()).sum::<usize>(), "stall": self.stall(),
         })));
-    }
-
-    /// Why the replay cannot go on once no event is left (a trace whose sends and receives do
-    /// not pair up): the first blocked rank, the trace line of the call it is stuck in, and
-    /// what that call waits for. None when every rank finished.
-    pub fn stall(&self) -> Option<String> {
-        let stuck: Vec<u32> = (0..self.ranks.len() as u32).filter(|&r| self.ranks[r as usize].state != RunState::Done).collect();
-        let &r = stuck.first()?;
-        let (rk, prog) = (&self.ranks[r as usize], &self.prog.ranks[r as usize]);
-        let file = std::path::Path::new(&self.prog.origin).join(format!("rank.{r}.trace")).display().to_string();
-        let at = |i: usize| prog.op_lines.get(i).copied().unwrap_or(0);
-        let what = match prog.ops.get(rk.pc) {
-            Some(Op::Wait { first, n }) => {
-                let list = &prog.req_lists[*first as usize..(*first + *n) as usize];
-                let q = list.iter().copied().find(|&q| !rk.done_reqs[q as usize]).unwrap_or(list[0]);
-                let started = prog.ops.iter().position(|o| matches!(*o, Op::Isend { req, .. } | Op::Irecv { req, .. } if req == q));
-                let tag_s = |t: i64| if is_collective_tag(t) { "of a collective".to_string() } else if t == ANY { "any tag".into() } else { format!("tag {t}") };
-                match started.map(|i| (i, prog.ops[i])) {
-                    Some((i, Op::Irecv { peer, tag, .. })) => {
-                        let from = if peer == ANY { "any rank".to_string() } else { format!("rank {peer}") };
-                        format!("waits for a receive from {from}, {} (line {}) that no send matched", tag_s(tag), at(i))
-                    }
-                    Some((i, Op::Isend { peer, tag, bytes, .. })) => format!(
-                        "waits for a {} send to rank {peer}, {} (line {}) that rank {peer} never took{}",
-                        if bytes <= self.cfg.eager_threshold { "eager" } else { "rendezvous" },
-                        tag_s(tag),
-                        at(i),
-                        // A program whose blocking sends only worked thanks to its MPI's eager buffering.
-                        if bytes > self.cfg.eager_threshold { " (if the traced MPI sent it eagerly, raise workload.eager_threshold)" } else { "" }
-                    ),
-                    _ => "waits for a request".into(),
-                }
-            }
-            _ => format!("is {:?}", rk.state).to_lowercase(),
-        };
-        let more = if stuck.len() > 1 { format!(" ({} more ranks blocked)", stuck.len() - 1) } else { String::new() };
-        Some(format!("{file}:{}: rank {r} {what}{more}", at(rk.pc)))
     }
 
     /// Resolves the trace path relative to the scenario file's directory.
