@@ -164,8 +164,10 @@ pub struct Mpi {
     attr: QpAttr,
     ranks: Vec<Rank>,
     conns: Vec<Conn>,
-    /// Connection of a rank pair (a * size + b, a < b); u32::MAX = not yet made.
-    conn_of: Vec<u32>,
+    /// Connections made so far, by the lower rank of the pair: (higher rank, connection),
+    /// sorted. Grows with the connections a trace uses, not with size² (most codes talk to
+    /// a few neighbours; a dense table would take 256 MB at 8192 ranks).
+    conn_of: Vec<Vec<(u32, u32)>>,
     /// (connection, side) of each QP, by HCA then QP index.
     qp_conn: Vec<Vec<(u32, u8)>>,
     /// Rank of each SRQ, by HCA then SRQ index.
@@ -229,7 +231,7 @@ impl Mpi {
             attr,
             ranks,
             conns: Vec::new(),
-            conn_of: vec![u32::MAX; size as usize * size as usize],
+            conn_of: vec![Vec::new(); size as usize],
             qp_conn: vec![Vec::new(); w.hcas.len()],
             srq_rank: vec![Vec::new(); w.hcas.len()],
             srq_limit,
@@ -406,28 +408,30 @@ impl Mpi {
     /// attached to its own rank's SRQ.
     fn conn(&mut self, w: &mut World, a: u32, b: u32) -> (u32, usize) {
         let (lo, hi) = (a.min(b), a.max(b));
-        let key = lo as usize * self.ranks.len() + hi as usize;
-        if self.conn_of[key] == u32::MAX {
-            let (ha, hb) = (self.ranks[lo as usize].host, self.ranks[hi as usize].host);
-            let (qa, qb) = w.connect_rc(ha, self.app, hb, self.app, self.attr);
-            w.bind_qp(qa, self.app, self.ranks[lo as usize].thread);
-            w.bind_qp(qb, self.app, self.ranks[hi as usize].thread);
-            let rph = self.cfg.ranks_per_host;
-            w.attach_srq(qa, self.ranks[lo as usize].srq, hb, hi % rph);
-            w.attach_srq(qb, self.ranks[hi as usize].srq, ha, lo % rph);
-            let id = self.conns.len() as u32;
-            for (q, side) in [(qa, 0u8), (qb, 1u8)] {
-                let v = &mut self.qp_conn[q.hca as usize];
-                let i = q.index() as usize;
-                if v.len() <= i {
-                    v.resize(i + 1, (u32::MAX, 0));
-                }
-                v[i] = (id, side);
+        let side = if a == lo { 0 } else { 1 };
+        let at = match self.conn_of[lo as usize].binary_search_by_key(&hi, |&(peer, _)| peer) {
+            Ok(i) => return (self.conn_of[lo as usize][i].1, side),
+            Err(at) => at,
+        };
+        let (ha, hb) = (self.ranks[lo as usize].host, self.ranks[hi as usize].host);
+        let (qa, qb) = w.connect_rc(ha, self.app, hb, self.app, self.attr);
+        w.bind_qp(qa, self.app, self.ranks[lo as usize].thread);
+        w.bind_qp(qb, self.app, self.ranks[hi as usize].thread);
+        let rph = self.cfg.ranks_per_host;
+        w.attach_srq(qa, self.ranks[lo as usize].srq, hb, hi % rph);
+        w.attach_srq(qb, self.ranks[hi as usize].srq, ha, lo % rph);
+        let id = self.conns.len() as u32;
+        for (q, side) in [(qa, 0u8), (qb, 1u8)] {
+            let v = &mut self.qp_conn[q.hca as usize];
+            let i = q.index() as usize;
+            if v.len() <= i {
+                v.resize(i + 1, (u32::MAX, 0));
             }
-            self.conns.push(Conn { rank: [lo, hi], qp: [qa, qb], to: [VecDeque::new(), VecDeque::new()] });
-            self.conn_of[key] = id;
+            v[i] = (id, side);
         }
-        (self.conn_of[key], if a == lo { 0 } else { 1 })
+        self.conns.push(Conn { rank: [lo, hi], qp: [qa, qb], to: [VecDeque::new(), VecDeque::new()] });
+        self.conn_of[lo as usize].insert(at, (hi, id));
+        (id, side)
     }
 
     /// Posts a SEND (or WRITE with immediate) from rank `from` to `to` carrying `wire`.
