@@ -51,3 +51,12 @@ def test_buffers_needed_takes_the_count_from_which_all_larger_ones_stay_within_t
     assert srq.buffers_needed(df, "srq-limit") == 4
     assert srq.buffers_needed(df, "srq-limit", tolerated=10.0) == 1
     assert srq.buffers_needed(df, "stop-resume") is None
+
+
+def test_a_need_past_a_gap_of_the_grid_is_not_resolved():
+    import pandas as pd
+
+    df = pd.DataFrame({"workload.srq_buffers": [1, 2, 3, 4, 6, 8]})
+    assert srq.resolved(df, 4) and srq.resolved(df, 1)
+    assert not srq.resolved(df, 6) and not srq.resolved(df, 8) and not srq.resolved(df, None)
+    assert all(b in srq.BUFFERS for b in range(1, 17))
