@@ -25,7 +25,8 @@ use super::program::{Program, RankProgram, ANY};
 const PROC_NULL: i64 = -2;
 /// Request id of a call to MPI_PROC_NULL: complete from the start, dropped from waits.
 const NULL_REQ: u32 = u32::MAX;
-/// Largest message a record may carry: the IBTA's 2^31-byte RDMA message limit (IBA 9.4).
+/// Largest message a record may carry: 2^31 bytes, the largest message the IBTA transport
+/// allows (HCAs report at most this, often 2^30, as `max_msg_sz` in ibv_query_port).
 const MAX_BYTES: u64 = 1 << 31;
 /// Most CPU time (after scaling) one rank's trace may add up to: 10^15 ns, about 11.6 days.
 /// Keeps simulated time (u64 picoseconds, ~213 days) from overflowing on a corrupt `cpu=`.
