@@ -255,14 +255,20 @@ def mouse(c: Cases, profile: str, size: int, against: Any) -> Dict[str, Any]:
     return c.rows(("mouse", profile, size, against))[0]
 
 
-#: Mouse vs elephant, read off slides 34-35 (cx3-fdr). The slide lists its bar labels without
-#: saying which bar each belongs to; with pipelining off a mouse's message rate is 1 / its
-#: latency, which pairs the medians with the msgs/s bars: alone 1.3 us / 0.79 M/s (10 B),
-#: 1.4 / 0.71 (100 B), 2.4 / 0.42 (1 KB); beside an elephant 2.6-2.9 us / 0.34-0.39 M/s (10 B,
-#: 100 B) and 6.0-6.3 us / 0.16-0.17 M/s (1 KB). The other labels (5.4-14.7 us) are 99.99th
-#: percentiles. targets.md reads the slide as "up to ~5x (1.3 -> ~6 us)"; by this pairing the
-#: largest median slow-down is 2.6x (1 KB), and the row says both.
-MICE_PUBLISHED = {
+#: Mouse figures as targets.md states them (C5 +-20%, C6 +-25%, C7 +-15%); ``ok`` is decided
+#: against these only.
+C5_MEDIAN, C5_TAIL, C5_RATE = (1.3, 1.4), (5.4, 7.8), (0.72, 0.78)
+C6_ALONE, C6_MEDIAN_10B, C6_SLOWDOWN, C6_TAIL_MAX, C6_RATE = (1.3, 0.79), 6.0, 5.0, 14.7, (0.16, 0.42)
+C7_SLOWDOWN = 5.0
+
+#: Another reading of slides 34-35 (cx3-fdr), shown in the row text as information only. The
+#: slide lists its bar labels without saying which bar each belongs to; with pipelining off a
+#: mouse's message rate is 1 / its latency, which pairs the medians with the msgs/s bars: alone
+#: 1.3 us / 0.79 M/s (10 B), 1.4 / 0.71 (100 B), 2.4 / 0.42 (1 KB); beside an elephant 2.6-2.9 us
+#: / 0.34-0.39 M/s (10 B, 100 B) and 6.0-6.3 us / 0.16-0.17 M/s (1 KB), so a largest median
+#: slow-down of 2.6x; and the mouse-vs-mouse 99.99th as 7.8 / 5.8 / 5.4 us against 10 B / 100 B
+#: / 1 KB with 0.76 / 0.75 / 0.72 M/s. targets.md reads "up to ~5x (10 B: 1.3 -> ~6 us)".
+SLIDE_PAIRING = {
     10: {"alone": (1.3, 0.79), "median": (2.6, 2.9), "rate": (0.34, 0.39)},
     100: {"alone": (1.4, 0.71), "median": (2.6, 2.9), "rate": (0.34, 0.39)},
     1000: {"alone": (2.4, 0.42), "median": (6.0, 6.3), "rate": (0.16, 0.17)},
@@ -274,21 +280,19 @@ def fmt(xs: Sequence[float], digits: int = 2) -> str:
 
 
 def c5_rows(c: Cases) -> List[Dict[str, Any]]:
+    # The 10 B mouse alone is checked once, against C6's figure (targets.md gives it there).
     fdr = "cx3-fdr"
-    alone = mouse(c, fdr, 10, None)
     vs = [mouse(c, fdr, 10, ("m", o)) for o in MOUSE_SIZES]
     med = [r["lat_median_us"] for r in vs]
     tail = [r["lat_p99_99_us"] for r in vs]
     mps = [r["msg_rate_Mps"] for r in vs]
     return [
-        row("C5", "10 B alone, median (post to completion polled)", 1.3, alone["lat_median_us"], "us",
-            within(alone["lat_median_us"], 1.3, 1.3, 0.20)),
-        row("C5", "10 B alone, msgs/s", 0.78, alone["msg_rate_Mps"], "M/s", within(alone["msg_rate_Mps"], 0.78, 0.78, 0.20)),
-        row("C5", "10 B vs 10 B / 100 B / 1 KB mouse: median", "1.3-1.4", fmt(med), "us", all(within(x, 1.3, 1.4, 0.20) for x in med)),
-        row("C5", "10 B vs 10 B / 100 B / 1 KB mouse: 99.99th", "7.8 / 5.8 / 5.4", fmt(tail), "us",
-            all(within(x, p, p, 0.20) for x, p in zip(tail, (7.8, 5.8, 5.4)))),
-        row("C5", "10 B vs 10 B / 100 B / 1 KB mouse: msgs/s", "0.76 / 0.75 / 0.72", fmt(mps, 3), "M/s",
-            all(within(x, p, p, 0.20) for x, p in zip(mps, (0.76, 0.75, 0.72)))),
+        row("C5", "10 B vs 10 B / 100 B / 1 KB mouse: median", "1.3-1.4", fmt(med), "us",
+            all(within(x, *C5_MEDIAN, 0.20) for x in med)),
+        row("C5", "10 B vs 10 B / 100 B / 1 KB mouse: 99.99th (slide pairing: 7.8 / 5.8 / 5.4)", "5.4-7.8", fmt(tail), "us",
+            all(within(x, *C5_TAIL, 0.20) for x in tail)),
+        row("C5", "10 B vs 10 B / 100 B / 1 KB mouse: msgs/s (slide pairing: 0.76 / 0.75 / 0.72)", "0.72-0.78", fmt(mps, 3), "M/s",
+            all(within(x, *C5_RATE, 0.20) for x in mps)),
     ]
 
 
@@ -297,36 +301,46 @@ def c6_c7_rows(c: Cases) -> List[Dict[str, Any]]:
     fdr = "cx3-fdr"
     slow, tails = [], []
     for m in MOUSE_SIZES:
-        pub = MICE_PUBLISHED[m]
+        pair = SLIDE_PAIRING[m]
         a = mouse(c, fdr, m, None)
         bg = [mouse(c, fdr, m, ("e", e)) for e in (MB, GB)]
         med = [r["lat_median_us"] for r in bg]
         rate = [r["msg_rate_Mps"] for r in bg]
         tails += [r["lat_p99_99_us"] for r in bg]
-        slow.append(max(med) / a["lat_median_us"])
-        rows.append(row("C6", f"{m} B mouse alone: median / msgs/s", f"{pub['alone'][0]} / {pub['alone'][1]}",
-                        f"{a['lat_median_us']:.2f} / {a['msg_rate_Mps']:.3f}", "us / M/s",
-                        within(a["lat_median_us"], pub["alone"][0], pub["alone"][0], 0.25)
-                        and within(a["msg_rate_Mps"], pub["alone"][1], pub["alone"][1], 0.25)))
-        rows.append(row("C6", f"{m} B mouse beside a 1 MB / 1 GB elephant: median", "%.1f-%.1f" % pub["median"], fmt(med), "us",
-                        all(within(x, *pub["median"], 0.25) for x in med)))
-        rows.append(row("C6", f"{m} B mouse beside a 1 MB / 1 GB elephant: msgs/s", "%.2f-%.2f" % pub["rate"], fmt(rate, 3), "M/s",
-                        all(within(x, *pub["rate"], 0.25) for x in rate)))
-    pub_slow = max(MICE_PUBLISHED[m]["median"][1] / MICE_PUBLISHED[m]["alone"][0] for m in MOUSE_SIZES)
-    rows.append(row("C6", "largest median slow-down beside an elephant (targets.md: ~5x; slide pairing: 2.6x)",
-                    f"{pub_slow:.1f}x (5x)", max(slow), "x", within(max(slow), pub_slow, 5.0, 0.25)))
-    rows.append(row("C6", "99.99th beside an elephant, smallest / largest", "5.4 / 14.7", f"{min(tails):.2f} / {max(tails):.2f}", "us",
-                    within(min(tails), 5.4, 5.4, 0.25) and within(max(tails), 14.7, 14.7, 0.25)))
+        slow.append((max(med) / a["lat_median_us"], max(med)))
+        if m == 10:
+            rows.append(row("C6", "10 B mouse alone: median / msgs/s", "%.1f / %.2f" % C6_ALONE,
+                            f"{a['lat_median_us']:.2f} / {a['msg_rate_Mps']:.3f}", "us / M/s",
+                            within(a["lat_median_us"], C6_ALONE[0], C6_ALONE[0], 0.25)
+                            and within(a["msg_rate_Mps"], C6_ALONE[1], C6_ALONE[1], 0.25)))
+            rows.append(row("C6", "10 B mouse beside a 1 MB / 1 GB elephant: median (ok: the larger; slide pairing: 2.6-2.9)",
+                            f"~{C6_MEDIAN_10B:.0f}", fmt(med), "us", within(max(med), C6_MEDIAN_10B, C6_MEDIAN_10B, 0.25)))
+        rows.append(row("C6", f"{m} B mouse beside a 1 MB / 1 GB elephant: msgs/s (alone {a['msg_rate_Mps']:.3f}; "
+                        f"slide pairing: {pair['rate'][0]:.2f}-{pair['rate'][1]:.2f})",
+                        "%.2f-%.2f" % C6_RATE, fmt(rate, 3), "M/s", all(within(x, *C6_RATE, 0.25) for x in rate)))
+    pub_slow = max(SLIDE_PAIRING[m]["median"][1] / SLIDE_PAIRING[m]["alone"][0] for m in MOUSE_SIZES)
+    rows.append(row("C6", f"largest median slow-down beside an elephant, 10 B / 100 B / 1 KB (larger median in us; "
+                    f"slide pairing: {pub_slow:.1f}x)", f"up to ~{C6_SLOWDOWN:.0f}x",
+                    " / ".join(f"{s:.2f} ({x:.2f})" for s, x in slow), "x",
+                    within(max(s for s, _ in slow), C6_SLOWDOWN, C6_SLOWDOWN, 0.25)))
+    rows.append(row("C6", "99.99th beside an elephant, largest (smallest)", f"up to {C6_TAIL_MAX}",
+                    f"{max(tails):.2f} ({min(tails):.2f})", "us", within(max(tails), C6_TAIL_MAX, C6_TAIL_MAX, 0.25)))
     # C7: the same on ConnectX-4 EDR.
     e_slow = [max(mouse(c, "cx4-edr", m, ("e", e))["lat_median_us"] for e in (MB, GB)) / mouse(c, "cx4-edr", m, None)["lat_median_us"]
               for m in MOUSE_SIZES]
-    rows.append(row("C7", "EDR: mouse beside an elephant, largest median slow-down (10 B / 100 B / 1 KB)", "up to 5x", fmt(e_slow), "x",
-                    within(max(e_slow), 5.0, 5.0, 0.15)))
-    e_alone = mouse(c, "cx4-edr", 10, None)
-    e_vs = [mouse(c, "cx4-edr", 10, ("m", o)) for o in MOUSE_SIZES]
-    worst = max(r["lat_p99_99_us"] for r in e_vs)
-    rows.append(row("C7", "EDR: mouse vs mouse mitigated (largest 99.99th beside a mouse / alone)", "mitigated",
-                    worst / e_alone["lat_p99_99_us"], "x", worst / e_alone["lat_p99_99_us"] < 1.5))
+    rows.append(row("C7", "EDR: mouse beside an elephant, largest median slow-down (10 B / 100 B / 1 KB)", f"up to {C7_SLOWDOWN:.0f}x",
+                    fmt(e_slow), "x", within(max(e_slow), C7_SLOWDOWN, C7_SLOWDOWN, 0.15)))
+    # "Mitigated" needs the FDR anomaly it mitigates: ok only if the FDR mouse-vs-mouse 99.99th
+    # meets C5 and the EDR inflation (largest 99.99th beside a mouse / alone) is below FDR's.
+    def inflation(profile: str) -> float:
+        alone = mouse(c, profile, 10, None)["lat_p99_99_us"]
+        return max(mouse(c, profile, 10, ("m", o))["lat_p99_99_us"] for o in MOUSE_SIZES) / alone
+    fdr_tails = [mouse(c, fdr, 10, ("m", o))["lat_p99_99_us"] for o in MOUSE_SIZES]
+    fdr_anomaly = all(within(x, *C5_TAIL, 0.20) for x in fdr_tails)
+    e_inf, f_inf = inflation("cx4-edr"), inflation(fdr)
+    rows.append(row("C7", f"EDR: mouse vs mouse mitigated (99.99th beside a mouse / alone: EDR vs FDR {f_inf:.2f}; "
+                    f"FDR anomaly per C5 {'reproduced' if fdr_anomaly else 'not reproduced'})", "mitigated",
+                    e_inf, "x", fdr_anomaly and e_inf < f_inf))
     ee = ratio(c.rows(("C7", "ee")))
     rows.append(row("C7", "EDR: WRITE 1 MB vs 1 GB bandwidth ratio", 1.32, ee, "x", within(ee, 1.32, 1.32, 0.15)))
     return rows
