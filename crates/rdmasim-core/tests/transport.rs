@@ -176,3 +176,31 @@ fn a_small_mtu_runs_with_a_buffer_sized_for_it() {
     assert_eq!(r["stop_reason"], "completed");
     assert!(f(&table(&r, "perftest")[0], "bw_avg_Gbps") > 1.0);
 }
+
+#[test]
+fn rnr_nak_follows_the_responses_of_an_earlier_read() {
+    // One QP: a 64 KiB READ (16 response packets), then a SEND the server has no receive for.
+    // The responder's RNR NAK for the SEND carries a later PSN; sent ahead of the READ's
+    // responses it would acknowledge them, and the requester would re-request the READ after
+    // the RNR wait (a duplicate request at the responder). It must leave after them.
+    use rdmasim_core::hca::qp::{WorkRequest, WrOp};
+    use rdmasim_core::hca::verbs::QpRef;
+    use rdmasim_core::hca::QPN_BASE;
+    let toml = perftest("cx4-edr", "ib_read_bw", "size = 65536\niters = 1\ntx_depth = 1", "[qp]\nrnr_retry = 1\nmin_rnr_timer = 1\n[output]\ncapture = true");
+    let mut s = Simulation::from_toml(&toml, "<test>").unwrap();
+    let client = QpRef { hca: 0, qpn: QPN_BASE };
+    while s.world.qp(client).sq.is_empty() {
+        assert!(!s.step(1), "the READ was never posted");
+    }
+    let send = WorkRequest { wr_id: 1 << 40, op: WrOp::Send, len: 64, inline: true, signaled: true, remote_va: 0 };
+    s.world.post_send(client, send);
+    s.run();
+    let r = json(&s);
+    let recs = &s.world.capture.as_ref().unwrap().records;
+    let last_resp = recs.iter().rposition(|(_, p)| matches!(p.kind, PktKind::ReadResp { last: true, .. })).expect("READ response");
+    let first_nak = recs.iter().position(|(_, p)| matches!(p.kind, PktKind::RnrNak { .. })).expect("RNR NAK");
+    assert!(first_nak > last_resp, "the RNR NAK left before the READ's last response");
+    assert_eq!(counter(&r, 1, "rx_read_requests"), 1, "the READ was requested again");
+    assert_eq!(counter(&r, 1, "duplicate_request"), 0);
+    assert!(counter(&r, 1, "out_of_buffer") >= 1);
+}

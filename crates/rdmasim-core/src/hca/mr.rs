@@ -93,8 +93,6 @@ pub struct QpOdp {
     /// Generation of this QP's current requester fault; a local ACK timeout moves it on, so a
     /// fault serviced after the QP gave up on it does not resume the QP.
     pub fault_gen: u32,
-    /// Responder: an RNR NAK (page fault) waiting for the earlier READs' responses to leave.
-    pub nak_after_reads: Option<Control>,
 }
 
 /// ODP counters of one HCA (a model diagnostic; mlx5 exposes page faults per MR through
@@ -278,21 +276,11 @@ impl World {
         let qp = &mut hca.qps[qi as usize];
         qp.rnr_outstanding = true;
         let (psn, timer) = (qp.epsn, qp.attr.min_rnr_timer);
-        let nak = Control { qp: qi, kind: PktKind::RnrNak { timer }, psn };
-        if qp.read_resps.is_empty() {
-            self.queue_control(h, nak);
-        } else {
-            // Responses leave in PSN order: the NAK follows the earlier READs' responses
-            // (responder_next sends it when they are out), or it would acknowledge them.
-            hca.odp.qp(qi).nak_after_reads = Some(nak);
-        }
+        // In PSN order behind earlier READs' responses, or it would acknowledge them.
+        self.queue_nak(h, Control { qp: qi, kind: PktKind::RnrNak { timer }, psn });
         true
     }
 
-    /// The last pending READ response of QP `qi` left: its deferred RNR NAK may go now.
-    pub(crate) fn odp_take_nak_after_reads(&mut self, h: u32, qi: u32) -> Option<Control> {
-        self.hcas[h as usize].odp.qps.get_mut(qi as usize).and_then(|q| q.nak_after_reads.take())
-    }
 
     /// Requester side: true when a READ response must be dropped: the QP is stalled on a page
     /// fault, or the response's destination page is not present (as this QP sees it), which

@@ -158,6 +158,10 @@ pub struct Qp {
     /// An ACK is owed once the pending READ responses are out: responses and ACKs share the
     /// PSN order, and an ACK overtaking a READ's responses would read as an implied NAK.
     pub ack_after_reads: bool,
+    /// A NAK (RNR, ODP-fault RNR or SRQ stop) owed once the pending READ responses are out:
+    /// it carries a later PSN, so sent ahead of them it would acknowledge the READs they
+    /// complete (see `World::queue_nak`).
+    pub nak_after_reads: Option<super::Control>,
     /// RETH DMA length of the WRITE in progress (only its first packet carries it).
     pub cur_write_len: u32,
     /// Payload bytes accepted in sequence (responder: SEND/WRITE; requester: READ responses).
@@ -204,6 +208,7 @@ impl Qp {
             read_resps: VecDeque::new(),
             ack_pending: false,
             ack_after_reads: false,
+            nak_after_reads: None,
             cur_write_len: 0,
             rx_bytes: 0,
             rx_msgs: 0,

@@ -356,5 +356,6 @@ impl World {
         }
         qp.tx_wqe = 0;
         qp.read_resps.clear();
+        qp.nak_after_reads = None;
     }
 }

@@ -131,7 +131,19 @@ impl World {
             Some(s) => self.srq_overflow(h, qi, s, timer),
             None => PktKind::RnrNak { timer },
         };
-        self.queue_control(h, Control { qp: qi, kind, psn });
+        self.queue_nak(h, Control { qp: qi, kind, psn });
+    }
+
+    /// Queues a NAK in PSN order: behind the QP's pending READ responses if there are any
+    /// (`responder_next` sends it when they are out). A NAK names a later PSN than those
+    /// responses, and the requester takes it as acknowledging everything before that PSN.
+    pub(crate) fn queue_nak(&mut self, h: u32, nak: Control) {
+        let qp = &mut self.hcas[h as usize].qps[nak.qp as usize];
+        if qp.read_resps.is_empty() {
+            self.queue_control(h, nak);
+        } else {
+            qp.nak_after_reads = Some(nak);
+        }
     }
 
     /// Queues an ACK unless one for this QP is already waiting (it will carry the latest PSN).
@@ -186,22 +198,21 @@ impl World {
             sent_at: now,
         };
         r.next += 1;
-        let mut drained = false;
         if last {
             qp.read_resps.pop_front();
-            drained = qp.read_resps.is_empty();
-            if drained && qp.ack_after_reads {
-                qp.ack_after_reads = false;
-                qp.ack_pending = true;
-                hca.control.push_back(Control { qp: qi, kind: PktKind::Ack, psn: 0 });
+            if qp.read_resps.is_empty() {
+                // The responses are out: what waited behind them in PSN order may go.
+                if qp.ack_after_reads {
+                    qp.ack_after_reads = false;
+                    qp.ack_pending = true;
+                    hca.control.push_back(Control { qp: qi, kind: PktKind::Ack, psn: 0 });
+                }
+                if let Some(nak) = qp.nak_after_reads.take() {
+                    hca.control.push_back(nak);
+                }
             }
         }
         let more = !qp.read_resps.is_empty() || qp.tx_wqe < qp.sq.len();
-        if drained {
-            if let Some(nak) = self.odp_take_nak_after_reads(h, qi) {
-                self.hcas[h as usize].control.push_back(nak);
-            }
-        }
         Next::Packet { pkt, more, end_of_message: last }
     }
 }
