@@ -79,13 +79,21 @@ def flow(verb: str, size: int, *, count: Optional[int] = None, background: bool 
     return f
 
 
+#: The study's hosts reach each other through one InfiniBand switch, not a back-to-back cable.
+#: cx3-fdr: CloudLab's ConnectX-3 FDR nodes (Apt cluster r320/c6220, MX354A) hang off Mellanox
+#: SX6036G edge switches, 28 nodes each (CloudLab/Apt manual, "Hardware"); two hosts of one
+#: experiment share at least that switch. cx4-edr: the Umich Conflux fabric is not published;
+#: one switch is an assumption (a cluster, not a cable).
+TOPOLOGY = {"kind": "single-switch", "hosts": 2}
+
+
 def scenario(profile: str, flows: Sequence[Dict[str, Any]], kv: Optional[Dict[str, Any]] = None,
              overrides: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     w: Dict[str, Any] = {"kind": "flows", "flow": list(flows)}
     if kv:
         w["kv"] = kv
     return {"seed": 1, "hardware": {"profile": profile, "overrides": dict(overrides or ISOLATION_OVERRIDES)},
-            "workload": w}
+            "topology": dict(TOPOLOGY), "workload": w}
 
 
 def elephant_pair(profile: str, a: Tuple[str, int], b: Tuple[str, int], polling: str = "event",
