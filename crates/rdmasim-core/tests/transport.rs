@@ -177,30 +177,51 @@ fn a_small_mtu_runs_with_a_buffer_sized_for_it() {
     assert!(f(&table(&r, "perftest")[0], "bw_avg_Gbps") > 1.0);
 }
 
-#[test]
-fn rnr_nak_follows_the_responses_of_an_earlier_read() {
-    // One QP: a 64 KiB READ (16 response packets), then a SEND the server has no receive for.
-    // The responder's RNR NAK for the SEND carries a later PSN; sent ahead of the READ's
-    // responses it would acknowledge them, and the requester would re-request the READ after
-    // the RNR wait (a duplicate request at the responder). It must leave after them.
+/// One QP: a 64 KiB READ (16 response packets), then a SEND of `send_len` bytes the server has
+/// no receive for; `rest` is appended to the scenario. Returns the capture's (kind, psn) list
+/// and the result.
+fn read_then_send(send_len: u32, rest: &str) -> (Vec<(PktKind, u32)>, serde_json::Value) {
     use rdmasim_core::hca::qp::{WorkRequest, WrOp};
     use rdmasim_core::hca::verbs::QpRef;
     use rdmasim_core::hca::QPN_BASE;
-    let toml = perftest("cx4-edr", "ib_read_bw", "size = 65536\niters = 1\ntx_depth = 1", "[qp]\nrnr_retry = 1\nmin_rnr_timer = 1\n[output]\ncapture = true");
+    let toml = perftest("cx4-edr", "ib_read_bw", "size = 65536\niters = 1\ntx_depth = 1", &format!("[qp]\nrnr_retry = 1\nmin_rnr_timer = 1\n[output]\ncapture = true\n{rest}"));
     let mut s = Simulation::from_toml(&toml, "<test>").unwrap();
     let client = QpRef { hca: 0, qpn: QPN_BASE };
     while s.world.qp(client).sq.is_empty() {
         assert!(!s.step(1), "the READ was never posted");
     }
-    let send = WorkRequest { wr_id: 1 << 40, op: WrOp::Send, len: 64, inline: true, signaled: true, remote_va: 0 };
+    let send = WorkRequest { wr_id: 1 << 40, op: WrOp::Send, len: send_len, inline: send_len <= 64, signaled: true, remote_va: 0 };
     s.world.post_send(client, send);
     s.run();
-    let r = json(&s);
-    let recs = &s.world.capture.as_ref().unwrap().records;
-    let last_resp = recs.iter().rposition(|(_, p)| matches!(p.kind, PktKind::ReadResp { last: true, .. })).expect("READ response");
-    let first_nak = recs.iter().position(|(_, p)| matches!(p.kind, PktKind::RnrNak { .. })).expect("RNR NAK");
-    assert!(first_nak > last_resp, "the RNR NAK left before the READ's last response");
-    assert_eq!(counter(&r, 1, "rx_read_requests"), 1, "the READ was requested again");
-    assert_eq!(counter(&r, 1, "duplicate_request"), 0);
+    let recs = s.world.capture.as_ref().unwrap().records.iter().map(|(_, p)| (p.kind, p.psn)).collect();
+    (recs, json(&s))
+}
+
+/// Asserts that the first NAK matching `is_nak` left after the READ's last response and that
+/// the READ was requested once.
+fn assert_nak_after_read_responses(recs: &[(PktKind, u32)], r: &serde_json::Value, is_nak: fn(PktKind) -> bool) {
+    let last_resp = recs.iter().rposition(|(k, _)| matches!(k, PktKind::ReadResp { last: true, .. })).expect("READ response");
+    let first_nak = recs.iter().position(|(k, _)| is_nak(*k)).expect("NAK");
+    assert!(first_nak > last_resp, "the NAK left before the READ's last response: {recs:?}");
+    assert_eq!(counter(r, 1, "rx_read_requests"), 1, "the READ was requested again");
+    assert_eq!(counter(r, 1, "duplicate_request"), 0);
+}
+
+#[test]
+fn rnr_nak_follows_the_responses_of_an_earlier_read() {
+    // The responder's RNR NAK for the SEND carries a later PSN; sent ahead of the READ's
+    // responses it would acknowledge them, and the requester would re-request the READ after
+    // the RNR wait (a duplicate request at the responder). It must leave after them.
+    let (recs, r) = read_then_send(64, "");
+    assert_nak_after_read_responses(&recs, &r, |k| matches!(k, PktKind::RnrNak { .. }));
     assert!(counter(&r, 1, "out_of_buffer") >= 1);
+}
+
+#[test]
+fn sequence_nak_follows_the_responses_of_an_earlier_read() {
+    // The SEND's first packet (the 2nd packet on h0->h1, after the READ request) is lost; its
+    // second packet draws a sequence-error NAK while the READ's responses are still queued.
+    let (recs, r) = read_then_send(8192, "[[faults]]\nlink = \"h0->h1\"\ndrop_nth = [2]");
+    assert_nak_after_read_responses(&recs, &r, |k| k == PktKind::NakSeq);
+    assert!(counter(&r, 1, "out_of_sequence") >= 1);
 }

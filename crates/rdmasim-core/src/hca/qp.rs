@@ -158,7 +158,7 @@ pub struct Qp {
     /// An ACK is owed once the pending READ responses are out: responses and ACKs share the
     /// PSN order, and an ACK overtaking a READ's responses would read as an implied NAK.
     pub ack_after_reads: bool,
-    /// A NAK (RNR, ODP-fault RNR or SRQ stop) owed once the pending READ responses are out:
+    /// A NAK (sequence error, RNR, ODP-fault RNR or SRQ stop) owed once the pending READ responses are out:
     /// it carries a later PSN, so sent ahead of them it would acknowledge the READs they
     /// complete (see `World::queue_nak`).
     pub nak_after_reads: Option<super::Control>,

@@ -25,7 +25,7 @@ impl World {
             if !qp.nak_outstanding && !qp.rnr_outstanding {
                 qp.nak_outstanding = true;
                 let psn = qp.epsn;
-                self.queue_control(h, Control { qp: qi, kind: PktKind::NakSeq, psn });
+                self.queue_nak(h, Control { qp: qi, kind: PktKind::NakSeq, psn });
             }
             return;
         }
