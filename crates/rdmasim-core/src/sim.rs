@@ -9,7 +9,7 @@ use crate::hca::qp::QpAttr;
 use crate::hca::Hca;
 use crate::host::{CpuThread, Host, PollMode, Poller};
 use crate::report::capture::Capture;
-use crate::report::tables::{row, Tables};
+use crate::report::tables::{row, row_with, Tables};
 use crate::scenario::validate::{self, Endpoint};
 use crate::scenario::{Scenario, ScenarioError, WorkloadSection};
 use crate::workload::{flows::Flows, mpi::Mpi, odp_reads::OdpReads, perftest::Perftest, srq_episode::SrqEpisode, App};
@@ -234,11 +234,7 @@ impl Simulation {
             a.tables(w, &mut t);
         }
         for p in &w.ports {
-            let mut r = row(json!({ "node": p.node, "port": p.num }));
-            if let serde_json::Value::Object(m) = serde_json::to_value(&p.counters).unwrap_or_default() {
-                r.extend(m);
-            }
-            t.push("ports", r);
+            t.push("ports", row_with(json!({ "node": p.node, "port": p.num }), &p.counters));
         }
         for h in &w.hcas {
             let mut r = row(json!({ "node": format!("h{}", h.id), "device": "mlx5_0" }));
@@ -258,19 +254,12 @@ impl Simulation {
         }
         for h in &w.hcas {
             for (i, s) in h.srqs.iter().enumerate() {
-                let mut r = row(json!({ "node": format!("h{}", h.id), "srq": i, "mode": s.mode, "posted_now": s.wqes.len() }));
-                if let serde_json::Value::Object(m) = serde_json::to_value(s.report()).unwrap_or_default() {
-                    r.extend(m);
-                }
-                t.push("srqs", r);
+                let leading = json!({ "node": format!("h{}", h.id), "srq": i, "mode": s.mode, "posted_now": s.wqes.len() });
+                t.push("srqs", row_with(leading, &s.report()));
             }
         }
         for h in w.hcas.iter().filter(|h| !h.odp.mrs.is_empty()) {
-            let mut r = row(json!({ "node": format!("h{}", h.id) }));
-            if let serde_json::Value::Object(m) = serde_json::to_value(&h.odp.stats).unwrap_or_default() {
-                r.extend(m);
-            }
-            t.push("odp", r);
+            t.push("odp", row_with(json!({ "node": format!("h{}", h.id) }), &h.odp.stats));
         }
         let elapsed = self.end_time.max(w.now());
         // A busy-polling thread occupies its core for the whole run; the others count their work.

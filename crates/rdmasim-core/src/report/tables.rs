@@ -24,3 +24,12 @@ pub fn row(v: Value) -> Row {
         _ => Row::new(),
     }
 }
+
+/// A row of leading columns followed by the fields of a serializable struct (counters, stats).
+pub fn row_with(leading: Value, fields: &impl serde::Serialize) -> Row {
+    let mut r = row(leading);
+    if let Ok(Value::Object(m)) = serde_json::to_value(fields) {
+        r.extend(m);
+    }
+    r
+}
