@@ -197,7 +197,7 @@ impl Simulation {
             Event::AckTimer { hca, qp } => w.on_ack_timer(hca, qp),
             Event::SrqResumeDoorbell { hca, qp } => w.on_srq_resume_doorbell(hca, qp),
             Event::OdpFault { hca, fault } => w.on_odp_fault(hca, fault),
-            Event::CqeVisible { cqe, .. } => w.on_cqe_visible(&mut self.pollers, cqe),
+            Event::CqeVisible { cqe } => w.on_cqe_visible(&mut self.pollers, cqe),
             Event::CqWake { cq } => {
                 let mut buf = std::mem::take(&mut self.cqe_buf);
                 let app = w.drain_poller(&mut self.pollers, cq, &mut buf);

@@ -44,9 +44,8 @@ pub enum Event {
     HcaRx { hca: u32, pkt: PacketId },
     /// A QP's local ACK timer (lazy: it re-checks the QP's deadline).
     AckTimer { hca: u32, qp: u32 },
-    /// A CQE becomes visible in host memory (`app` owns the QP; the CQE goes to the QP's
-    /// completion channel and thread).
-    CqeVisible { app: u32, cqe: Cqe },
+    /// A CQE becomes visible in host memory; it goes to its QP's completion channel and thread.
+    CqeVisible { cqe: Cqe },
     /// A resume request posted by a receiving process reaches its HCA's send engine.
     SrqResumeDoorbell { hca: u32, qp: u32 },
     /// Event mode: the thread waiting on completion channel `cq` wakes up and polls it.

@@ -102,7 +102,7 @@ pub struct Qp {
     pub peer_qp: u32,
     pub attr: QpAttr,
     pub state: QpState,
-    /// Owning application (receives its completions).
+    /// Owning application (told of memory written by WRITEs; completions go through `cq`).
     pub app: u32,
     /// Completion channel its CQEs go to, and the thread that posts and polls for it
     /// (default: the app's channel and the host's main thread).

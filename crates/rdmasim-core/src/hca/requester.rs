@@ -310,8 +310,7 @@ impl World {
             if w.wr.signaled {
                 let opcode = w.wr.op.wc_opcode();
                 let cqe = Cqe { wr_id: w.wr.wr_id, hca: h, qp: qp.num, status: WcStatus::Success, opcode, byte_len: w.wr.len };
-                let app = qp.app;
-                self.q.at(now + dma_write, Event::CqeVisible { app, cqe });
+                self.q.at(now + dma_write, Event::CqeVisible { cqe });
             }
         }
         let upto = upto.min(held_at);
@@ -339,7 +338,6 @@ impl World {
         let qp = &mut hca.qps[qi as usize];
         qp.state = QpState::Error;
         qp.timer_deadline = Time::MAX;
-        let app = qp.app;
         let num = qp.num;
         let mut first = true;
         while let Some(w) = qp.sq.pop_front() {
@@ -352,7 +350,7 @@ impl World {
             }
             let opcode = w.wr.op.wc_opcode();
             // Error completions are always generated, signaled or not (IBTA 10.8.3).
-            self.q.at(now + dma_write, Event::CqeVisible { app, cqe: Cqe { wr_id: w.wr.wr_id, hca: h, qp: num, status, opcode, byte_len: 0 } });
+            self.q.at(now + dma_write, Event::CqeVisible { cqe: Cqe { wr_id: w.wr.wr_id, hca: h, qp: num, status, opcode, byte_len: 0 } });
         }
         qp.tx_wqe = 0;
         qp.read_resps.clear();

@@ -76,7 +76,7 @@ impl World {
                         let _ = imm; // SEND with immediate also completes as IBV_WC_RECV (with IBV_WC_WITH_IMM)
                         let opcode = WcOpcode::Recv;
                         let cqe = Cqe { wr_id: r.wr_id, hca: h, qp: qp.num, status: WcStatus::Success, opcode, byte_len: qp.cur_recv_bytes };
-                        self.q.at(now + t.recv_wqe_fetch + t.dma_write, Event::CqeVisible { app, cqe });
+                        self.q.at(now + t.recv_wqe_fetch + t.dma_write, Event::CqeVisible { cqe });
                     }
                 }
             }
@@ -91,7 +91,7 @@ impl World {
                     };
                     let qp = &mut self.hcas[h as usize].qps[qi as usize];
                     let cqe = Cqe { wr_id: rwqe.wr_id, hca: h, qp: qp.num, status: WcStatus::Success, opcode: WcOpcode::RecvRdmaWithImm, byte_len: qp.cur_write_len };
-                    self.q.at(now + t.recv_wqe_fetch + t.dma_write, Event::CqeVisible { app, cqe });
+                    self.q.at(now + t.recv_wqe_fetch + t.dma_write, Event::CqeVisible { cqe });
                 }
                 let qp = &mut self.hcas[h as usize].qps[qi as usize];
                 qp.epsn += 1;
