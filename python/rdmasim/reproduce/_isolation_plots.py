@@ -5,21 +5,12 @@ import math
 from pathlib import Path
 from typing import Any, Dict, List
 
-
-def _plt():
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:  # plotting is optional
-        return None
-    return plt
+from ._plots import pyplot, save
 
 
 def plot_all(out: Path, matrix: Dict[Any, float], curves: Dict[Any, float], cpu: Dict[Any, float], cases: Any,
              kv: Dict[Any, Dict[str, float]]) -> List[Path]:
-    plt = _plt()
+    plt = pyplot()
     if plt is None:
         return []
     from . import isolation as iso
@@ -41,7 +32,7 @@ def plot_all(out: Path, matrix: Dict[Any, float], curves: Dict[Any, float], cpu:
     fig.colorbar(im, label="bandwidth ratio (>= 1.10 unfair)")
     ax.set_title("C1 elephant vs elephant, cx3-fdr, event polling")
     fig.tight_layout()
-    written.append(_save(fig, out / "c1_matrix.png", plt))
+    written.append(save(fig, out / "c1_matrix.png", dpi=110))
 
     # C2 / C3: ratio vs size ratio.
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
@@ -57,7 +48,7 @@ def plot_all(out: Path, matrix: Dict[Any, float], curves: Dict[Any, float], cpu:
     axes[0].set_ylabel("throughput ratio")
     axes[0].legend()
     fig.tight_layout()
-    written.append(_save(fig, out / "c2_c3_ratio.png", plt))
+    written.append(save(fig, out / "c2_c3_ratio.png", dpi=110))
 
     # C4: CPU usage.
     fig, ax = plt.subplots(figsize=(6, 4))
@@ -70,7 +61,7 @@ def plot_all(out: Path, matrix: Dict[Any, float], curves: Dict[Any, float], cpu:
     ax.legend()
     ax.set_title("C4 CPU usage, cx3-fdr")
     fig.tight_layout()
-    written.append(_save(fig, out / "c4_cpu.png", plt))
+    written.append(save(fig, out / "c4_cpu.png", dpi=110))
 
     # C5 / C6: mice.
     for profile in ("cx3-fdr", "cx4-edr"):
@@ -95,7 +86,7 @@ def plot_all(out: Path, matrix: Dict[Any, float], curves: Dict[Any, float], cpu:
         axes[1].legend()
         axes[1].set_title(f"mouse vs mouse, {profile}")
         fig.tight_layout()
-        written.append(_save(fig, out / f"c5_c6_mice_{profile}.png", plt))
+        written.append(save(fig, out / f"c5_c6_mice_{profile}.png", dpi=110))
 
     # C8: HERD.
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -109,7 +100,7 @@ def plot_all(out: Path, matrix: Dict[Any, float], curves: Dict[Any, float], cpu:
     ax.legend()
     ax.set_title("C8 HERD vs elephant, cx4-edr")
     fig.tight_layout()
-    written.append(_save(fig, out / "c8_herd.png", plt))
+    written.append(save(fig, out / "c8_herd.png", dpi=110))
     return written
 
 
@@ -122,7 +113,3 @@ def _bars(ax: Any, names: List[str], median: List[float], tail: List[float], rot
     ax.set_ylabel("latency (us)")
 
 
-def _save(fig: Any, path: Path, plt: Any) -> Path:
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path

@@ -36,6 +36,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ..runner import run as run_scenario
 from ..sweep import sweep
 from . import row
+from ._plots import pyplot, save
 
 TITLE = "ODP pitfalls (seeds/000): packet damming and packet flood, their causes and mitigations"
 ORDER = 20
@@ -368,12 +369,8 @@ def mitigation_rows(ex: Executor) -> List[Dict[str, Any]]:
 
 # ---- plots -----------------------------------------------------------------------------------
 def write_plots(plots: Dict[str, Any]) -> None:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return
     d = out_dir()
     d.mkdir(parents=True, exist_ok=True)
@@ -388,8 +385,7 @@ def write_plots(plots: Dict[str, Any]) -> None:
         ax.legend(fontsize=7)
         ax.set_title("Packet damming (seeds/000 A2), cx4-edr")
         fig.tight_layout()
-        fig.savefig(d / "odp_damming_interval.png")
-        plt.close(fig)
+        save(fig, d / "odp_damming_interval.png")
     if "flood" in plots:
         fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 4))
         for side, pts in plots["flood"].items():
@@ -403,8 +399,7 @@ def write_plots(plots: Dict[str, Any]) -> None:
             a.legend(fontsize=8)
         a1.set_title(f"Packet flood (A6): {FLOOD_READS} READs of 100 B")
         fig.tight_layout()
-        fig.savefig(d / "odp_flood_qps.png")
-        plt.close(fig)
+        save(fig, d / "odp_flood_qps.png")
     if "finish" in plots:
         fig, ax = plt.subplots(figsize=(7, 4))
         for flood, fin in plots["finish"].items():
@@ -416,8 +411,7 @@ def write_plots(plots: Dict[str, Any]) -> None:
         ax.set_title(f"Completions over time (A7): {FINISH_READS} READs, {FINISH_QPS} QPs, client-side ODP")
         ax.legend()
         fig.tight_layout()
-        fig.savefig(d / "odp_flood_finish.png")
-        plt.close(fig)
+        save(fig, d / "odp_flood_finish.png")
 
 
 def run(progress: bool = False, part: Optional[str] = None) -> List[Dict[str, Any]]:

@@ -35,6 +35,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ..profiles import link_data_bps
 from ..runner import run as run_scenario
 from . import row
+from ._plots import pyplot, save
 
 TITLE = "SRQ flow control (seeds/001): stop/resume vs SRQ-limit interrupt, table size"
 ORDER = 30
@@ -81,12 +82,8 @@ def within(sim: float, pub: float, rel: float) -> bool:
 
 def plot_breakdown(episodes: Dict[str, Dict[str, float]], path: Path) -> Optional[Path]:
     """The stacked time breakdown of both episodes (the study's figs. 9 and 10) as a PNG."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return None
     fig, axes = plt.subplots(1, 2, figsize=(8, 4))
     for ax, (method, comps) in zip(axes, episodes.items()):
@@ -100,10 +97,7 @@ def plot_breakdown(episodes: Dict[str, Dict[str, float]], path: Path) -> Optiona
         ax.set_title(f"{method}: {comps.get('total', math.nan):.2f} us (published {PUBLISHED[method]['total']})")
         ax.legend(fontsize=8)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return save(fig, path)
 
 
 def episode_rows(progress: bool = False) -> List[Dict[str, Any]]:
@@ -265,12 +259,8 @@ def study_accounting(app: str, ranks: int, buffers: Sequence[int] = BUFFERS) -> 
 
 def plot_sweeps(frames: List[Any], path: Path) -> Optional[Path]:
     """Run-time increase vs buffers, both methods, one panel per trace (the study's figs. 12-15)."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return None
     fig, axes = plt.subplots(1, len(frames), figsize=(4 * len(frames), 3.5), squeeze=False)
     for ax, df in zip(axes[0], frames):
@@ -285,10 +275,7 @@ def plot_sweeps(frames: List[Any], path: Path) -> Optional[Path]:
         ax.set_title(df["app"].iloc[0])
         ax.legend(fontsize=8)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return save(fig, path)
 
 
 def sweep_rows(progress: bool = False, executor: Any = None) -> List[Dict[str, Any]]:
