@@ -3,8 +3,9 @@
 //! server's request region; the server's thread busy-polls that memory, does the lookup or
 //! insert, and answers with a SEND (the value for a GET, a short status for a PUT) into a
 //! receive the client keeps posted; the client busy-polls its receive CQ and issues the next
-//! request. One outstanding request (HERD's per-client window is small; latency is what the
-//! study measures).
+//! request. One outstanding request. HERD itself keeps a window of 32 (`WINDOW_SIZE` in
+//! efficient/rdma_bench herd/main.h): its client posts 32 requests, then polls for all 32
+//! responses; that batching is not modelled (docs/isolation.md sec. 6).
 //!
 //! Differences from HERD: RC QPs stand in for HERD's UC WRITEs and UD SENDs (same packets on the
 //! wire for single-packet messages, plus the RC ACKs); one client, one server thread.
