@@ -69,8 +69,8 @@ impl Simulation {
             }
         }
         let hcas = fabric.hosts.iter().enumerate().map(|(i, &(lid, ch, _))| Hca::new(i as u32, lid, ch, &prof)).collect();
-        let hosts = (0..fabric.hosts.len()).map(|_| Host::new(&prof)).collect();
-        let threads = (0..fabric.hosts.len() as u32).map(CpuThread::new).collect();
+        let hosts: Vec<Host> = (0..fabric.hosts.len() as u32).map(|i| Host::new(&prof, scenario.seed, i)).collect();
+        let threads = hosts.iter().enumerate().map(|(i, h)| CpuThread { tick: h.tick, ..CpuThread::new(i as u32) }).collect();
         let o = &scenario.output;
         let capture = o.capture.then(|| Capture::new(o.capture_hosts.clone(), o.capture_qps.clone(), o.capture_max_packets.unwrap_or(100_000)));
         let mut world = World {

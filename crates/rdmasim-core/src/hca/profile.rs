@@ -144,6 +144,12 @@ profile_params! {
     /// A non-inline WQE (and its payload) is fetched when the send scheduler first serves its
     /// QP, not when the doorbell rings; false: fetched at the doorbell.
     wqe_fetch_on_schedule: bool,
+    /// OS noise: the host kernel's scheduler tick rate (CONFIG_HZ); every tick holds each busy
+    /// core for a detour (host/noise.rs). 0 = no tick noise.
+    os_tick_hz: f64,
+    /// OS noise: shortest and longest detour of one tick (timer interrupt), drawn uniformly.
+    os_tick_detour_min_ns: f64,
+    os_tick_detour_max_ns: f64,
     /// ODP: one NIC page-fault service, µs: fault event to the driver, OS page lookup or
     /// allocation, NIC page-table (MTT) update, QP resume (hca/mr.rs).
     odp_fault_us: f64,
@@ -191,6 +197,8 @@ const SRC_ODP_FAULT: &str = "seeds/000 (citing Lesokhin et al., ASPLOS'17 'Page 
 const SRC_ODP_RETRY: &str = "assumption: seeds/000's capture shows the client re-requesting a fixed time after the faulting response; the length is unpublished; 3.5 ms is the value the A2 window width (about 4 ms = fault + this wait) implies (docs/odp.md derives the edges)";
 const SRC_DAMMING: &str = "seeds/000: packet damming observed on ConnectX-4 (and most models) in ibdump captures";
 const SRC_FLOOD: &str = "seeds/000: packet flood observed with client-side ODP on several QPs; page state resolved on one QP does not reach the others (mechanism inferred by the study, the timer refresh is an assumption)";
+const SRC_TICK_HZ: &str = "assumption: 0 (no tick noise: nohz_full cores, or noise left out) so benchmark figures stay noiseless; Ubuntu 16.04 generic kernels use CONFIG_HZ=250 on amd64 and ppc64el (debian.master/config: amd64/config.flavour.generic, ppc64el/config.common.ppc64el), what the isolation reproduction sets (docs/isolation.md 2.6)";
+const SRC_TICK_DETOUR: &str = "Linux Documentation/trace/osnoise-tracer.rst: irq_noise of local_timer on a CPU running a busy loop, 1845 ns and 2848 ns (its example trace); the entry/exit overhead the doc says comes on top, and the softirqs and kthreads some ticks trigger, are not included";
 const SRC_RD_ATOMIC: &str = "assumption: 128 packets; IBTA allows 2^23, ConnectX limits are not published";
 
 fn sources_common() -> ProfileSources {
@@ -225,6 +233,9 @@ fn sources_common() -> ProfileSources {
         arbitration_chunk_bytes: "assumption",
         switch_latency_ns: "Mellanox switch product briefs: SwitchX-2 (FDR) 170 ns, Switch-IB (EDR) 90 ns port to port",
         wqe_fetch_on_schedule: "assumption: false (fetch at the doorbell); true is the isolation study's hypothesis for its 1 KB mouse (docs/isolation.md 2.3)",
+        os_tick_hz: SRC_TICK_HZ,
+        os_tick_detour_min_ns: SRC_TICK_DETOUR,
+        os_tick_detour_max_ns: SRC_TICK_DETOUR,
         cpu_idle: "assumption: none (C-states off or idle=poll, a common RDMA benchmark set-up); \"haswell\" = intel_idle.c hsw_cstates (exit latency, target residency)",
         odp_fault_us: SRC_ODP_FAULT,
         odp_requester_retry_us: SRC_ODP_RETRY,
@@ -272,6 +283,9 @@ pub fn builtin() -> Vec<(HwProfile, ProfileSources)> {
         switch_latency_ns: 90.0,
         cpu_idle: crate::host::cstate::CpuIdle::None,
         wqe_fetch_on_schedule: false,
+        os_tick_hz: 0.0,
+        os_tick_detour_min_ns: 1845.0,
+        os_tick_detour_max_ns: 2848.0,
         odp_fault_us: 500.0,
         odp_requester_retry_us: 3500.0,
         odp_fault_workers: 32,

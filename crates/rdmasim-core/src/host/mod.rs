@@ -4,6 +4,7 @@
 //! the CPU time each costs. A completion reaches the completion channel (`cq`) of its QP and
 //! is handled by the QP's thread.
 pub mod cstate;
+pub mod noise;
 pub mod thread;
 
 use crate::engine::Time;
@@ -16,11 +17,13 @@ pub use thread::CpuThread;
 
 pub struct Host {
     pub post_cost: Time,
+    /// The scheduler tick every core of this host sees (OS noise; off by default).
+    pub tick: noise::TickNoise,
 }
 
 impl Host {
-    pub fn new(p: &HwProfile) -> Host {
-        Host { post_cost: Time::from_ns_f64(p.post_send_cpu_ns) }
+    pub fn new(p: &HwProfile, seed: u64, index: u32) -> Host {
+        Host { post_cost: Time::from_ns_f64(p.post_send_cpu_ns), tick: noise::TickNoise::for_host(p, seed, index) }
     }
 }
 
@@ -68,8 +71,8 @@ impl World {
         let poll = Time::from_ns_f64(self.profile.poll_cq_ns);
         match p.mode {
             PollMode::Busy => {
-                // The thread that owns the completed QP notices it.
-                let at = now.max(self.threads[th as usize].cpu_free) + poll;
+                // The thread that owns the completed QP notices it (after a tick's detour).
+                let at = self.threads[th as usize].notice(now, poll);
                 self.q.at(at, Event::App { app, ev: AppEvent::Completion(cqe) });
             }
             PollMode::Event => {

@@ -19,17 +19,19 @@ pub struct CpuThread {
     /// Event-mode wake-ups and the idle-state exit latency they paid in total.
     pub wakeups: u64,
     pub idle_exit_total: Time,
+    /// Its host's scheduler tick (host/noise.rs): work that overlaps a tick waits for it.
+    pub tick: super::noise::TickNoise,
 }
 
 impl CpuThread {
     pub fn new(host: u32) -> CpuThread {
-        CpuThread { host, cpu_free: Time::ZERO, cpu_busy: Time::ZERO, busy_poll: false, last_idle: Time::ZERO, wakeups: 0, idle_exit_total: Time::ZERO }
+        CpuThread { host, cpu_free: Time::ZERO, cpu_busy: Time::ZERO, busy_poll: false, last_idle: Time::ZERO, wakeups: 0, idle_exit_total: Time::ZERO, tick: super::noise::TickNoise::OFF }
     }
 
     /// Runs `cost` of work on the thread from `now` (or when it is next free); returns its end.
     #[inline]
     pub fn run(&mut self, now: Time, cost: Time) -> Time {
-        self.cpu_free = now.max(self.cpu_free) + cost;
+        self.cpu_free = self.tick.finish(now.max(self.cpu_free), cost);
         self.cpu_busy += cost;
         self.cpu_free
     }
@@ -39,7 +41,8 @@ impl World {
     /// A new application thread on `host` (its own core); returns its id. Thread `h` for
     /// h < number of hosts is host h's main thread, created with the world.
     pub fn new_thread(&mut self, host: u32) -> u32 {
-        self.threads.push(CpuThread::new(host));
+        let tick = self.hosts[host as usize].tick;
+        self.threads.push(CpuThread { tick, ..CpuThread::new(host) });
         self.threads.len() as u32 - 1
     }
 

@@ -302,6 +302,7 @@ pub fn expected_for(key: &str) -> Option<String> {
         "hardware.overrides.retransmit_floor_ms" => "a finite number of milliseconds >= 0",
         "hardware.overrides.adaptive_retrans_base_us" => "a finite number of microseconds >= 0 (0 disables)",
         "hardware.overrides.cable_ns_per_m" => "a finite number of nanoseconds per metre >= 0",
+        "hardware.overrides.os_tick_hz" => "a finite tick rate in Hz >= 0 (0 = no tick noise), e.g. 100, 250 or 1000",
         k if k.starts_with("hardware.overrides.") && k.ends_with("_ns") => "a finite number of nanoseconds >= 0",
         "topology" => "a table",
         "topology.kind" => "\"back-to-back\" or \"single-switch\"",
@@ -697,7 +698,7 @@ pub fn check(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
 
 /// The floating-point (time-like) profile parameters an override may set; all must be finite
 /// and >= 0.
-fn override_times(o: &ProfileOverrides) -> [(&'static str, Option<f64>); 26] {
+fn override_times(o: &ProfileOverrides) -> [(&'static str, Option<f64>); 29] {
     [
         ("cable_ns_per_m", o.cable_ns_per_m),
         ("post_send_cpu_ns", o.post_send_cpu_ns),
@@ -725,6 +726,9 @@ fn override_times(o: &ProfileOverrides) -> [(&'static str, Option<f64>); 26] {
         ("odp_invalidate_us", o.odp_invalidate_us),
         ("mr_register_us", o.mr_register_us),
         ("mr_pin_page_us", o.mr_pin_page_us),
+        ("os_tick_hz", o.os_tick_hz),
+        ("os_tick_detour_min_ns", o.os_tick_detour_min_ns),
+        ("os_tick_detour_max_ns", o.os_tick_detour_max_ns),
     ]
 }
 
@@ -796,6 +800,26 @@ fn check_impl(s: &Scenario, source: &str, spans: Option<&SpanIndex>) -> Result<(
     }
     let mut hw: HwProfile = base;
     hw.apply(o);
+    if hw.os_tick_detour_max_ns < hw.os_tick_detour_min_ns {
+        let k = if o.os_tick_detour_max_ns.is_some() { "os_tick_detour_max_ns" } else { "os_tick_detour_min_ns" };
+        return err(
+            &ov(k),
+            format!("os_tick_detour_max_ns ({}) is below os_tick_detour_min_ns ({}); expected min <= max", fmt_f(hw.os_tick_detour_max_ns), fmt_f(hw.os_tick_detour_min_ns)),
+        );
+    }
+    // A tick that lasts a whole period would never let the core run (and never end a span).
+    if hw.os_tick_hz > 0.0 && hw.os_tick_detour_max_ns >= 1e9 / hw.os_tick_hz {
+        let k = if o.os_tick_hz.is_some() { "os_tick_hz" } else { "os_tick_detour_max_ns" };
+        return err(
+            &ov(k),
+            format!(
+                "os_tick_hz = {} gives a {} ns tick period, not longer than os_tick_detour_max_ns = {}; expected detours shorter than the period",
+                fmt_f(hw.os_tick_hz),
+                fmt_f(1e9 / hw.os_tick_hz),
+                fmt_f(hw.os_tick_detour_max_ns)
+            ),
+        );
+    }
 
     // --- topology ---
     let t = &s.topology;

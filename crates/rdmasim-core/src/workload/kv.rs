@@ -128,7 +128,7 @@ impl Kv {
         }
         let th = &mut w.threads[self.server_thread as usize];
         let poll = Time::from_ns_f64(w.profile.poll_cq_ns);
-        let seen = w.q.now().max(th.cpu_free) + poll;
+        let seen = th.notice(w.q.now(), poll);
         let done = th.run(seen, Time::from_ns_f64(self.spec.server_cpu_ns));
         w.q.at(done, Event::App { app: self.app, ev: AppEvent::Timer(crate::workload::flows::TAG_KV << 32) });
     }

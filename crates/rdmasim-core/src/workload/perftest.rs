@@ -137,7 +137,7 @@ impl Perftest {
         if self.test != PerftestTest::IbWriteLat {
             return;
         }
-        let at = w.now().max(w.threads[hca as usize].cpu_free) + Time::from_ns_f64(w.profile.poll_cq_ns);
+        let at = w.threads[hca as usize].notice(w.now(), Time::from_ns_f64(w.profile.poll_cq_ns));
         let tag = if hca == self.server { TAG_SERVER_SAW_WRITE } else { TAG_CLIENT_SAW_WRITE };
         w.q.at(at, crate::world::Event::App { app: self.app, ev: AppEvent::Timer(tag) });
     }

@@ -1,0 +1,157 @@
+//! OS noise on a busy core: the periodic scheduler tick. Even a thread that has its core to
+//! itself (a busy-polling benchmark) is interrupted every 1/HZ by the local timer interrupt,
+//! and whatever it was doing — posting, handling a completion, noticing a new CQE — waits
+//! until the handler returns (a "detour", in the OS-noise literature's term). The NIC has no
+//! OS: only host threads see it.
+//!
+//! Sources (parameters in `hca/profile.rs`, reasoning in docs/isolation.md 2.6):
+//! - period: `CONFIG_HZ` of the host's kernel (`os_tick_hz`; 0 = no tick, e.g. `nohz_full`).
+//! - phase: Linux starts every CPU's tick at the same jiffy (kernel/time/tick-sched.c,
+//!   `tick_setup_sched_timer`: the per-CPU offset applies only with the `skew_tick=1` boot
+//!   option), so all cores of a host share one phase; it is drawn per host from the seed.
+//! - length: the timer interrupt's own duration as Linux's osnoise tracer reports it
+//!   (`os_tick_detour_min_ns` .. `os_tick_detour_max_ns`); each tick's length is drawn
+//!   uniformly in that range from a hash of (host stream, tick index), so no state is kept.
+//!
+//! Everything is arithmetic on the tick index: O(1) per operation, no events, no allocation.
+use crate::engine::{stream_seed, Time};
+use crate::hca::profile::HwProfile;
+use crate::host::CpuThread;
+
+/// Random-stream ids: host h's tick draws from stream TICK_STREAM + h (channels use 1 << 32).
+pub const TICK_STREAM: u64 = 2 << 32;
+
+/// The tick of one host's cores. `period == 0` means no tick: every method is the identity.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TickNoise {
+    /// 1/HZ, ps; 0 = off.
+    period: u64,
+    /// Time of tick 0, ps, in [0, period).
+    phase: u64,
+    /// Shortest detour, ps, and the width of the range above it.
+    detour_min: u64,
+    detour_span: u64,
+    /// Seed of this host's per-tick lengths.
+    seed: u64,
+}
+
+impl TickNoise {
+    pub const OFF: TickNoise = TickNoise { period: 0, phase: 0, detour_min: 0, detour_span: 0, seed: 0 };
+
+    /// The tick of host `host` under profile `p` and scenario seed `seed`.
+    pub fn for_host(p: &HwProfile, seed: u64, host: u32) -> TickNoise {
+        if p.os_tick_hz <= 0.0 {
+            return TickNoise::OFF;
+        }
+        let period = (1e12 / p.os_tick_hz).round().max(1.0) as u64;
+        let hseed = stream_seed(seed, TICK_STREAM + host as u64);
+        let lo = Time::from_ns_f64(p.os_tick_detour_min_ns).as_ps();
+        let hi = Time::from_ns_f64(p.os_tick_detour_max_ns.max(p.os_tick_detour_min_ns)).as_ps();
+        TickNoise { period, phase: hseed % period, detour_min: lo, detour_span: hi - lo, seed: hseed }
+    }
+
+    pub fn is_on(&self) -> bool {
+        self.period > 0
+    }
+
+    /// When tick `k` fires, ps.
+    #[inline]
+    fn at(&self, k: u64) -> u64 {
+        self.phase + k * self.period
+    }
+
+    /// How long tick `k` holds the core, ps (uniform in the range, a pure function of k).
+    #[inline]
+    fn detour(&self, k: u64) -> u64 {
+        if self.detour_span == 0 {
+            return self.detour_min;
+        }
+        self.detour_min + stream_seed(self.seed, k) % (self.detour_span + 1)
+    }
+
+    /// Work of length `cost` that is ready to run at `start`: when it ends. A detour in progress
+    /// at `start` delays its start; every tick that fires before it ends lengthens it.
+    #[inline]
+    pub fn finish(&self, start: Time, cost: Time) -> Time {
+        if self.period == 0 {
+            return start + cost;
+        }
+        let s = start.as_ps();
+        // First tick at or after s, and whether the one before it is still running at s.
+        let (mut k, begin) = if s < self.phase {
+            (0, s)
+        } else {
+            let last = (s - self.phase) / self.period;
+            (last + 1, s.max(self.at(last) + self.detour(last)))
+        };
+        let mut end = begin + cost.as_ps();
+        while self.at(k) < end {
+            end += self.detour(k);
+            k += 1;
+        }
+        Time::ps(end)
+    }
+}
+
+impl CpuThread {
+    /// A busy-polling thread notices a CQE that became visible at `now`: one poll iteration
+    /// after it is free — later if a tick's detour holds its core (the poll is not counted as
+    /// the thread's work: it spins anyway).
+    #[inline]
+    pub fn notice(&self, now: Time, poll: Time) -> Time {
+        self.tick.finish(now.max(self.cpu_free), poll)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tick(hz: f64, min_ns: f64, max_ns: f64, seed: u64) -> TickNoise {
+        let (mut p, _) = crate::hca::profile::by_name("cx3-fdr").unwrap();
+        p.os_tick_hz = hz;
+        p.os_tick_detour_min_ns = min_ns;
+        p.os_tick_detour_max_ns = max_ns;
+        TickNoise::for_host(&p, seed, 0)
+    }
+
+    #[test]
+    fn off_is_the_identity() {
+        let t = tick(0.0, 2000.0, 3000.0, 1);
+        assert!(!t.is_on());
+        assert_eq!(t.finish(Time::ns(123), Time::ns(70)), Time::ns(193));
+    }
+
+    #[test]
+    fn work_overlapping_a_tick_is_lengthened_by_its_detour() {
+        let t = tick(250.0, 2000.0, 2000.0, 7);
+        let tick0 = Time::ps(t.phase);
+        let period = Time::ps(t.period);
+        assert_eq!(period, Time::ms(4));
+        // Work far from any tick is not touched.
+        let quiet = tick0 + Time::ms(2);
+        assert_eq!(t.finish(quiet, Time::ns(70)), quiet + Time::ns(70));
+        // Work that spans the next tick ends one detour later.
+        let before = tick0 + period - Time::ns(30);
+        assert_eq!(t.finish(before, Time::ns(70)), before + Time::ns(70) + Time::us(2));
+        // Work that becomes ready during a detour starts when it ends.
+        let during = tick0 + period + Time::ns(500);
+        assert_eq!(t.finish(during, Time::ns(30)), tick0 + period + Time::us(2) + Time::ns(30));
+        // Right after the detour: untouched.
+        let after = tick0 + period + Time::us(2);
+        assert_eq!(t.finish(after, Time::ns(30)), after + Time::ns(30));
+    }
+
+    #[test]
+    fn phase_and_lengths_follow_the_seed() {
+        let a = tick(250.0, 1845.0, 2848.0, 1);
+        assert_eq!(a, tick(250.0, 1845.0, 2848.0, 1));
+        let b = tick(250.0, 1845.0, 2848.0, 2);
+        assert_ne!(a.phase, b.phase);
+        for k in 0..1000 {
+            let d = a.detour(k);
+            assert!((1_845_000..=2_848_000).contains(&d), "detour {d} ps out of range");
+        }
+        assert_ne!(a.detour(0), a.detour(1));
+    }
+}
