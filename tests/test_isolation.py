@@ -46,3 +46,10 @@ def test_c6_ok_uses_the_targets_figure_not_the_slide_pairing():
     pairing = _c6_ok(2.9)  # the other reading of the slides (2.2x) informs but does not pass
     assert not pairing["largest median slow-down beside an elephant, 10 B / 100 B / 1 KB"]
     assert not pairing["10 B mouse beside a 1 MB / 1 GB elephant: median"]
+
+
+def test_isolation_cases_run_with_the_hosts_scheduler_tick():
+    # OS noise (docs/isolation.md 2.6): both study clusters' kernels tick at 250 Hz.
+    for profile in ("cx3-fdr", "cx4-edr"):
+        hw = iso.scenario(profile, [iso.flow("write", 10, count=1)])["hardware"]["overrides"]
+        assert hw["os_tick_hz"] == iso.HOST_TICK_HZ[profile] == 250.0
