@@ -6,9 +6,11 @@ polled), and bandwidth, message rate and latency count only while both flows are
 study's tool (a modified perftest) measured them. The unfairness comes from named model
 mechanisms (docs/isolation.md):
 
-- ``cpu_idle = "haswell"`` (host): a thread waiting by event sleeps between its messages; its
-  core enters the idle state the governor picks from the previous idle length (intel_idle.c
-  Haswell table) and the wake-up pays that state's exit latency. The other flow owns the link
+- ``cpu_idle = "haswell-pkg"`` (host): a thread waiting by event sleeps between its messages;
+  its core enters the idle state the governor picks from the previous idle length (intel_idle.c
+  Haswell table) and the wake-up pays that state's exit latency: the table's package-inclusive
+  figure when every core of the host sleeps, the core-only exit while another core runs (e.g. a
+  busy-polling mouse; host/cstate.rs gives the sources). The other flow owns the link
   meanwhile, so the flow with more, smaller messages loses (C1, C2); busy polling never sleeps
   (C3) but burns a core (C4).
 - ``arbitration = "chunk-round-robin"`` (NIC): the send engine serves a QP for up to
@@ -45,7 +47,7 @@ ORDER = 30
 MB = 1 << 20
 GB = 1 << 30
 #: The two mechanisms the study's anomalies are traced to, on for every case.
-ISOLATION_OVERRIDES = {"cpu_idle": "haswell", "arbitration": "chunk-round-robin", "wqe_fetch_on_schedule": True}
+ISOLATION_OVERRIDES = {"cpu_idle": "haswell-pkg", "arbitration": "chunk-round-robin", "wqe_fetch_on_schedule": True}
 #: The study's hosts' scheduler tick (docs/isolation.md 2.6): CONFIG_HZ=250 of Ubuntu's generic
 #: kernels on amd64 (CloudLab, cx3-fdr) and on ppc64el (Conflux, cx4-edr: that it ran Ubuntu is an
 #: assumption). RDMASIM_ISOLATION_TICK_HZ overrides both (0 = no tick noise).

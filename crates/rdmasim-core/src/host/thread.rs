@@ -47,20 +47,52 @@ impl World {
     }
 
     /// An interrupt for a thread blocked in ibv_get_cq_event arrives at `irq`: the extra delay
-    /// before the thread runs again, the exit latency of the idle state its core entered. A
-    /// thread still busy at `irq` never slept.
+    /// before the thread runs again, the exit latency of the idle state its core entered, with
+    /// the package part when every other core of the host is asleep too. A thread still busy at
+    /// `irq` never slept.
     pub(crate) fn idle_exit_delay(&mut self, thread: u32, irq: Time) -> Time {
         let states = self.profile.cpu_idle.states();
-        let th = &mut self.threads[thread as usize];
-        th.wakeups += 1;
+        let th = &self.threads[thread as usize];
         if irq <= th.cpu_free {
+            self.threads[thread as usize].wakeups += 1;
             return Time::ZERO;
         }
         let idle = irq - th.cpu_free;
-        // The governor picks the state when the core goes idle, from the idle it predicts.
-        let exit = cstate::exit_latency(states, th.last_idle);
+        // The governor picked the state when the core went idle, from the idle it predicted.
+        let core = cstate::state_for(states, th.last_idle);
+        let package = self.package_state(th.host, thread, core, irq);
+        let exit = cstate::exit_latency(states, core, package);
+        let th = &mut self.threads[thread as usize];
+        th.wakeups += 1;
         th.last_idle = idle;
         th.idle_exit_total += exit;
         exit
+    }
+
+    /// The package C-state of `host` at `t` as seen by `thread` waking from `core`: the
+    /// shallowest state of the host's cores. A busy-polling or running thread's core is in C0
+    /// (0); a sleeping one is in the state its governor picked; a core whose thread never woke
+    /// yet has no idle history and no timer, so it sits in the deepest state. Cores without an
+    /// application thread are assumed idle in the deepest state (no OS background).
+    fn package_state(&self, host: u32, thread: u32, core: usize, t: Time) -> usize {
+        let states = self.profile.cpu_idle.states();
+        let mut package = core;
+        for (i, other) in self.threads.iter().enumerate() {
+            if package == 0 {
+                break;
+            }
+            if other.host != host || i == thread as usize {
+                continue;
+            }
+            let s = if other.busy_poll || other.cpu_free > t {
+                0
+            } else if other.wakeups == 0 {
+                states.len()
+            } else {
+                cstate::state_for(states, other.last_idle)
+            };
+            package = package.min(s);
+        }
+        package
     }
 }

@@ -297,7 +297,7 @@ pub fn expected_for(key: &str) -> Option<String> {
             "one of \"packet-round-robin\", \"message-round-robin\", \"chunk-round-robin\""
         }
         "hardware.overrides.wqe_fetch_on_schedule" => "true or false",
-        "hardware.overrides.cpu_idle" => "\"none\" or \"haswell\"",
+        "hardware.overrides.cpu_idle" => "\"none\", \"haswell\" or \"haswell-pkg\"",
         "hardware.overrides.arbitration_chunk_bytes" => "an integer >= 1 (bytes)",
         "hardware.overrides.retransmit_floor_ms" => "a finite number of milliseconds >= 0",
         "hardware.overrides.adaptive_retrans_base_us" => "a finite number of microseconds >= 0 (0 disables)",
