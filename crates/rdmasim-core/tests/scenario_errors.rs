@@ -46,6 +46,7 @@ const CASES: &[(&str, &str, Option<usize>, &[&str])] = &[
     ("nan_override_time.toml", "hardware.overrides.poll_cq_ns", Some(7), &["poll_cq_ns = NaN is invalid", "finite"]),
     ("vl_buffer_too_small.toml", "hardware.overrides.vl_buffer_bytes", Some(6), &["cannot hold one full packet", "nothing could ever be sent", "expected vl_buffer_bytes >= 4224"]),
     ("bad_qp_mtu.toml", "qp.mtu", Some(6), &["MTU 1500 is not an InfiniBand MTU", "expected 256, 512, 1024, 2048 or 4096"]),
+    ("bad_pcie_lanes.toml", "hardware.overrides.pcie_lanes", Some(6), &["pcie_lanes = 3 is not a PCIe link width", "expected 1, 2, 4, 8, 16 or 32"]),
     ("bad_link_width.toml", "hardware.overrides.link_width", Some(6), &["link width 8 is not supported", "expected 1, 4 or 12"]),
     ("seed_too_large.toml", "seed", Some(2), &["integer out of range", "at most 9223372036854775807"]),
     ("negative_seed.toml", "seed", Some(2), &["expected an integer 0..=9223372036854775807", "found the integer -1"]),

@@ -76,9 +76,9 @@ impl World {
         let now = self.now();
         let c = &self.channels[ch as usize];
         let (to, dst_port, prop) = (c.to, c.dst_port, c.prop);
-        let (wire, vl, damage) = {
+        let (wire, vl, damage, payload) = {
             let p = self.packets.get(pkt);
-            (p.wire_bytes, p.vl, p.damage)
+            (p.wire_bytes, p.vl, p.damage, p.payload)
         };
         let pc = &mut self.ports[dst_port as usize].counters;
         if damage != Damage::None {
@@ -95,10 +95,12 @@ impl World {
         pc.PortRcvData += (wire / 4) as u64;
         match to {
             NodeRef::Hca(h) => {
-                // The HCA drains its receive buffer at line rate: credits return on arrival.
-                self.q.at(now + prop, Event::CreditReturn { ch, vl, blocks: credit_blocks(wire) });
-                let rx = self.hcas[h as usize].rx_pipeline;
-                self.q.at(now + rx, Event::HcaRx { hca: h, pkt });
+                // The packet's credits return when it leaves the receive buffer: on arrival
+                // (line rate), or once its payload is written to host memory (hca/rx_dma.rs).
+                let hca = &mut self.hcas[h as usize];
+                let (freed, ready) = hca.rx_dma.admit(now, payload, hca.rx_pipeline);
+                self.q.at(freed + prop, Event::CreditReturn { ch, vl, blocks: credit_blocks(wire) });
+                self.q.at(ready, Event::HcaRx { hca: h, pkt });
             }
             NodeRef::Switch { sw, .. } => self.switch_enqueue(sw, ch, pkt),
         }

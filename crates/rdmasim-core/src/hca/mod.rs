@@ -11,6 +11,7 @@ pub mod requester;
 pub mod responder;
 pub mod srq;
 pub mod retx_wait;
+pub mod rx_dma;
 pub mod timers;
 pub mod verbs;
 
@@ -74,6 +75,8 @@ pub struct Hca {
     /// Time of the pending HcaKick (Time::MAX = none).
     pub kick_at: Time,
     pub rx_pipeline: Time,
+    /// The receive buffer's drain into host memory (rx_dma.rs).
+    pub rx_dma: rx_dma::RxDma,
     pub t: HcaTimes,
     /// Memory regions, NIC page tables and per-QP ODP / retransmission-wait state (mr.rs).
     pub odp: mr::Odp,
@@ -93,6 +96,7 @@ impl Hca {
             engine_free: Time::ZERO,
             kick_at: Time::MAX,
             rx_pipeline: Time::from_ns_f64(profile.rx_pipeline_ns),
+            rx_dma: rx_dma::RxDma::new(profile.rx_dma_drain, profile.pcie_link()),
             t: HcaTimes::from_profile(profile),
             odp: mr::Odp::default(),
         }

@@ -99,6 +99,15 @@ profile_params! {
     tx_pipeline_ns: f64,
     /// NIC receive pipeline: last bit in to transport processing done.
     rx_pipeline_ns: f64,
+    /// A received packet holds its receive-buffer credits until its payload has been written
+    /// to host memory over PCIe (hca/rx_dma.rs); false: credits return on arrival (line rate).
+    rx_dma_drain: bool,
+    /// PCIe generation of the HCA's host link (3, 4 or 5).
+    pcie_gen: u8,
+    /// PCIe lanes of the HCA's host link.
+    pcie_lanes: u8,
+    /// PCIe Maximum Payload Size negotiated with the root port, bytes.
+    pcie_mps: u32,
     /// Per-packet occupancy of the NIC send engine (bounds the message rate).
     tx_packet_ns: f64,
     /// Fetch of a receive WQE for an incoming SEND (cached in the NIC when prefetched).
@@ -179,6 +188,9 @@ impl HwProfile {
     pub fn link_speed(&self) -> LinkSpeed {
         LinkSpeed { gen: self.link_gen, width: self.link_width }
     }
+    pub fn pcie_link(&self) -> crate::hca::rx_dma::PcieLink {
+        crate::hca::rx_dma::PcieLink { gen: self.pcie_gen, lanes: self.pcie_lanes, mps: self.pcie_mps }
+    }
 }
 
 const SRC_IBTA_RATE: &str = "IBTA Vol. 2 (physical): lane signalling rate and encoding of the generation";
@@ -199,6 +211,8 @@ const SRC_DAMMING: &str = "seeds/000: packet damming observed on ConnectX-4 (and
 const SRC_FLOOD: &str = "seeds/000: packet flood observed with client-side ODP on several QPs; page state resolved on one QP does not reach the others (mechanism inferred by the study, the timer refresh is an assumption)";
 const SRC_TICK_HZ: &str = "assumption: 0 (no tick noise: nohz_full cores, or noise left out) so benchmark figures stay noiseless; Ubuntu 16.04 generic kernels use CONFIG_HZ=250 on amd64 and ppc64el (debian.master/config: amd64/config.flavour.generic, ppc64el/config.common.ppc64el), what the isolation reproduction sets (docs/isolation.md 2.6)";
 const SRC_TICK_DETOUR: &str = "Linux Documentation/trace/osnoise-tracer.rst: irq_noise of local_timer on a CPU running a busy loop, 1845 ns and 2848 ns (its example trace); the entry/exit overhead the doc says comes on top, and the softirqs and kthreads some ticks trigger, are not included";
+const SRC_LANES_X16: &str = "NVIDIA ConnectX-4 InfiniBand adapter user manual (MCX455A/MCX456A-ECAT: PCIe 3.0 x16 edge connector); ConnectX-5/-6 VPI user manuals: x16";
+const SRC_MPS: &str = "assumption: 256 B, the Intel Xeon root-port limit seen in public lspci dumps of ConnectX cards (DevCtl MaxPayload 256 bytes); ConnectX-3 itself advertises at most 256 B (Mellanox community, 'PCIe maximum payload size' on ConnectX-3's INI default)";
 const SRC_RD_ATOMIC: &str = "assumption: 128 packets; IBTA allows 2^23, ConnectX limits are not published";
 
 fn sources_common() -> ProfileSources {
@@ -215,6 +229,10 @@ fn sources_common() -> ProfileSources {
         dma_write_ns: "assumption: posted DMA write into LLC (DDIO) ~200 ns, half a PCIe round trip",
         tx_pipeline_ns: "assumption: NIC send pipeline ~100 ns",
         rx_pipeline_ns: "assumption: NIC receive pipeline ~100 ns",
+        rx_dma_drain: "off by default (credits return on arrival, as before); on: Neugebauer et al., SIGCOMM'18 PCIe model (github.com/pcie-bench/pcie-model) gives the write rate; with the profiles' links it exceeds the link's payload rate (docs/isolation.md 2.5)",
+        pcie_gen: "ConnectX-3/-4/-5 product briefs and user manuals: PCI Express 3.0 (8 GT/s)",
+        pcie_lanes: SRC_LANES_X16,
+        pcie_mps: SRC_MPS,
         tx_packet_ns: "assumption: send engine occupancy per packet, from the vendor's peak message rate (ConnectX-4: 150 M msg/s product brief)",
         recv_wqe_fetch_ns: "assumption: receive WQEs are prefetched, so an incoming SEND pays ~100 ns",
         poll_cq_ns: "assumption: one ibv_poll_cq iteration on a cached CQ ~30 ns (Kalia et al., ATC'16)",
@@ -264,6 +282,10 @@ pub fn builtin() -> Vec<(HwProfile, ProfileSources)> {
         dma_write_ns: 200.0,
         tx_pipeline_ns: 100.0,
         rx_pipeline_ns: 100.0,
+        rx_dma_drain: false,
+        pcie_gen: 3,
+        pcie_lanes: 16,
+        pcie_mps: 256,
         tx_packet_ns: 6.6,
         recv_wqe_fetch_ns: 100.0,
         poll_cq_ns: 30.0,
@@ -303,12 +325,14 @@ pub fn builtin() -> Vec<(HwProfile, ProfileSources)> {
     fdr.link_gen = LinkGen::Fdr;
     fdr.doorbell_ns = 250.0;
     fdr.tx_packet_ns = 11.0;
+    fdr.pcie_lanes = 8;
     fdr.switch_latency_ns = 170.0;
     fdr.odp_damming = false;
     fdr.odp_flood = false;
     let mut s_fdr = sources_common();
     s_fdr.link_gen = "ConnectX-3 VPI product brief: FDR 56 Gb/s (4x, 14.0625 Gb/s per lane, 64b/66b)";
     s_fdr.tx_packet_ns = "assumption: ~90 M packets/s for the older engine (a ConnectX-3 message-rate figure is not in its product brief)";
+    s_fdr.pcie_lanes = "ConnectX-3 VPI product brief and adapter list (MCX353A/MCX354A-FCBT: PCIe 3.0 x8)";
     s_fdr.odp_damming = "ConnectX-3 (mlx4) has no ODP, and seeds/001 reports RNR retries on it without damming: off";
     s_fdr.odp_flood = "ConnectX-3 (mlx4) has no ODP: off";
     s_fdr.doorbell_ns = "assumption: older PCIe Gen3 x8 part; +50 ns over ConnectX-4 puts 2 B write latency near ConnectX-3 perftest reports (~0.8-1 us)";
@@ -322,17 +346,20 @@ pub fn builtin() -> Vec<(HwProfile, ProfileSources)> {
     s_cx5.tx_packet_ns = "ConnectX-5 product brief: up to 200 M msg/s";
     s_cx5.retransmit_floor_ms = "seeds/000: the ~500 ms floor is kept on the newest models (the vendor fixed damming, not the floor)";
     s_cx5.doorbell_ns = "assumption: slightly faster doorbell path than ConnectX-4";
+    s_cx5.pcie_gen = "NVIDIA ConnectX-5 adapter user manual (Interfaces): ConnectX-5 PCIe Gen 3.0 x16 (Gen 4.0 only on ConnectX-5 Ex)";
 
     // The newer NIC of seeds/000's conclusion: the vendor fixed damming, the timeout floor stays.
     let mut cx6 = cx5.clone();
     cx6.name = "cx6-hdr".into();
     cx6.link_gen = LinkGen::Hdr;
     cx6.odp_damming = false;
+    cx6.pcie_gen = 4;
     let mut s_cx6 = sources_common();
     s_cx6.link_gen = "ConnectX-6 VPI product brief: HDR 200 Gb/s (4x, 53.125 Gb/s per lane, PAM4)";
     s_cx6.tx_packet_ns = s_cx5.tx_packet_ns;
     s_cx6.doorbell_ns = s_cx5.doorbell_ns;
     s_cx6.retransmit_floor_ms = s_cx5.retransmit_floor_ms;
+    s_cx6.pcie_gen = "NVIDIA ConnectX-6 adapter user manual (Interfaces): PCIe Gen 3.0/4.0 x16; 4.0 assumed (an HDR port needs it)";
     s_cx6.odp_damming = "seeds/000: the vendor reports packet damming fixed on the newest models (the ~500 ms floor is kept)";
     s_cx6.switch_latency_ns = "assumption: HDR switch port to port latency taken as the EDR figure (Quantum brief gives ~130 ns; kept at 90 for comparability)";
 

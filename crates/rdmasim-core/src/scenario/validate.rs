@@ -13,6 +13,7 @@
 //! Line numbers of semantic errors come from a span index of the document ([`SpanIndex`]).
 use super::{PerftestSection, PerftestTest, Scenario, ScenarioError, TopologyKind, WorkloadSection};
 use crate::hca::profile::{self, HwProfile, ProfileOverrides};
+use crate::hca::rx_dma::{VALID_MPS, VALID_PCIE_LANES};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::collections::HashMap;
 use std::fmt;
@@ -296,7 +297,10 @@ pub fn expected_for(key: &str) -> Option<String> {
         "hardware.overrides.arbitration" => {
             "one of \"packet-round-robin\", \"message-round-robin\", \"chunk-round-robin\""
         }
-        "hardware.overrides.wqe_fetch_on_schedule" => "true or false",
+        "hardware.overrides.wqe_fetch_on_schedule" | "hardware.overrides.rx_dma_drain" => "true or false",
+        "hardware.overrides.pcie_gen" => "a PCIe generation: 3, 4 or 5",
+        "hardware.overrides.pcie_lanes" => "a PCIe lane count: 1, 2, 4, 8, 16 or 32",
+        "hardware.overrides.pcie_mps" => "a PCIe Maximum Payload Size in bytes: 128, 256, 512, 1024, 2048 or 4096",
         "hardware.overrides.cpu_idle" => "\"none\", \"haswell\" or \"haswell-pkg\"",
         "hardware.overrides.arbitration_chunk_bytes" => "an integer >= 1 (bytes)",
         "hardware.overrides.retransmit_floor_ms" => "a finite number of milliseconds >= 0",
@@ -770,6 +774,21 @@ fn check_impl(s: &Scenario, source: &str, spans: Option<&SpanIndex>) -> Result<(
     if let Some(w) = o.link_width {
         if !VALID_LINK_WIDTHS.contains(&w) {
             return err(&ov("link_width"), format!("link width {w} is not supported; expected 1, 4 or 12 lanes"));
+        }
+    }
+    if let Some(g) = o.pcie_gen {
+        if !(3..=5).contains(&g) {
+            return err(&ov("pcie_gen"), format!("pcie_gen = {g} is not modelled; expected 3, 4 or 5 (128b/130b encoding)"));
+        }
+    }
+    if let Some(l) = o.pcie_lanes {
+        if !VALID_PCIE_LANES.contains(&l) {
+            return err(&ov("pcie_lanes"), format!("pcie_lanes = {l} is not a PCIe link width; expected 1, 2, 4, 8, 16 or 32"));
+        }
+    }
+    if let Some(m) = o.pcie_mps {
+        if !VALID_MPS.contains(&m) {
+            return err(&ov("pcie_mps"), format!("pcie_mps = {m} is not a PCIe Maximum Payload Size; expected 128, 256, 512, 1024, 2048 or 4096"));
         }
     }
     if let Some(m) = o.mtu {
