@@ -53,3 +53,5 @@ def test_isolation_cases_run_with_the_hosts_scheduler_tick():
     for profile in ("cx3-fdr", "cx4-edr"):
         hw = iso.scenario(profile, [iso.flow("write", 10, count=1)])["hardware"]["overrides"]
         assert hw["os_tick_hz"] == iso.HOST_TICK_HZ[profile] == 250.0
+        # ... and every tick pays the interrupt entry/exit around its handler (osnoise-tracer.rst).
+        assert hw["os_tick_entry_exit_ns"] == iso.TICK_ENTRY_EXIT_NS == 898.0

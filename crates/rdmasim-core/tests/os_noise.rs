@@ -57,3 +57,22 @@ fn tick_settings_are_checked() {
     .expect("a tick shorter than its detour is an error");
     assert!(err.to_string().contains("hardware.overrides.os_tick_hz"), "{err}");
 }
+
+/// Interrupt entry/exit (`os_tick_entry_exit_ns`): every detour grows by the same amount, so the
+/// messages that meet a tick finish that much later — the 99.99th rises by it, the median stays —
+/// and 0 gives back exactly the handler-only run.
+#[test]
+fn entry_exit_raises_the_tail_by_its_amount_and_zero_restores_it() {
+    let handler_only = row(&lone_mouse(TICKING, 1));
+    let zero = row(&lone_mouse(&format!("{TICKING}\nos_tick_entry_exit_ns = 0.0"), 1));
+    assert_eq!(handler_only, zero, "entry/exit 0 is the handler-only tick");
+    let gross = lone_mouse(&format!("{TICKING}\nos_tick_entry_exit_ns = 898.0"), 1);
+    assert_eq!(gross, lone_mouse(&format!("{TICKING}\nos_tick_entry_exit_ns = 898.0"), 1), "same seed, same run");
+    let gross = row(&gross);
+    let (m0, t0) = (f(&handler_only, "lat_median_us"), f(&handler_only, "lat_p99_99_us"));
+    let (m, t) = (f(&gross, "lat_median_us"), f(&gross, "lat_p99_99_us"));
+    assert!((m - m0).abs() < 0.005, "median moved: {m0} -> {m}");
+    // The same ticks hit (same phase); each one ends 0.898 us later. The tail message's rank may
+    // land on a neighbour, so allow a spread of a few tens of ns around the 0.898 us step.
+    assert!((t - t0 - 0.898).abs() < 0.06, "99.99th {t0} -> {t}: expected +0.898 us");
+}

@@ -22,7 +22,8 @@ mechanisms (docs/isolation.md):
 
 - ``os_tick_hz`` (host OS noise): the scheduler tick interrupts every busy core 1/HZ apart and
   holds it for a detour (~2 us), so the few mouse messages whose post or completion meets a tick
-  form the latency tail (C5, C6, C8 99.99th); ``HOST_TICK_HZ`` per profile.
+  form the latency tail (C5, C6, C8 99.99th); ``HOST_TICK_HZ`` per profile, and the interrupt
+  entry/exit around each tick's handler (``os_tick_entry_exit_ns``, ``TICK_ENTRY_EXIT_NS``).
 
 They are set on the cx3-fdr and cx4-edr profiles for every case (``ISOLATION_OVERRIDES``). The
 Justitia-like sender-side scheduler (split + pace) is evaluated on the same cases.
@@ -53,6 +54,12 @@ ISOLATION_OVERRIDES = {"cpu_idle": "haswell-pkg", "arbitration": "chunk-round-ro
 #: assumption). RDMASIM_ISOLATION_TICK_HZ overrides both (0 = no tick noise).
 HOST_TICK_HZ = {"cx3-fdr": 250.0, "cx4-edr": 250.0}
 _TICK_ENV = os.environ.get("RDMASIM_ISOLATION_TICK_HZ")
+#: Interrupt entry + exit around each tick's handler, ns (docs/isolation.md 2.6): the one full
+#: noise sample of the kernel's osnoise-tracer.rst splits into 316 ns before the local_timer
+#: handler and 1581 ns after it until the woken thread runs, of which the switch back (999 ns) is
+#: taken as the switch cost: 316 + (1581 - 999) = 898 ns (bounds 316..1897 ns).
+#: RDMASIM_ISOLATION_TICK_ENTRY_EXIT_NS overrides it (0 = the handler only).
+TICK_ENTRY_EXIT_NS = float(os.environ.get("RDMASIM_ISOLATION_TICK_ENTRY_EXIT_NS", 898.0))
 #: Mouse messages per case: the study sent 10 M; 1 M keeps 100 samples beyond the 99.99th
 #: percentile and the whole reproduction within minutes (a 10 B mouse beside an elephant costs
 #: ~27 events per message; see docs/isolation.md for the measured rate).
@@ -105,6 +112,7 @@ def scenario(profile: str, flows: Sequence[Dict[str, Any]], kv: Optional[Dict[st
         w["kv"] = kv
     hw = dict(overrides or ISOLATION_OVERRIDES)
     hw.setdefault("os_tick_hz", float(_TICK_ENV) if _TICK_ENV is not None else HOST_TICK_HZ.get(profile, 0.0))
+    hw.setdefault("os_tick_entry_exit_ns", TICK_ENTRY_EXIT_NS)
     return {"seed": 1, "hardware": {"profile": profile, "overrides": hw},
             "topology": dict(TOPOLOGY), "workload": w}
 

@@ -159,6 +159,9 @@ profile_params! {
     /// OS noise: shortest and longest detour of one tick (timer interrupt), drawn uniformly.
     os_tick_detour_min_ns: f64,
     os_tick_detour_max_ns: f64,
+    /// OS noise: the interrupt entry and exit around each tick's handler (the part of a tick's
+    /// noise the tracer's per-handler duration leaves out), added to every detour. 0 = off.
+    os_tick_entry_exit_ns: f64,
     /// ODP: one NIC page-fault service, µs: fault event to the driver, OS page lookup or
     /// allocation, NIC page-table (MTT) update, QP resume (hca/mr.rs).
     odp_fault_us: f64,
@@ -211,6 +214,7 @@ const SRC_DAMMING: &str = "seeds/000: packet damming observed on ConnectX-4 (and
 const SRC_FLOOD: &str = "seeds/000: packet flood observed with client-side ODP on several QPs; page state resolved on one QP does not reach the others (mechanism inferred by the study, the timer refresh is an assumption)";
 const SRC_TICK_HZ: &str = "assumption: 0 (no tick noise: nohz_full cores, or noise left out) so benchmark figures stay noiseless; Ubuntu 16.04 generic kernels use CONFIG_HZ=250 on amd64 and ppc64el (debian.master/config: amd64/config.flavour.generic, ppc64el/config.common.ppc64el), what the isolation reproduction sets (docs/isolation.md 2.6)";
 const SRC_TICK_DETOUR: &str = "Linux Documentation/trace/osnoise-tracer.rst: irq_noise of local_timer on a CPU running a busy loop, 1845 ns and 2848 ns (its example trace); the entry/exit overhead the doc says comes on top, and the softirqs and kthreads some ticks trigger, are not included";
+const SRC_TICK_ENTRY_EXIT: &str = "assumption: 0 (the handler's own duration only); 898 ns in the isolation reproduction, from the timestamps of the one full noise sample in Linux Documentation/trace/osnoise-tracer.rst (sample 8812 ns = 316 ns before the local_timer handler starts + 2848 ns handler + 1581 ns until migration/8 starts + 3068 ns thread + 999 ns back to the workload): entry 316 ns, exit 1581 - 999 = 582 ns if the switch into the thread costs what the switch back cost (bounds 316..1897 ns; docs/isolation.md 2.6)";
 const SRC_LANES_X16: &str = "NVIDIA ConnectX-4 InfiniBand adapter user manual (MCX455A/MCX456A-ECAT: PCIe 3.0 x16 edge connector); ConnectX-5/-6 VPI user manuals: x16";
 const SRC_MPS: &str = "assumption: 256 B, the Intel Xeon root-port limit seen in public lspci dumps of ConnectX cards (DevCtl MaxPayload 256 bytes); ConnectX-3 itself advertises at most 256 B (Mellanox community, 'PCIe maximum payload size' on ConnectX-3's INI default)";
 const SRC_RD_ATOMIC: &str = "assumption: 128 packets; IBTA allows 2^23, ConnectX limits are not published";
@@ -254,6 +258,7 @@ fn sources_common() -> ProfileSources {
         os_tick_hz: SRC_TICK_HZ,
         os_tick_detour_min_ns: SRC_TICK_DETOUR,
         os_tick_detour_max_ns: SRC_TICK_DETOUR,
+        os_tick_entry_exit_ns: SRC_TICK_ENTRY_EXIT,
         cpu_idle: "assumption: none (C-states off or idle=poll, a common RDMA benchmark set-up); \"haswell\" = intel_idle.c hsw_cstates (exit latency, target residency); \"haswell-pkg\" = the same with core-only exits while the package is awake (host/cstate.rs: table = package worst case; core C6 92 us from the kernel's Skylake-SP CC6 measurement, core C3 = table, both assumptions for Haswell-EP)",
         odp_fault_us: SRC_ODP_FAULT,
         odp_requester_retry_us: SRC_ODP_RETRY,
@@ -308,6 +313,7 @@ pub fn builtin() -> Vec<(HwProfile, ProfileSources)> {
         os_tick_hz: 0.0,
         os_tick_detour_min_ns: 1845.0,
         os_tick_detour_max_ns: 2848.0,
+        os_tick_entry_exit_ns: 0.0,
         odp_fault_us: 500.0,
         odp_requester_retry_us: 3500.0,
         odp_fault_workers: 32,

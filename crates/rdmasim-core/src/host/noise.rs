@@ -12,6 +12,9 @@
 //! - length: the timer interrupt's own duration as Linux's osnoise tracer reports it
 //!   (`os_tick_detour_min_ns` .. `os_tick_detour_max_ns`); each tick's length is drawn
 //!   uniformly in that range from a hash of (host stream, tick index), so no state is kept.
+//! - entry and exit: the tracer's duration is the handler's alone ("net"); the interrupt entry
+//!   before it and the exit after it hold the core too (`os_tick_entry_exit_ns`, a fixed
+//!   amount added to every detour; 0 = the handler only). Figures in docs/isolation.md 2.6.
 //!
 //! Everything is arithmetic on the tick index: O(1) per operation, no events, no allocation.
 use crate::engine::{stream_seed, Time};
@@ -28,7 +31,7 @@ pub struct TickNoise {
     period: u64,
     /// Time of tick 0, ps, in [0, period).
     phase: u64,
-    /// Shortest detour, ps, and the width of the range above it.
+    /// Shortest detour (handler plus entry/exit), ps, and the width of the range above it.
     detour_min: u64,
     detour_span: u64,
     /// Seed of this host's per-tick lengths.
@@ -45,8 +48,10 @@ impl TickNoise {
         }
         let period = (1e12 / p.os_tick_hz).round().max(1.0) as u64;
         let hseed = stream_seed(seed, TICK_STREAM + host as u64);
-        let lo = Time::from_ns_f64(p.os_tick_detour_min_ns).as_ps();
-        let hi = Time::from_ns_f64(p.os_tick_detour_max_ns.max(p.os_tick_detour_min_ns)).as_ps();
+        // Entry/exit is the same for every tick: it shifts the handler's range.
+        let entry_exit = Time::from_ns_f64(p.os_tick_entry_exit_ns.max(0.0)).as_ps();
+        let lo = Time::from_ns_f64(p.os_tick_detour_min_ns).as_ps() + entry_exit;
+        let hi = Time::from_ns_f64(p.os_tick_detour_max_ns.max(p.os_tick_detour_min_ns)).as_ps() + entry_exit;
         TickNoise { period, phase: hseed % period, detour_min: lo, detour_span: hi - lo, seed: hseed }
     }
 
@@ -108,11 +113,29 @@ mod tests {
     use super::*;
 
     fn tick(hz: f64, min_ns: f64, max_ns: f64, seed: u64) -> TickNoise {
+        tick_with_entry_exit(hz, min_ns, max_ns, 0.0, seed)
+    }
+
+    fn tick_with_entry_exit(hz: f64, min_ns: f64, max_ns: f64, entry_exit_ns: f64, seed: u64) -> TickNoise {
         let (mut p, _) = crate::hca::profile::by_name("cx3-fdr").unwrap();
         p.os_tick_hz = hz;
         p.os_tick_detour_min_ns = min_ns;
         p.os_tick_detour_max_ns = max_ns;
+        p.os_tick_entry_exit_ns = entry_exit_ns;
         TickNoise::for_host(&p, seed, 0)
+    }
+
+    #[test]
+    fn entry_exit_lengthens_every_detour_by_its_amount() {
+        let net = tick(250.0, 1845.0, 2848.0, 3);
+        let gross = tick_with_entry_exit(250.0, 1845.0, 2848.0, 898.0, 3);
+        // Same seed: same phase, same handler draws, each tick 898 ns longer.
+        assert_eq!(net.phase, gross.phase);
+        for k in 0..1000 {
+            assert_eq!(gross.detour(k), net.detour(k) + 898_000);
+        }
+        let at = Time::ps(gross.phase + gross.period);
+        assert_eq!(gross.finish(at, Time::ns(10)), net.finish(at, Time::ns(10)) + Time::ns(898));
     }
 
     #[test]

@@ -702,7 +702,7 @@ pub fn check(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
 
 /// The floating-point (time-like) profile parameters an override may set; all must be finite
 /// and >= 0.
-fn override_times(o: &ProfileOverrides) -> [(&'static str, Option<f64>); 29] {
+fn override_times(o: &ProfileOverrides) -> [(&'static str, Option<f64>); 30] {
     [
         ("cable_ns_per_m", o.cable_ns_per_m),
         ("post_send_cpu_ns", o.post_send_cpu_ns),
@@ -733,6 +733,7 @@ fn override_times(o: &ProfileOverrides) -> [(&'static str, Option<f64>); 29] {
         ("os_tick_hz", o.os_tick_hz),
         ("os_tick_detour_min_ns", o.os_tick_detour_min_ns),
         ("os_tick_detour_max_ns", o.os_tick_detour_max_ns),
+        ("os_tick_entry_exit_ns", o.os_tick_entry_exit_ns),
     ]
 }
 
@@ -827,15 +828,15 @@ fn check_impl(s: &Scenario, source: &str, spans: Option<&SpanIndex>) -> Result<(
         );
     }
     // A tick that lasts a whole period would never let the core run (and never end a span).
-    if hw.os_tick_hz > 0.0 && hw.os_tick_detour_max_ns >= 1e9 / hw.os_tick_hz {
-        let k = if o.os_tick_hz.is_some() { "os_tick_hz" } else { "os_tick_detour_max_ns" };
+    if hw.os_tick_hz > 0.0 && hw.os_tick_detour_max_ns + hw.os_tick_entry_exit_ns >= 1e9 / hw.os_tick_hz {
+        let k = if o.os_tick_hz.is_some() { "os_tick_hz" } else if o.os_tick_entry_exit_ns.is_some() { "os_tick_entry_exit_ns" } else { "os_tick_detour_max_ns" };
         return err(
             &ov(k),
             format!(
-                "os_tick_hz = {} gives a {} ns tick period, not longer than os_tick_detour_max_ns = {}; expected detours shorter than the period",
+                "os_tick_hz = {} gives a {} ns tick period, not longer than os_tick_detour_max_ns + os_tick_entry_exit_ns = {}; expected detours shorter than the period",
                 fmt_f(hw.os_tick_hz),
                 fmt_f(1e9 / hw.os_tick_hz),
-                fmt_f(hw.os_tick_detour_max_ns)
+                fmt_f(hw.os_tick_detour_max_ns + hw.os_tick_entry_exit_ns)
             ),
         );
     }
