@@ -125,6 +125,12 @@ pub struct KvSpec {
     /// Requests and responses of up to this size go inline (HERD inlines small messages).
     #[serde(default = "inline256")]
     pub inline_max: u32,
+    /// Requests the client keeps outstanding (a sliding window: once `window` are in flight it
+    /// polls for the oldest one's response before posting the next). HERD's SIGCOMM'14 code:
+    /// `WINDOW_SIZE 4` (efficient/HERD common.h) and `if(num_req - num_resp == WINDOW_SIZE)`
+    /// in `run_client` (main.c). Default 1: one request at a time.
+    #[serde(default = "one")]
+    pub window: u32,
     #[serde(default)]
     pub client: u32,
     #[serde(default = "one")]
@@ -145,6 +151,10 @@ fn server_ns() -> f64 {
 fn inline256() -> u32 {
     256
 }
+
+/// Largest `[workload.kv] window`: HERD's queues hold 1024 entries (`Q_DEPTH`, efficient/HERD
+/// common.h), so no client of it keeps more requests in flight.
+pub const MAX_KV_WINDOW: u32 = 1024;
 
 /// Semantic checks; an error is (key, message).
 pub fn check(f: &FlowsSection, hosts: u32) -> Result<(), (String, String)> {
@@ -239,6 +249,9 @@ pub fn check(f: &FlowsSection, hosts: u32) -> Result<(), (String, String)> {
         }
         if kv.inline_max > MAX_INLINE {
             return Err((k("inline_max"), format!("inline_max = {} is too large; expected 0..={MAX_INLINE}", kv.inline_max)));
+        }
+        if kv.window == 0 || kv.window > MAX_KV_WINDOW {
+            return Err((k("window"), format!("window = {} is out of range; expected 1..={MAX_KV_WINDOW} outstanding requests", kv.window)));
         }
         host_ok(k("client"), kv.client)?;
         host_ok(k("server"), kv.server)?;

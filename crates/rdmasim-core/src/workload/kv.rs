@@ -2,13 +2,21 @@
 //! services"): the client WRITEs each request (key, and the value for a PUT) inline into the
 //! server's request region; the server's thread busy-polls that memory, does the lookup or
 //! insert, and answers with a SEND (the value for a GET, a short status for a PUT) into a
-//! receive the client keeps posted; the client busy-polls its receive CQ and issues the next
-//! request. One outstanding request. HERD itself keeps a window of 32 (`WINDOW_SIZE` in
-//! efficient/rdma_bench herd/main.h): its client posts 32 requests, then polls for all 32
-//! responses; that batching is not modelled (docs/isolation.md sec. 6).
+//! receive the client keeps posted; the client busy-polls its receive CQ.
+//!
+//! Outstanding requests (`[workload.kv] window`): HERD's SIGCOMM'14 client (efficient/HERD
+//! main.c, `run_client`) posts a request, and once `num_req - num_resp == WINDOW_SIZE` busy-polls
+//! for the response to the oldest window slot before posting the next: a sliding window of
+//! `WINDOW_SIZE` (4 in common.h). It timestamps each request just before its `ibv_post_send`
+//! and again after polling that slot's response (`op_start`/`op_end`), which is the latency
+//! recorded here. The server (`run_server`) answers each request with its own `ibv_post_send`
+//! of one inline UD SEND (no postlist; signaled every `WS_SERVER` = 64), so responses are not
+//! batched here either. (The later rdma_bench HERD batches instead: see docs/isolation.md sec. 3.)
 //!
 //! Differences from HERD: RC QPs stand in for HERD's UC WRITEs and UD SENDs (same packets on the
-//! wire for single-packet messages, plus the RC ACKs); one client, one server thread.
+//! wire for single-packet messages, plus the RC ACKs); one client, one server thread (HERD runs
+//! 6 server processes and 36 clients by default); HERD's 2-stage server pipeline (a response
+//! leaves when later requests or `FAIL_LIM` empty polls push it out) is not modelled.
 use crate::engine::SimRng;
 use crate::engine::Time;
 use crate::hca::cq::{Cqe, WcOpcode};
@@ -39,13 +47,24 @@ pub struct Kv {
     server_thread: u32,
     rng: SimRng,
     started: bool,
+    /// Requests posted, responses polled by the client, responses posted by the server; request
+    /// n (0-based) lives in `in_flight[n % window]` until its response is polled.
     issued: u64,
     completed: u64,
-    current_get: bool,
-    issued_at: Time,
+    answered: u64,
+    in_flight: Vec<InFlight>,
     window: (Option<Time>, Option<Time>),
+    /// First post and last poll of the requests measured (for the throughput column).
+    measured_span: (Option<Time>, Time),
     get_us: Vec<f64>,
     put_us: Vec<f64>,
+}
+
+/// One outstanding request: when it was posted and what it asked.
+#[derive(Clone, Copy)]
+struct InFlight {
+    posted_at: Time,
+    get: bool,
 }
 
 impl Kv {
@@ -72,9 +91,10 @@ impl Kv {
             started: false,
             issued: 0,
             completed: 0,
-            current_get: true,
-            issued_at: Time::ZERO,
+            answered: 0,
+            in_flight: vec![InFlight { posted_at: Time::ZERO, get: true }; s.window as usize],
             window: (None, None),
+            measured_span: (None, Time::ZERO),
             get_us: Vec::new(),
             put_us: Vec::new(),
         }
@@ -102,20 +122,28 @@ impl Kv {
     pub fn start(&mut self, w: &mut World) {
         self.started = true;
         let resp = self.spec.value_bytes.max(PUT_RESPONSE_BYTES);
-        for i in 0..CLIENT_RX {
+        for i in 0..CLIENT_RX.max(self.spec.window as u64) {
             w.post_recv(self.client, i, resp);
         }
-        self.issue(w);
+        // HERD's client posts until the window is full before it polls the first time.
+        for _ in 0..self.spec.window {
+            self.issue(w);
+        }
+    }
+
+    fn slot(&self, n: u64) -> usize {
+        (n % self.spec.window as u64) as usize
     }
 
     fn issue(&mut self, w: &mut World) {
         if self.issued >= self.spec.requests {
             return;
         }
+        let get = self.rng.unit() < self.spec.get_fraction;
+        let slot = self.slot(self.issued);
+        self.in_flight[slot] = InFlight { posted_at: w.now(), get };
         self.issued += 1;
-        self.current_get = self.rng.unit() < self.spec.get_fraction;
-        let len = HEADER_BYTES + self.spec.key_bytes + if self.current_get { 0 } else { self.spec.value_bytes };
-        self.issued_at = w.now();
+        let len = HEADER_BYTES + self.spec.key_bytes + if get { 0 } else { self.spec.value_bytes };
         let wr = WorkRequest { wr_id: self.issued, op: WrOp::Write, len, inline: len <= self.spec.inline_max, signaled: false, remote_va: 0x2000 };
         w.post_send(self.client, wr);
     }
@@ -133,10 +161,13 @@ impl Kv {
         w.q.at(done, Event::App { app: self.app, ev: AppEvent::Timer(crate::workload::flows::TAG_KV << 32) });
     }
 
-    /// The server answers (timer set by `on_memory_written`).
+    /// The server answers its oldest unanswered request (timer set by `on_memory_written`; the
+    /// one server thread serves requests in arrival order, which is posting order on one QP).
     pub fn respond(&mut self, w: &mut World) {
-        let len = if self.current_get { self.spec.value_bytes } else { PUT_RESPONSE_BYTES };
-        let wr = WorkRequest { wr_id: self.issued, op: WrOp::Send, len, inline: len <= self.spec.inline_max, signaled: false, remote_va: 0 };
+        let get = self.in_flight[self.slot(self.answered)].get;
+        self.answered += 1;
+        let len = if get { self.spec.value_bytes } else { PUT_RESPONSE_BYTES };
+        let wr = WorkRequest { wr_id: self.answered, op: WrOp::Send, len, inline: len <= self.spec.inline_max, signaled: false, remote_va: 0 };
         w.post_send(self.server, wr);
     }
 
@@ -144,11 +175,15 @@ impl Kv {
         if c.hca != self.client.hca || c.qp != self.client.qpn || c.opcode != WcOpcode::Recv {
             return;
         }
+        // Responses come back in posting order: this one answers the oldest request in flight.
         let now = w.now();
+        let req = self.in_flight[self.slot(self.completed)];
         if let (Some(open), None) = self.window {
-            if self.issued_at >= open {
-                let us = (now - self.issued_at).as_us_f64();
-                if self.current_get { self.get_us.push(us) } else { self.put_us.push(us) }
+            if req.posted_at >= open {
+                let us = (now - req.posted_at).as_us_f64();
+                if req.get { self.get_us.push(us) } else { self.put_us.push(us) }
+                self.measured_span.0.get_or_insert(req.posted_at);
+                self.measured_span.1 = now;
             }
         }
         self.completed += 1;
@@ -159,11 +194,18 @@ impl Kv {
     }
 
     pub fn tables(&self, out: &mut Tables) {
+        // Requests measured per second of the measured span (both operations): with Little's
+        // law, mean latency = outstanding requests / this rate.
+        let measured = (self.get_us.len() + self.put_us.len()) as f64;
+        let mops = match self.measured_span {
+            (Some(first), last) if last > first => measured / (last - first).as_us_f64(),
+            _ => 0.0,
+        };
         for (op, v) in [("GET", &self.get_us), ("PUT", &self.put_us)] {
             let mut s = v.clone();
             let st = summarize(&mut s);
             out.push("kv", row(json!({
-                "op": op, "value_bytes": self.spec.value_bytes, "count": st.count,
+                "op": op, "value_bytes": self.spec.value_bytes, "window": self.spec.window, "count": st.count, "mops_total": mops,
                 "lat_median_us": st.median, "lat_avg_us": st.avg, "lat_p99_us": st.p99, "lat_p99_99_us": st.p99_99, "lat_max_us": st.max,
                 "completed_total": self.completed,
             })));
