@@ -55,3 +55,14 @@ def test_isolation_cases_run_with_the_hosts_scheduler_tick():
         assert hw["os_tick_hz"] == iso.HOST_TICK_HZ[profile] == 250.0
         # ... and every tick pays the interrupt entry/exit around its handler (osnoise-tracer.rst).
         assert hw["os_tick_entry_exit_ns"] == iso.TICK_ENTRY_EXIT_NS == 898.0
+
+
+def test_isolation_hosts_idle_states_follow_the_clusters_cpus():
+    # docs/isolation.md 2.2: CloudLab's FDR r320 nodes are Sandy Bridge-EN (snb_cstates); the
+    # EDR hosts are undocumented and keep the Haswell-EP stand-in.
+    for profile, table in (("cx3-fdr", "sandybridge"), ("cx4-edr", "haswell-pkg")):
+        hw = iso.scenario(profile, [iso.flow("write", 10, count=1)])["hardware"]["overrides"]
+        assert hw["cpu_idle"] == iso.HOST_CPU_IDLE[profile] == table
+    # An explicit override still wins (the mechanism can be switched off per case).
+    hw = iso.scenario("cx3-fdr", [iso.flow("write", 10, count=1)], overrides={"cpu_idle": "none"})["hardware"]["overrides"]
+    assert hw["cpu_idle"] == "none"

@@ -6,11 +6,11 @@ polled), and bandwidth, message rate and latency count only while both flows are
 study's tool (a modified perftest) measured them. The unfairness comes from named model
 mechanisms (docs/isolation.md):
 
-- ``cpu_idle = "haswell-pkg"`` (host): a thread waiting by event sleeps between its messages;
-  its core enters the idle state the governor picks from the previous idle length (intel_idle.c
-  Haswell table) and the wake-up pays that state's exit latency: the table's package-inclusive
-  figure when every core of the host sleeps, the core-only exit while another core runs (e.g. a
-  busy-polling mouse; host/cstate.rs gives the sources). The other flow owns the link
+- ``cpu_idle`` (host, ``HOST_CPU_IDLE``): a thread waiting by event sleeps between its
+  messages; its core enters the idle state the governor picks from the previous idle length and
+  the wake-up pays that state's exit latency: intel_idle.c's Sandy Bridge table on cx3-fdr
+  (CloudLab r320, Xeon E5-2450), the Haswell table with core/package exits on cx4-edr (a
+  stand-in; host/cstate.rs gives the sources). The other flow owns the link
   meanwhile, so the flow with more, smaller messages loses (C1, C2); busy polling never sleeps
   (C3) but burns a core (C4).
 - ``arbitration = "chunk-round-robin"`` (NIC): the send engine serves a QP for up to
@@ -25,7 +25,8 @@ mechanisms (docs/isolation.md):
   form the latency tail (C5, C6, C8 99.99th); ``HOST_TICK_HZ`` per profile, and the interrupt
   entry/exit around each tick's handler (``os_tick_entry_exit_ns``, ``TICK_ENTRY_EXIT_NS``).
 
-They are set on the cx3-fdr and cx4-edr profiles for every case (``ISOLATION_OVERRIDES``). The
+They are set on the cx3-fdr and cx4-edr profiles for every case (``ISOLATION_OVERRIDES``,
+``HOST_CPU_IDLE``). The
 Justitia-like sender-side scheduler (split + pace) is evaluated on the same cases.
 
 Counts are reduced from the study's (1 TB per elephant cell, 10 M mouse messages, 5 M HERD
@@ -48,7 +49,12 @@ ORDER = 30
 MB = 1 << 20
 GB = 1 << 30
 #: The two mechanisms the study's anomalies are traced to, on for every case.
-ISOLATION_OVERRIDES = {"cpu_idle": "haswell-pkg", "arbitration": "chunk-round-robin", "wqe_fetch_on_schedule": True}
+ISOLATION_OVERRIDES = {"arbitration": "chunk-round-robin", "wqe_fetch_on_schedule": True}
+#: The hosts' idle states (docs/isolation.md 2.2). cx3-fdr: CloudLab's ConnectX-3 FDR nodes are
+#: r320 (Xeon E5-2450, Sandy Bridge-EN; CloudLab/Apt manual, "Hardware"; Justitia's pacer.c tunes
+#: its batch for "r320"), whose intel_idle table is snb_cstates. cx4-edr: Conflux's hosts are not
+#: documented (ppc64el per sec. 2.6); a Haswell-EP host is a stand-in assumption.
+HOST_CPU_IDLE = {"cx3-fdr": "sandybridge", "cx4-edr": "haswell-pkg"}
 #: The study's hosts' scheduler tick (docs/isolation.md 2.6): CONFIG_HZ=250 of Ubuntu's generic
 #: kernels on amd64 (CloudLab, cx3-fdr) and on ppc64el (Conflux, cx4-edr: that it ran Ubuntu is an
 #: assumption). RDMASIM_ISOLATION_TICK_HZ overrides both (0 = no tick noise).
@@ -116,6 +122,7 @@ def scenario(profile: str, flows: Sequence[Dict[str, Any]], kv: Optional[Dict[st
     if kv:
         w["kv"] = kv
     hw = dict(overrides or ISOLATION_OVERRIDES)
+    hw.setdefault("cpu_idle", HOST_CPU_IDLE.get(profile, "none"))
     hw.setdefault("os_tick_hz", float(_TICK_ENV) if _TICK_ENV is not None else HOST_TICK_HZ.get(profile, 0.0))
     hw.setdefault("os_tick_entry_exit_ns", TICK_ENTRY_EXIT_NS)
     return {"seed": 1, "hardware": {"profile": profile, "overrides": hw},

@@ -148,7 +148,7 @@ profile_params! {
     /// Switch traversal latency (port to port, cut-through) of the matching switch generation.
     switch_latency_ns: f64,
     /// Idle states of the host cores (event mode: a sleeping thread's wake-up pays the exit
-    /// latency of the state its core entered): "none", "haswell" or "haswell-pkg".
+    /// latency of the state its core entered): "none", "haswell", "haswell-pkg" or "sandybridge".
     cpu_idle: crate::host::cstate::CpuIdle,
     /// A non-inline WQE (and its payload) is fetched when the send scheduler first serves its
     /// QP, not when the doorbell rings; false: fetched at the doorbell.
@@ -259,7 +259,7 @@ fn sources_common() -> ProfileSources {
         os_tick_detour_min_ns: SRC_TICK_DETOUR,
         os_tick_detour_max_ns: SRC_TICK_DETOUR,
         os_tick_entry_exit_ns: SRC_TICK_ENTRY_EXIT,
-        cpu_idle: "assumption: none (C-states off or idle=poll, a common RDMA benchmark set-up); \"haswell\" = intel_idle.c hsw_cstates (exit latency, target residency); \"haswell-pkg\" = the same with core-only exits while the package is awake (host/cstate.rs: table = package worst case; core C6 92 us from the kernel's Skylake-SP CC6 measurement, core C3 = table, both assumptions for Haswell-EP)",
+        cpu_idle: "assumption: none (C-states off or idle=poll, a common RDMA benchmark set-up); \"haswell\" = intel_idle.c hsw_cstates (exit latency, target residency); \"haswell-pkg\" = the same with core-only exits while the package is awake (host/cstate.rs: table = package worst case; core C6 92 us from the kernel's Skylake-SP CC6 measurement, core C3 = table, both assumptions for Haswell-EP); \"sandybridge\" = intel_idle.c snb_cstates (also used for SANDYBRIDGE_X), C7 left out (client-only state, assumption)",
         odp_fault_us: SRC_ODP_FAULT,
         odp_requester_retry_us: SRC_ODP_RETRY,
         odp_fault_workers: "Linux drivers/infiniband/hw/mlx5/odp.c: page faults are handled on the \"mlx5_ib_page_fault\" workqueue, alloc_workqueue(..., WQ_UNBOUND, MLX5_NUM_CMD_EQE = 32): at most 32 at once; that each holds its context for the whole odp_fault_us is an assumption (the fault latency taken as driver work)",

@@ -34,6 +34,10 @@ pub enum CpuIdle {
     /// The same states and residencies; a wake-up pays the core-only exit while another core of
     /// the host is shallower (e.g. busy polling), the table's figure when the package sleeps too.
     HaswellPkg,
+    /// Intel Sandy Bridge / Sandy Bridge-EP and -EN (`snb_cstates`, which intel_idle.c uses for
+    /// both INTEL_FAM6_SANDYBRIDGE and INTEL_FAM6_SANDYBRIDGE_X): C1, C1E, C3, C6, every wake-up
+    /// paying the table's figure (no core-only figure is published, so no package split).
+    Sandybridge,
 }
 
 /// One requestable idle state, µs.
@@ -65,12 +69,19 @@ const HASWELL: &[IdleState] = &[state(2.0, 2.0, 2.0), state(10.0, 10.0, 20.0), s
 ///   Haswell-EP.
 const HASWELL_PKG: &[IdleState] = &[state(2.0, 2.0, 2.0), state(10.0, 10.0, 20.0), state(33.0, 33.0, 100.0), state(92.0, 133.0, 400.0)];
 
+/// intel_idle.c `snb_cstates` (exit_latency, target_residency), shallowest first: C1 2/2,
+/// C1E 10/20, C3 80/211, C6 104/345 µs. The table's C7 (109/345) is left out: it is a client
+/// part's state; Xeon E5 parts are assumed not to report its MWAIT sub-state (intel_idle skips
+/// states CPUID leaf 5 does not list), an assumption worth 5 µs per deep wake-up.
+const SANDYBRIDGE: &[IdleState] = &[state(2.0, 2.0, 2.0), state(10.0, 10.0, 20.0), state(80.0, 80.0, 211.0), state(104.0, 104.0, 345.0)];
+
 impl CpuIdle {
     pub fn states(self) -> &'static [IdleState] {
         match self {
             CpuIdle::None => &[],
             CpuIdle::Haswell => HASWELL,
             CpuIdle::HaswellPkg => HASWELL_PKG,
+            CpuIdle::Sandybridge => SANDYBRIDGE,
         }
     }
 }
@@ -110,6 +121,20 @@ mod tests {
         assert_eq!(exit(Time::us(300)), Time::us(33));
         assert_eq!(exit(Time::ms(10)), Time::us(133));
         assert_eq!(state_for(CpuIdle::None.states(), Time::ms(10)), 0);
+    }
+
+    #[test]
+    fn sandy_bridge_sleeps_deeper_sooner_and_wakes_slower_from_c3() {
+        // snb_cstates: C3 from 211 µs of predicted idle (exit 80), C6 from 345 µs (exit 104).
+        let s = CpuIdle::Sandybridge.states();
+        let exit = |predicted| {
+            let st = state_for(s, predicted);
+            exit_latency(s, st, st)
+        };
+        assert_eq!(exit(Time::us(150)), Time::us(10));
+        assert_eq!(exit(Time::us(300)), Time::us(80));
+        assert_eq!(exit(Time::us(600)), Time::us(104));
+        assert_eq!(exit(Time::ms(10)), Time::us(104));
     }
 
     #[test]

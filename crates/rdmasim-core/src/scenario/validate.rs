@@ -301,7 +301,7 @@ pub fn expected_for(key: &str) -> Option<String> {
         "hardware.overrides.pcie_gen" => "a PCIe generation: 3, 4 or 5",
         "hardware.overrides.pcie_lanes" => "a PCIe lane count: 1, 2, 4, 8, 16 or 32",
         "hardware.overrides.pcie_mps" => "a PCIe Maximum Payload Size in bytes: 128, 256, 512, 1024, 2048 or 4096",
-        "hardware.overrides.cpu_idle" => "\"none\", \"haswell\" or \"haswell-pkg\"",
+        "hardware.overrides.cpu_idle" => "\"none\", \"haswell\", \"haswell-pkg\" or \"sandybridge\"",
         "hardware.overrides.arbitration_chunk_bytes" => "an integer >= 1 (bytes)",
         "hardware.overrides.retransmit_floor_ms" => "a finite number of milliseconds >= 0",
         "hardware.overrides.adaptive_retrans_base_us" => "a finite number of microseconds >= 0 (0 disables)",
