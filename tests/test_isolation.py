@@ -66,3 +66,12 @@ def test_isolation_hosts_idle_states_follow_the_clusters_cpus():
     # An explicit override still wins (the mechanism can be switched off per case).
     hw = iso.scenario("cx3-fdr", [iso.flow("write", 10, count=1)], overrides={"cpu_idle": "none"})["hardware"]["overrides"]
     assert hw["cpu_idle"] == "none"
+
+
+def test_isolation_uses_the_study_tools_path_mtu_and_justitias_split():
+    # frdma_bench write_bw.c: path MTU 2048 without -m; Justitia pacer.c: 5000 B (5120 on Conflux).
+    sc = iso.scenario("cx3-fdr", [iso.flow("write", 10, count=1)])
+    assert sc["qp"]["mtu"] == iso.PATH_MTU == 2048
+    assert iso.JUSTITIA_SPLIT == {"cx3-fdr": 5000, "cx4-edr": 5120}
+    case = iso.mouse_case("cx4-edr", 10, (iso.MB, "event"), split_bytes=iso.JUSTITIA_SPLIT["cx4-edr"])
+    assert case["workload"]["flow"][1]["split_bytes"] == 5120

@@ -116,6 +116,17 @@ def flow(verb: str, size: int, *, count: Optional[int] = None, background: bool 
 TOPOLOGY = {"kind": "single-switch", "hosts": 2}
 
 
+#: Justitia's split size beside a latency-sensitive flow (SymbioticLab/Justitia
+#: `rdma_pacer/pacer.c`: "#define SMALL_CHUNK_SIZE 5000", with "5120 // Conflux" as the
+#: alternative for the EDR cluster): the mitigation rows split the elephant into WRs of this size.
+JUSTITIA_SPLIT = {"cx3-fdr": 5000, "cx4-edr": 5120}
+
+#: Path MTU of every QP: the study's tool (frdma_bench `write_bw.c`, github SymbioticLab/Justitia)
+#: sets 2048 unless `-m` is given ("mtu size (256 - 4096. default for hermon is 2048)"; 1024 only
+#: for vendor part 23108 or a RoCE GID), and none of its stored run scripts pass `-m`.
+PATH_MTU = 2048
+
+
 def scenario(profile: str, flows: Sequence[Dict[str, Any]], kv: Optional[Dict[str, Any]] = None,
              overrides: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     w: Dict[str, Any] = {"kind": "flows", "flow": list(flows)}
@@ -126,7 +137,7 @@ def scenario(profile: str, flows: Sequence[Dict[str, Any]], kv: Optional[Dict[st
     hw.setdefault("os_tick_hz", float(_TICK_ENV) if _TICK_ENV is not None else HOST_TICK_HZ.get(profile, 0.0))
     hw.setdefault("os_tick_entry_exit_ns", TICK_ENTRY_EXIT_NS)
     return {"seed": 1, "hardware": {"profile": profile, "overrides": hw},
-            "topology": dict(TOPOLOGY), "workload": w}
+            "topology": dict(TOPOLOGY), "qp": {"mtu": PATH_MTU}, "workload": w}
 
 
 def elephant_pair(profile: str, a: Tuple[str, int], b: Tuple[str, int], polling: str = "event",
@@ -220,7 +231,7 @@ def submit_all(c: Cases) -> None:
             for bg in (MB, GB):
                 c.add(("mouse", profile, m, ("e", bg)), mouse_case(profile, m, (bg, "event")))
                 if m == 10:
-                    c.add(("mouse-justitia", profile, m, bg), mouse_case(profile, m, (bg, "event"), split_bytes=4096, split_window=32))
+                    c.add(("mouse-justitia", profile, m, bg), mouse_case(profile, m, (bg, "event"), split_bytes=JUSTITIA_SPLIT[profile], split_window=32))
     # C7: EDR elephants.
     c.add(("C7", "ee"), elephant_pair("cx4-edr", ("write", MB), ("write", GB)))
     # Justitia-like pacing of both elephants at half the link.
@@ -230,7 +241,7 @@ def submit_all(c: Cases) -> None:
     for op, frac in (("GET", 1.0), ("PUT", 0.0)):
         for bg in (None, MB, GB):
             c.add(("C8", op, bg), kv_case("cx4-edr", frac, bg), table="kv")
-        c.add(("C8-justitia", op, MB), kv_case("cx4-edr", frac, MB, split_bytes=4096, split_window=32), table="kv")
+        c.add(("C8-justitia", op, MB), kv_case("cx4-edr", frac, MB, split_bytes=JUSTITIA_SPLIT["cx4-edr"], split_window=32), table="kv")
 
 
 # ----------------------------------------------------------------------------------------
@@ -415,7 +426,7 @@ def justitia_rows(c: Cases) -> List[Dict[str, Any]]:
         split = [c.rows(("mouse-justitia", profile, 10, bg))[0]["lat_median_us"] for bg in (MB, GB)]
         alone = mouse(c, profile, 10, None)["lat_median_us"]
         bw = [c.rows(("mouse-justitia", profile, 10, bg))[1]["bw_Gbps"] for bg in (MB, GB)]
-        rows.append(row(fig, f"mitigation (not in the study), {profile}: 10 B mouse median beside 1 MB / 1 GB, elephant split into 4 KiB WRs",
+        rows.append(row(fig, f"mitigation (not in the study), {profile}: 10 B mouse median beside 1 MB / 1 GB, elephant split into {JUSTITIA_SPLIT[profile]} B WRs (Justitia's size)",
                         "n/a", f"{base[0]:.2f}->{split[0]:.2f} / {base[1]:.2f}->{split[1]:.2f} (alone {alone:.2f}; elephant {min(bw):.1f} Gb/s)",
                         "us", max(split) < min(base)))
         ee = ratio(c.rows(("ee-justitia", profile)))
@@ -426,7 +437,7 @@ def justitia_rows(c: Cases) -> List[Dict[str, Any]]:
     for op in ("GET", "PUT"):
         b = next(x for x in c.rows(("C8", op, MB)) if x["op"] == op)["lat_median_us"]
         j = next(x for x in c.rows(("C8-justitia", op, MB)) if x["op"] == op)["lat_median_us"]
-        rows.append(row("C8", f"mitigation (not in the study): HERD {op} median beside a 1 MB elephant split into 4 KiB WRs",
+        rows.append(row("C8", f"mitigation (not in the study): HERD {op} median beside a 1 MB elephant split into {JUSTITIA_SPLIT['cx4-edr']} B WRs (Justitia's size)",
                         "n/a", f"{b:.2f}->{j:.2f}", "us", j < b))
     return rows
 
