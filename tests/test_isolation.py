@@ -27,7 +27,7 @@ class _FakeMice:
         self.beside_median = beside_median
 
     def rows(self, key):
-        if key[0] == "C7":
+        if key == iso.C7_ELEPHANTS:
             return [{"bytes": 1, "bw_Gbps": 1.0}, {"bytes": 2, "bw_Gbps": 1.32}]
         alone = key[3] is None
         med = 1.3 if alone else self.beside_median
@@ -75,3 +75,63 @@ def test_isolation_uses_the_study_tools_path_mtu_and_justitias_split():
     assert iso.JUSTITIA_SPLIT == {"cx3-fdr": 5000, "cx4-edr": 5120}
     case = iso.mouse_case("cx4-edr", 10, (iso.MB, "event"), split_bytes=iso.JUSTITIA_SPLIT["cx4-edr"])
     assert case["workload"]["flow"][1]["split_bytes"] == 5120
+
+
+class _Recorder(iso.Cases):
+    """Records the cases submit_all adds without running them."""
+
+    def add(self, key, spec, table="flows"):
+        self.futures[key] = (spec, table)
+
+
+def test_every_case_family_runs_on_both_profiles():
+    # Issue #5: C1 matrix, C2/C3 curves, C4 CPU and HERD on cx3-fdr and cx4-edr (mice already were).
+    c = _Recorder(None)
+    iso.submit_all(c)
+    for family in ("C1", "C2", "C4", "C8", "mouse"):
+        per = {p: sorted(str(k[2:]) for k in c.futures if k[0] == family and k[1] == p) for p in iso.PROFILES}
+        assert per["cx3-fdr"] and per["cx3-fdr"] == per["cx4-edr"], family
+    for key, (spec, _) in c.futures.items():
+        assert spec["hardware"]["profile"] == key[1], key
+    # C7's EDR elephants are read from the cx4-edr C1 cell, not run twice.
+    assert iso.C7_ELEPHANTS in c.futures and not any(k[0] == "C7" for k in c.futures)
+    assert iso.other("cx3-fdr") == "cx4-edr" and iso.other("cx4-edr") == "cx3-fdr"
+
+
+def _synthetic(c2_dip=False, herd_growth=3.0):
+    """Per-profile results in the shapes the rows read, for the profile the study did not run."""
+    cells = [(v, s) for v in iso.VERBS for s in (iso.MB, iso.GB)]
+    matrix = {(a, b): (1.0 if a[1] == b[1] else 1.4) for i, a in enumerate(cells) for b in cells[i:]}
+    curves = {}
+    for base in iso.BASES_MB:
+        for j, k in enumerate(iso.SIZE_RATIOS):
+            if base * k * iso.MB <= iso.GB:
+                curves[("event", base, k)] = 1.0 + 0.3 * j / (base * len(iso.SIZE_RATIOS))
+                curves[("busy", base, k)] = 1.01
+    if c2_dip:
+        curves[("event", 2, 5)] = curves[("event", 2, 2)] - 0.05
+    cpu = {(p, s): (100.0 if p == "busy" else 50.0 / (1 + i)) for p in ("event", "busy") for i, s in enumerate(iso.CPU_SIZES)}
+    cpu[("event", iso.GB)] = 0.01
+    kv = {}
+    for op in ("GET", "PUT"):
+        kv[(op, None)] = {"lat_median_us": 2.5, "lat_p99_99_us": 6.0}
+        for bg in (iso.MB, iso.GB):
+            kv[(op, bg)] = {"lat_median_us": 2.5 * herd_growth, "lat_p99_99_us": 6.0 * herd_growth}
+    both = lambda x: {p: x for p in iso.PROFILES}  # noqa: E731
+    return both(matrix), both(curves), both(cpu), both(kv)
+
+
+def test_other_profile_rows_apply_the_studys_shape_tests():
+    from rdmasim.reproduce._isolation_other_profile import other_profile_rows
+
+    rows = other_profile_rows(*_synthetic())
+    assert all(tuple(r) == ROW_KEYS for r in rows) and all(r["ok"] for r in rows)
+    assert [r["id"] for r in rows] == ["C1", "C1", "C2", "C2", "C2", "C3", "C4", "C4", "C8", "C8", "C8", "C8"]
+    # Labelled with the profile they ran on; HERD on FDR has no published figure.
+    assert all(r["metric"].startswith("cx4-edr ") for r in rows if r["id"] != "C8")
+    assert all(r["metric"].startswith("cx3-fdr ") and r["published"].startswith("n/a") for r in rows if r["id"] == "C8")
+    # The tests can fail: a step down in a C2 curve, HERD growing less than several-fold.
+    grows = [r for r in other_profile_rows(*_synthetic(c2_dip=True)) if "grows" in r["metric"]]
+    assert len(grows) == 1 and not grows[0]["ok"] and grows[0]["simulated"] == "dips at 2 MB x5"
+    herd = [r for r in other_profile_rows(*_synthetic(herd_growth=1.5)) if r["id"] == "C8"]
+    assert herd and not any(r["ok"] for r in herd)

@@ -1,4 +1,6 @@
-"""Plots of `rdmasim reproduce isolation` (matplotlib, Agg), one PNG per figure of seeds/002."""
+"""Plots of `rdmasim reproduce isolation` (matplotlib, Agg): one PNG per figure of seeds/002 and
+profile (c1_matrix_<profile>, c2_c3_ratio_<profile>, c5_c6_mice_<profile>), or both profiles in one
+(c4_cpu, c8_herd)."""
 from __future__ import annotations
 
 import math
@@ -8,8 +10,9 @@ from typing import Any, Dict, List
 from ._plots import pyplot, save
 
 
-def plot_all(out: Path, matrix: Dict[Any, float], curves: Dict[Any, float], cpu: Dict[Any, float], cases: Any,
-             kv: Dict[Any, Dict[str, float]]) -> List[Path]:
+def plot_all(out: Path, matrix: Dict[str, Dict[Any, float]], curves: Dict[str, Dict[Any, float]],
+             cpu: Dict[str, Dict[Any, float]], cases: Any, kv: Dict[str, Dict[Any, Dict[str, float]]]) -> List[Path]:
+    """Every argument but ``cases`` is keyed by profile first (isolation.PROFILES)."""
     plt = pyplot()
     if plt is None:
         return []
@@ -18,49 +21,22 @@ def plot_all(out: Path, matrix: Dict[Any, float], curves: Dict[Any, float], cpu:
     out.mkdir(parents=True, exist_ok=True)
     written = []
 
-    # C1: ratio matrix (larger / smaller; equal sizes max / min).
-    labels = [(v, s) for v in iso.VERBS for s in (iso.MB, iso.GB)]
-    grid = [[matrix.get((a, b), matrix.get((b, a), math.nan)) for b in labels] for a in labels]
-    fig, ax = plt.subplots(figsize=(7, 6))
-    im = ax.imshow(grid, cmap="RdYlGn_r", vmin=1.0, vmax=1.6)
-    names = [f"{v.upper()} {'1MB' if s == iso.MB else '1GB'}" for v, s in labels]
-    ax.set_xticks(range(len(names)), names, rotation=60, ha="right")
-    ax.set_yticks(range(len(names)), names)
-    for i, r in enumerate(grid):
-        for j, x in enumerate(r):
-            ax.text(j, i, f"{x:.2f}", ha="center", va="center", fontsize=7)
-    fig.colorbar(im, label="bandwidth ratio (>= 1.10 unfair)")
-    ax.set_title("C1 elephant vs elephant, cx3-fdr, event polling")
-    fig.tight_layout()
-    written.append(save(fig, out / "c1_matrix.png", dpi=110))
+    for profile in iso.PROFILES:
+        written.append(_c1_matrix(plt, out, profile, matrix[profile]))
+        written.append(_c2_c3_curves(plt, out, profile, curves[profile]))
 
-    # C2 / C3: ratio vs size ratio.
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-    top = max([1.5] + [v + 0.05 for v in curves.values() if v == v])  # the study's axis, or more
-    for ax, polling, fid in ((axes[0], "event", "C2"), (axes[1], "busy", "C3")):
-        for base in iso.BASES_MB:
-            pts = [(k, curves[(polling, base, k)]) for k in iso.SIZE_RATIOS if (polling, base, k) in curves]
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"{base}MB")
-        ax.set_xscale("log")
-        ax.set_xlabel("message size ratio")
-        ax.set_title(f"{fid}: {polling} polling")
-        ax.set_ylim(0.75, top)
-        ax.grid(True, alpha=0.3)
-    axes[0].set_ylabel("throughput ratio")
-    axes[0].legend()
-    fig.tight_layout()
-    written.append(save(fig, out / "c2_c3_ratio.png", dpi=110))
-
-    # C4: CPU usage.
+    # C4: CPU usage, both profiles on one plot.
     fig, ax = plt.subplots(figsize=(6, 4))
-    for polling, label in (("event", "Event-triggered"), ("busy", "Busy-polling")):
-        ax.plot(iso.CPU_SIZES, [cpu[(polling, s)] for s in iso.CPU_SIZES], marker="o", label=label)
+    for profile, style in zip(iso.PROFILES, ("-", "--")):
+        for polling, label in (("event", "Event-triggered"), ("busy", "Busy-polling")):
+            ax.plot(iso.CPU_SIZES, [cpu[profile][(polling, s)] for s in iso.CPU_SIZES], style, marker="o",
+                    label=f"{label}, {profile}")
     ax.set_xscale("log")
     ax.set_xlabel("message size (B)")
     ax.set_ylabel("CPU usage (%)")
     ax.set_ylim(0, 105)
     ax.legend()
-    ax.set_title("C4 CPU usage, cx3-fdr")
+    ax.set_title("C4 CPU usage")
     fig.tight_layout()
     written.append(save(fig, out / "c4_cpu.png", dpi=110))
 
@@ -89,20 +65,63 @@ def plot_all(out: Path, matrix: Dict[Any, float], curves: Dict[Any, float], cpu:
         fig.tight_layout()
         written.append(save(fig, out / f"c5_c6_mice_{profile}.png", dpi=110))
 
-    # C8: HERD.
-    fig, ax = plt.subplots(figsize=(7, 4))
-    names, med, tail = [], [], []
-    for op in ("GET", "PUT"):
-        for bg, label in ((None, "alone"), (iso.MB, "vs 1MB"), (iso.GB, "vs 1GB")):
-            names.append(f"{op} {label}")
-            med.append(kv[(op, bg)]["lat_median_us"])
-            tail.append(kv[(op, bg)]["lat_p99_99_us"])
-    _bars(ax, names, med, tail, rotate=False)
-    ax.legend()
-    ax.set_title("C8 HERD vs elephant, cx4-edr")
+    # C8: HERD, both profiles.
+    fig, axes = plt.subplots(1, len(iso.PROFILES), figsize=(12, 4), sharey=True)
+    for ax, profile in zip(axes, iso.PROFILES):
+        names, med, tail = [], [], []
+        for op in ("GET", "PUT"):
+            for bg, label in ((None, "alone"), (iso.MB, "vs 1MB"), (iso.GB, "vs 1GB")):
+                names.append(f"{op} {label}")
+                med.append(kv[profile][(op, bg)]["lat_median_us"])
+                tail.append(kv[profile][(op, bg)]["lat_p99_99_us"])
+        _bars(ax, names, med, tail, rotate=True)
+        ax.legend()
+        study = " (the study's)" if profile == iso.STUDY_PROFILE["C8"] else ""
+        ax.set_title(f"C8 HERD vs elephant, {profile}{study}")
     fig.tight_layout()
     written.append(save(fig, out / "c8_herd.png", dpi=110))
     return written
+
+
+def _c1_matrix(plt: Any, out: Path, profile: str, matrix: Dict[Any, float]) -> Path:
+    """C1: ratio matrix (larger / smaller; equal sizes max / min)."""
+    from . import isolation as iso
+
+    labels = [(v, s) for v in iso.VERBS for s in (iso.MB, iso.GB)]
+    grid = [[matrix.get((a, b), matrix.get((b, a), math.nan)) for b in labels] for a in labels]
+    fig, ax = plt.subplots(figsize=(7, 6))
+    im = ax.imshow(grid, cmap="RdYlGn_r", vmin=1.0, vmax=1.6)
+    names = [f"{v.upper()} {'1MB' if s == iso.MB else '1GB'}" for v, s in labels]
+    ax.set_xticks(range(len(names)), names, rotation=60, ha="right")
+    ax.set_yticks(range(len(names)), names)
+    for i, r in enumerate(grid):
+        for j, x in enumerate(r):
+            ax.text(j, i, f"{x:.2f}", ha="center", va="center", fontsize=7)
+    fig.colorbar(im, label="bandwidth ratio (>= 1.10 unfair)")
+    ax.set_title(f"C1 elephant vs elephant, {profile}, event polling")
+    fig.tight_layout()
+    return save(fig, out / f"c1_matrix_{profile}.png", dpi=110)
+
+
+def _c2_c3_curves(plt: Any, out: Path, profile: str, curves: Dict[Any, float]) -> Path:
+    """C2 / C3: ratio vs size ratio, event and busy polling."""
+    from . import isolation as iso
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    top = max([1.5] + [v + 0.05 for v in curves.values() if v == v])  # the study's axis, or more
+    for ax, polling, fid in ((axes[0], "event", "C2"), (axes[1], "busy", "C3")):
+        for base in iso.BASES_MB:
+            pts = [(k, curves[(polling, base, k)]) for k in iso.SIZE_RATIOS if (polling, base, k) in curves]
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"{base}MB")
+        ax.set_xscale("log")
+        ax.set_xlabel("message size ratio")
+        ax.set_title(f"{fid}: {polling} polling, {profile}")
+        ax.set_ylim(0.75, top)
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("throughput ratio")
+    axes[0].legend()
+    fig.tight_layout()
+    return save(fig, out / f"c2_c3_ratio_{profile}.png", dpi=110)
 
 
 def _bars(ax: Any, names: List[str], median: List[float], tail: List[float], rotate: bool) -> None:
