@@ -139,12 +139,9 @@ impl World {
         if qp.snd_una == qp.snd_nxt && qp.reads_outstanding == 0 {
             return; // nothing outstanding
         }
-        if qp.retries >= qp.attr.retry_cnt {
-            self.hcas[h as usize].counters.req_transport_retries_exceeded += 1;
-            self.qp_error(h, qi, WcStatus::RetryExcErr);
+        if !self.take_transport_retry(h, qi) {
             return;
         }
-        qp.retries += 1;
         let adaptive = self.profile.adaptive_retrans_base_us > 0.0;
         let c = &mut self.hcas[h as usize].counters;
         c.local_ack_timeout_err += 1;
@@ -154,6 +151,19 @@ impl World {
         self.odp_on_ack_timeout(h, qi);
         let from = self.resume_psn(h, qi);
         self.go_back(h, qi, from);
+    }
+
+    /// Uses one of the QP's `retry_cnt` transport retries (local ACK timeout or sequence-error
+    /// NAK); when none is left the QP ends in `IBV_WC_RETRY_EXC_ERR` and this returns false.
+    fn take_transport_retry(&mut self, h: u32, qi: u32) -> bool {
+        let qp = &mut self.hcas[h as usize].qps[qi as usize];
+        if qp.retries >= qp.attr.retry_cnt {
+            self.hcas[h as usize].counters.req_transport_retries_exceeded += 1;
+            self.qp_error(h, qi, WcStatus::RetryExcErr);
+            return false;
+        }
+        qp.retries += 1;
+        true
     }
 
     /// The first PSN not yet acknowledged or received (inside a partly received READ).
@@ -195,14 +205,9 @@ impl World {
                 self.acknowledge(h, qi, pkt.psn);
                 let hca = &mut self.hcas[h as usize];
                 hca.counters.packet_seq_err += 1;
-                let qp = &hca.qps[qi as usize];
-                if qp.retries >= qp.attr.retry_cnt {
-                    self.hcas[h as usize].counters.req_transport_retries_exceeded += 1;
-                    self.qp_error(h, qi, WcStatus::RetryExcErr);
-                    return;
+                if self.take_transport_retry(h, qi) {
+                    self.go_back(h, qi, pkt.psn);
                 }
-                self.hcas[h as usize].qps[qi as usize].retries += 1;
-                self.go_back(h, qi, pkt.psn);
             }
             PktKind::RnrNak { timer } => {
                 self.acknowledge(h, qi, pkt.psn);
