@@ -190,7 +190,7 @@ impl Simulation {
         match ev {
             Event::TxDone { ch } => w.on_tx_done(ch),
             Event::Arrive { ch, pkt } => w.on_arrive(ch, pkt),
-            Event::CreditReturn { ch, vl, blocks } => w.on_credit_return(ch, vl, blocks),
+            Event::CreditWake { ch } => w.on_credit_wake(ch),
             Event::SwitchKick { ch } => w.on_switch_kick(ch),
             Event::HcaKick { hca } => w.on_hca_kick(hca),
             Event::HcaRx { hca, pkt } => w.on_hca_rx(hca, pkt),

@@ -34,8 +34,8 @@ pub enum Event {
     TxDone { ch: u32 },
     /// A packet reaches the far end of a channel (tail for an HCA, head for a switch).
     Arrive { ch: u32, pkt: PacketId },
-    /// Credits come back to a channel's sender.
-    CreditReturn { ch: u32, vl: u8, blocks: u32 },
+    /// Credits came back to a channel's sender that was waiting for them (fabric/forward.rs).
+    CreditWake { ch: u32 },
     /// A switch output's head packet became ready.
     SwitchKick { ch: u32 },
     /// The HCA's send engine may have work now.

@@ -192,6 +192,16 @@ class Cases:
         else:
             self.futures[key] = self.executor.submit(run_point, spec, table)
 
+    def wait_with_progress(self) -> None:
+        """A progress bar of cases finished (the whole run is minutes long)."""
+        from concurrent.futures import as_completed
+
+        from tqdm import tqdm
+
+        pending = [f for f in self.futures.values() if not isinstance(f, tuple)]
+        for _ in tqdm(as_completed(pending), total=len(pending), desc="isolation cases", unit="case"):
+            pass
+
     def rows(self, key: Any) -> List[Dict[str, Any]]:
         f = self.futures[key]
         summary, rows = f if isinstance(f, tuple) else f.result()
@@ -214,6 +224,27 @@ def within(x: float, lo: float, hi: float, tol: float) -> bool:
 
 
 def submit_all(c: Cases) -> None:
+    # The longest cases (mice and HERD beside an elephant, tens of millions of events each) go
+    # first: the pool runs cases in submission order, so a long case submitted last would
+    # leave the other worker idle at the end.
+    # C5 / C6 / C7: mice.
+    for profile in ("cx3-fdr", "cx4-edr"):
+        c.add(("mouse", profile, 10, None), mouse_case(profile, 10, None))
+        for other in MOUSE_SIZES:
+            c.add(("mouse", profile, 10, ("m", other)), mouse_case(profile, 10, (other, "busy")))
+        for m in MOUSE_SIZES:
+            if m != 10:
+                c.add(("mouse", profile, m, None), mouse_case(profile, m, None))
+            for bg in (MB, GB):
+                c.add(("mouse", profile, m, ("e", bg)), mouse_case(profile, m, (bg, "event")))
+                if m == 10:
+                    c.add(("mouse-justitia", profile, m, bg), mouse_case(profile, m, (bg, "event"), split_bytes=JUSTITIA_SPLIT[profile], split_window=32))
+    # C8: HERD (the study: ConnectX-4 EDR).
+    for op, frac in (("GET", 1.0), ("PUT", 0.0)):
+        for profile in PROFILES:
+            for bg in (None, MB, GB):
+                c.add(("C8", profile, op, bg), kv_case(profile, frac, bg), table="kv")
+        c.add(("C8-justitia", "cx4-edr", op, MB), kv_case("cx4-edr", frac, MB, split_bytes=JUSTITIA_SPLIT["cx4-edr"], split_window=32), table="kv")
     for profile in PROFILES:
         # C1: elephant vs elephant matrix (event polling).
         sizes = (MB, GB)
@@ -233,28 +264,10 @@ def submit_all(c: Cases) -> None:
             for s in CPU_SIZES:
                 n = max(2, min(20_000, (200 * MB) // s))
                 c.add(("C4", profile, polling, s), scenario(profile, [flow("write", s, count=n, polling=polling)]))
-    # C5 / C6 / C7: mice.
-    for profile in ("cx3-fdr", "cx4-edr"):
-        c.add(("mouse", profile, 10, None), mouse_case(profile, 10, None))
-        for other in MOUSE_SIZES:
-            c.add(("mouse", profile, 10, ("m", other)), mouse_case(profile, 10, (other, "busy")))
-        for m in MOUSE_SIZES:
-            if m != 10:
-                c.add(("mouse", profile, m, None), mouse_case(profile, m, None))
-            for bg in (MB, GB):
-                c.add(("mouse", profile, m, ("e", bg)), mouse_case(profile, m, (bg, "event")))
-                if m == 10:
-                    c.add(("mouse-justitia", profile, m, bg), mouse_case(profile, m, (bg, "event"), split_bytes=JUSTITIA_SPLIT[profile], split_window=32))
     # C7's EDR elephants are C1's cx4-edr WRITE 1 MB vs WRITE 1 GB cell (C7_ELEPHANTS).
     # Justitia-like pacing of both elephants at half the link.
     for profile, half in (("cx3-fdr", 27.0), ("cx4-edr", 48.0)):
         c.add(("ee-justitia", profile), elephant_pair(profile, ("write", MB), ("write", GB), split_bytes=MB // 4, split_window=2, pace_gbps=half))
-    # C8: HERD (the study: ConnectX-4 EDR).
-    for op, frac in (("GET", 1.0), ("PUT", 0.0)):
-        for profile in PROFILES:
-            for bg in (None, MB, GB):
-                c.add(("C8", profile, op, bg), kv_case(profile, frac, bg), table="kv")
-        c.add(("C8-justitia", "cx4-edr", op, MB), kv_case("cx4-edr", frac, MB, split_bytes=JUSTITIA_SPLIT["cx4-edr"], split_window=32), table="kv")
 
 
 # ----------------------------------------------------------------------------------------
@@ -519,6 +532,8 @@ def run(progress: bool = False, executor: Optional[Executor] = None) -> List[Dic
     try:
         c = Cases(ex)
         submit_all(c)
+        if progress:
+            c.wait_with_progress()
         r1, matrix = c1_rows(c)
         r2, curves = c2_c3_rows(c)
         r4, cpu = c4_rows(c)

@@ -1,6 +1,7 @@
 //! One direction of a full-duplex link: a serialiser at the sending port, a propagation delay,
 //! the receiver's credit-based buffer per virtual lane, and the link's error model.
 use crate::engine::{SimRng, Time};
+use std::collections::VecDeque;
 use crate::fabric::rate::serialize_time;
 
 /// Data virtual lanes modelled per port (VL0..VL7; VL15 management traffic is not modelled).
@@ -10,6 +11,14 @@ pub const CREDIT_BYTES: u32 = 64;
 
 pub fn credit_blocks(wire_bytes: u32) -> u32 {
     wire_bytes.div_ceil(CREDIT_BYTES)
+}
+
+/// Credits that reach the channel's sender at `at`.
+#[derive(Clone, Copy, Debug)]
+pub struct CreditBack {
+    pub at: Time,
+    pub vl: u8,
+    pub blocks: u32,
 }
 
 /// What sits at either end of a channel.
@@ -47,8 +56,15 @@ pub struct Channel {
     pub ps_per_byte_fp32: u64,
     pub prop: Time,
     pub busy_until: Time,
-    /// Credits (64 B blocks) the receiver has advertised, per VL.
+    /// Credits (64 B blocks) the receiver has advertised, per VL, as of the last `absorb`.
     pub credits: [u32; NUM_VL],
+    /// Credits on their way back to the sender, in order of arrival time. They are added to
+    /// `credits` lazily, when the sender next looks (`absorb`): an event per return would be a
+    /// quarter of all events in a bulk transfer, and only a sender that is waiting for credits
+    /// needs waking (`credit_wake`).
+    pub returns: VecDeque<CreditBack>,
+    /// Time of the wake-up event scheduled for a sender waiting on `returns` (MAX: none).
+    pub credit_wake: Time,
     pub errors: ErrorModel,
     pub rng: SimRng,
     /// Packets sent on this direction so far.
@@ -70,6 +86,29 @@ impl Channel {
     #[inline]
     pub fn has_credits(&self, vl: u8, wire_bytes: u32) -> bool {
         self.credits[vl as usize] >= credit_blocks(wire_bytes)
+    }
+
+    /// Adds every credit return that has arrived by `now`.
+    #[inline]
+    pub fn absorb(&mut self, now: Time) {
+        while let Some(r) = self.returns.front() {
+            if r.at > now {
+                break;
+            }
+            self.credits[r.vl as usize] += r.blocks;
+            self.returns.pop_front();
+        }
+    }
+
+    /// Queues credits arriving at `back.at`, keeping `returns` ordered by time (returns are
+    /// nearly always queued in time order, so the scan from the back is O(1) in practice).
+    #[inline]
+    pub fn queue_return(&mut self, back: CreditBack) {
+        let mut i = self.returns.len();
+        while i > 0 && self.returns[i - 1].at > back.at {
+            i -= 1;
+        }
+        self.returns.insert(i, back);
     }
 
     /// Decides the fate of the packet about to be sent (counts it as sent).

@@ -1,7 +1,7 @@
 //! Moving packets across channels and through switches: serialisation, propagation, credits,
 //! damage, and cut-through forwarding.
 use crate::engine::Time;
-use crate::fabric::channel::{credit_blocks, Damage, NodeRef};
+use crate::fabric::channel::{credit_blocks, CreditBack, Damage, NodeRef};
 use crate::fabric::switch::Queued;
 use crate::hca::packet::PacketId;
 use crate::world::{Event, World};
@@ -63,11 +63,46 @@ impl World {
         }
     }
 
-    pub(crate) fn on_credit_return(&mut self, ch: u32, vl: u8, blocks: u32) {
+    /// The receiver frees `wire` bytes of buffer on `vl`; the credits reach the sender at `at`.
+    fn return_credits(&mut self, ch: u32, at: Time, vl: u8, wire: u32) {
+        let c = &mut self.channels[ch as usize];
+        c.queue_return(CreditBack { at, vl, blocks: credit_blocks(wire) });
+        if c.wait_since.is_some() {
+            self.wake_for_credits(ch);
+        }
+    }
+
+    /// True when the channel's sender has the credits for `wire` bytes on `vl` now; otherwise
+    /// it starts waiting (PortXmitWait) and is woken when the next credits come back.
+    pub(crate) fn credits_or_wait(&mut self, ch: u32, vl: u8, wire: u32) -> bool {
         let now = self.now();
         let c = &mut self.channels[ch as usize];
-        c.credits[vl as usize] += blocks;
-        if !c.wake_scheduled && c.busy_until <= now {
+        c.absorb(now);
+        if c.has_credits(vl, wire) {
+            return true;
+        }
+        c.wait_since.get_or_insert(now);
+        self.wake_for_credits(ch);
+        false
+    }
+
+    /// Makes sure a waiting sender is woken when the earliest queued credits arrive.
+    fn wake_for_credits(&mut self, ch: u32) {
+        let c = &mut self.channels[ch as usize];
+        let Some(next) = c.returns.front().map(|r| r.at) else { return };
+        if next < c.credit_wake {
+            c.credit_wake = next;
+            self.q.at(next, Event::CreditWake { ch });
+        }
+    }
+
+    pub(crate) fn on_credit_wake(&mut self, ch: u32) {
+        let now = self.now();
+        let c = &mut self.channels[ch as usize];
+        if c.credit_wake == now {
+            c.credit_wake = Time::MAX;
+        }
+        if c.wait_since.is_some() && !c.wake_scheduled && c.busy_until <= now {
             self.pull(ch);
         }
     }
@@ -88,7 +123,7 @@ impl World {
                 pc.SymbolErrorCounter += 1;
             }
             self.packets.release(pkt);
-            self.q.at(now + prop, Event::CreditReturn { ch, vl, blocks: credit_blocks(wire) });
+            self.return_credits(ch, now + prop, vl, wire);
             return;
         }
         pc.PortRcvPkts += 1;
@@ -99,7 +134,7 @@ impl World {
                 // (line rate), or once its payload is written to host memory (hca/rx_dma.rs).
                 let hca = &mut self.hcas[h as usize];
                 let (freed, ready) = hca.rx_dma.admit(now, payload, hca.rx_pipeline);
-                self.q.at(freed + prop, Event::CreditReturn { ch, vl, blocks: credit_blocks(wire) });
+                self.return_credits(ch, freed + prop, vl, wire);
                 self.q.at(ready, Event::HcaRx { hca: h, pkt });
             }
             NodeRef::Switch { sw, .. } => self.switch_enqueue(sw, ch, pkt),
@@ -118,7 +153,7 @@ impl World {
             let wire = self.packets.get(pkt).wire_bytes;
             self.packets.release(pkt);
             let prop = self.channels[in_ch as usize].prop;
-            self.q.at(now + prop, Event::CreditReturn { ch: in_ch, vl, blocks: credit_blocks(wire) });
+            self.return_credits(in_ch, now + prop, vl, wire);
             return;
         };
         let ready_at = now + s.latency;
@@ -151,16 +186,16 @@ impl World {
             return;
         }
         let wire = self.packets.get(head.pkt).wire_bytes;
-        if !c.has_credits(vl, wire) {
-            c.wait_since.get_or_insert(now);
+        if !self.credits_or_wait(out_ch, vl, wire) {
             return;
         }
+        let op = &mut self.switches[sw as usize].ports[port as usize];
         op.queues[vl as usize].pop_front();
         op.next_vl = (vl + 1) % crate::fabric::channel::NUM_VL as u8;
         // The input buffer frees as the packet drains out of the switch.
-        let ser = c.ser_time(wire);
+        let ser = self.channels[out_ch as usize].ser_time(wire);
         let in_prop = self.channels[head.in_ch as usize].prop;
-        self.q.at(now + ser + in_prop, Event::CreditReturn { ch: head.in_ch, vl, blocks: credit_blocks(wire) });
+        self.return_credits(head.in_ch, now + ser + in_prop, vl, wire);
         self.transmit(out_ch, head.pkt);
     }
 

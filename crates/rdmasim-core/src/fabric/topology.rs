@@ -1,6 +1,7 @@
 //! Topologies: two hosts back to back, or N hosts on one switch. Building one yields the
 //! channels (one per link direction), the switches with their forwarding tables, the port
 //! arena, and each host's LID and egress channel.
+use std::collections::VecDeque;
 use crate::engine::{SimRng, Time};
 use crate::fabric::channel::{credit_blocks, Channel, ErrorModel, NodeRef, NUM_VL};
 use crate::fabric::port::{Port, PortCounters};
@@ -45,6 +46,8 @@ impl Builder<'_> {
             prop: self.prop,
             busy_until: Time::ZERO,
             credits: [credits; NUM_VL],
+            returns: VecDeque::new(),
+            credit_wake: Time::MAX,
             errors: ErrorModel::default(),
             rng: SimRng::new(self.seed, CHANNEL_STREAM + id as u64),
             sent: 0,

@@ -67,8 +67,7 @@ impl World {
         }
         if let Some(ctl) = hca.control.front().copied() {
             let bytes = ib_wire_bytes(ctl.kind, 0);
-            if !self.channels[ch as usize].has_credits(0, bytes) {
-                self.channels[ch as usize].wait_since.get_or_insert(now);
+            if !self.credits_or_wait(ch, 0, bytes) {
                 return;
             }
             self.hcas[h as usize].control.pop_front();
@@ -79,8 +78,7 @@ impl World {
         if hca.sched.is_empty() {
             return;
         }
-        if !self.channels[ch as usize].has_credits(0, max_packet_bytes(self.profile.mtu)) {
-            self.channels[ch as usize].wait_since.get_or_insert(now);
+        if !self.credits_or_wait(ch, 0, max_packet_bytes(self.profile.mtu)) {
             return;
         }
         let mut earliest = Time::MAX;
