@@ -108,7 +108,11 @@ impl Channel {
         while i > 0 && self.returns[i - 1].at > back.at {
             i -= 1;
         }
-        self.returns.insert(i, back);
+        if i == self.returns.len() {
+            self.returns.push_back(back);
+        } else {
+            self.returns.insert(i, back);
+        }
     }
 
     /// Decides the fate of the packet about to be sent (counts it as sent).
