@@ -156,7 +156,7 @@ impl Simulation {
         for _ in 0..max_events {
             if self.apps.iter().all(|a| a.done()) {
                 self.end_time = self.world.now();
-                self.stop_reason = Some("completed".into());
+                self.stop_reason = Some(self.apps.iter().find_map(|a| a.incomplete()).unwrap_or_else(|| "completed".into()));
                 return true;
             }
             if self.world.q.popped() >= self.max_events {

@@ -54,6 +54,12 @@ const CASES: &[(&str, &str, Option<usize>, &[&str])] = &[
     ("zero_iters.toml", "workload.iters", Some(8), &["iters = 0 is out of range", "expected 1..=1000000000"]),
     ("limits_not_positive.toml", "limits.max_sim_time_ms", Some(10), &["max_sim_time_ms = 0 is invalid", "> 0"]),
     ("empty.toml", "hardware", None, &["missing required table [hardware]", "profile = \"<name>\""]),
+    ("flow_split_window_without_split.toml", "workload.flow[0].split_window", Some(12), &["split_window bounds the split pieces", "expected split_bytes too"]),
+    ("flow_total_bytes_too_many_messages.toml", "workload.flow[0].total_bytes", Some(11), &["is 9000000000000000000 messages of 1 B", "expected at most 1000000000 messages"]),
+    ("flow_split_too_many_pieces.toml", "workload.flow[0].split_bytes", Some(12), &["2147483648 work requests per message", "expected at most 1000000000"]),
+    ("flow_start_beyond_clock.toml", "workload.flow[0].start_us", Some(12), &["start_us = 1e300 is invalid", "expected microseconds in 0..=1e12"]),
+    ("flow_pace_too_slow.toml", "workload.flow[0].pace_gbps", Some(13), &["pace_gbps = 1e-12 is invalid", "expected a finite rate in Gb/s >= 0.001"]),
+    ("flow_duplicate_name.toml", "workload.flow[1].name", Some(16), &["name = \"mouse\" is already flow 0's", "expected a name of its own"]),
 ];
 
 fn bad_files() -> Vec<PathBuf> {

@@ -156,6 +156,15 @@ fn inline256() -> u32 {
 /// common.h), so no client of it keeps more requests in flight.
 pub const MAX_KV_WINDOW: u32 = 1024;
 
+/// Latest `start_us`: about 11.6 simulated days. The clock counts picoseconds in a u64 and
+/// saturates at ~1.8e13 µs, so a start near its end could never run; none of the study's
+/// cases starts later than a few milliseconds.
+pub const MAX_START_US: f64 = 1e12;
+
+/// Slowest `pace_gbps`: 1 Mb/s. Slower, the pacing gap of one split chunk (up to 2 GiB) would
+/// run past the clock's end (see [`MAX_START_US`]); Justitia paces to fractions of the link.
+pub const MIN_PACE_GBPS: f64 = 1e-3;
+
 /// Semantic checks; an error is (key, message).
 pub fn check(f: &FlowsSection, hosts: u32) -> Result<(), (String, String)> {
     if f.flow.is_empty() && f.kv.is_none() {
@@ -188,6 +197,11 @@ pub fn check(f: &FlowsSection, hosts: u32) -> Result<(), (String, String)> {
             if b < fl.size {
                 return Err((k("total_bytes"), format!("total_bytes = {b} is less than one message of {} B; expected >= size", fl.size)));
             }
+            // With a count too, the smaller wins and count is bounded below.
+            if fl.count.is_none() && b / fl.size > MAX_ITERS {
+                let most = MAX_ITERS.saturating_mul(fl.size);
+                return Err((k("total_bytes"), format!("total_bytes = {b} is {} messages of {} B; expected at most {MAX_ITERS} messages (total_bytes <= {most})", b / fl.size, fl.size)));
+            }
         }
         foreground |= !fl.background;
         if fl.inline && (fl.verb == FlowVerb::Read || fl.size > MAX_INLINE as u64) {
@@ -199,8 +213,13 @@ pub fn check(f: &FlowsSection, hosts: u32) -> Result<(), (String, String)> {
         if fl.qps == 0 || fl.qps > MAX_QPS {
             return Err((k("qps"), format!("qps = {} is out of range; expected 1..={MAX_QPS}", fl.qps)));
         }
-        if !fl.start_us.is_finite() || fl.start_us < 0.0 {
-            return Err((k("start_us"), format!("start_us = {} is invalid; expected a finite number of microseconds >= 0", fl.start_us)));
+        if !fl.start_us.is_finite() || !(0.0..=MAX_START_US).contains(&fl.start_us) {
+            return Err((k("start_us"), format!("start_us = {:?} is invalid; expected microseconds in 0..={MAX_START_US:e}", fl.start_us)));
+        }
+        if let Some(name) = &fl.name {
+            if let Some(j) = f.flow[..i].iter().position(|o| o.name.as_ref() == Some(name)) {
+                return Err((k("name"), format!("name = {name:?} is already flow {j}'s; expected a name of its own (it labels the flow's row)")));
+            }
         }
         host_ok(k("client"), fl.client)?;
         host_ok(k("server"), fl.server)?;
@@ -214,13 +233,22 @@ pub fn check(f: &FlowsSection, hosts: u32) -> Result<(), (String, String)> {
             if fl.depth != 1 {
                 return Err((k("split_bytes"), "the sender-side scheduler splits one message at a time; expected depth = 1".into()));
             }
+            // Every piece is a work request: bound them as `count` bounds whole messages.
+            let pieces = fl.size.div_ceil(s);
+            let messages = fl.count.into_iter().chain(fl.total_bytes.map(|b| b / fl.size)).min().unwrap_or(1);
+            if messages.saturating_mul(pieces) > MAX_ITERS {
+                return Err((k("split_bytes"), format!("split_bytes = {s} makes {pieces} work requests per message, {} in all; expected at most {MAX_ITERS} (a larger split_bytes or fewer messages)", messages.saturating_mul(pieces))));
+            }
         }
         if fl.split_window == Some(0) {
             return Err((k("split_window"), "split_window = 0 is invalid; expected an integer >= 1".into()));
         }
+        if fl.split_window.is_some() && fl.split_bytes.is_none() {
+            return Err((k("split_window"), "split_window bounds the split pieces outstanding; expected split_bytes too".into()));
+        }
         if let Some(g) = fl.pace_gbps {
-            if !g.is_finite() || g <= 0.0 {
-                return Err((k("pace_gbps"), format!("pace_gbps = {g} is invalid; expected a rate in Gb/s > 0")));
+            if !g.is_finite() || g < MIN_PACE_GBPS {
+                return Err((k("pace_gbps"), format!("pace_gbps = {g:?} is invalid; expected a finite rate in Gb/s >= {MIN_PACE_GBPS}")));
             }
             if fl.split_bytes.is_none() {
                 return Err((k("pace_gbps"), "pacing works on split chunks; expected split_bytes too".into()));

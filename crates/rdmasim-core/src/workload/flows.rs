@@ -64,6 +64,8 @@ struct Flow {
     chunk_seq: u64,
     /// Time of the pending pacing timer, if any (one is enough).
     pace_at: Option<Time>,
+    /// The first failed completion: its status and when it was polled.
+    error: Option<(&'static str, Time)>,
 }
 
 impl Flow {
@@ -96,6 +98,9 @@ pub struct Flows {
     qp_flow: Vec<Vec<u32>>,
     window_open: Option<Time>,
     window_close: Option<Time>,
+    /// Why the run ended without a full measurement (a flow failed, or the flows were never
+    /// active together); the run is then reported as stopped early with this reason.
+    incomplete: Option<String>,
     pub done: bool,
 }
 
@@ -165,11 +170,12 @@ impl Flows {
                 shaper: spec.split_bytes.map(|b| Shaper::new(b, spec.split_window.unwrap_or(32), spec.pace_gbps)),
                 chunk_seq: 0,
                 pace_at: None,
+                error: None,
                 spec: spec.clone(),
             });
         }
         let kv = s.kv.as_ref().map(|k| Kv::new(w, app, k, attr, pollers, &mut qp_flow));
-        Flows { app, flows, kv, qp_flow, window_open: None, window_close: None, done: false }
+        Flows { app, flows, kv, qp_flow, window_open: None, window_close: None, incomplete: None, done: false }
     }
 
     pub fn progress(&self) -> f64 {
@@ -354,12 +360,17 @@ impl Flows {
             }
             return;
         }
+        let now = w.now();
         if c.status != WcStatus::Success {
             // A failed flow stops; the window closes so the run ends with what was measured.
-            self.flows[i].done = true;
+            let f = &mut self.flows[i];
+            f.done = true;
+            f.error = Some((c.status.ibv_name(), now));
+            if !self.done {
+                self.incomplete = Some(format!("flow {i} ({}) failed with {} at {:.3} us; measured up to then", f.name, c.status.ibv_name(), now.as_us_f64()));
+            }
             return self.close(w);
         }
-        let now = w.now();
         let window = (self.window_open, self.window_close);
         let f = &mut self.flows[i];
         if let Some(sh) = f.shaper.as_mut() {
@@ -379,10 +390,11 @@ impl Flows {
         if f.target.is_some_and(|n| f.completed >= n) {
             f.done = true;
         }
-        if self.any_foreground_done() && self.window_open.is_some() {
-            return self.close(w);
-        }
-        if self.foreground_done() {
+        if self.any_foreground_done() {
+            if self.window_open.is_none() {
+                let who = format!("flow {i} ({})", self.flows[i].name);
+                self.never_together(&who, now);
+            }
             return self.close(w);
         }
         self.post_more(w, i);
@@ -390,9 +402,29 @@ impl Flows {
 
     /// After the key-value store progressed: it may have finished the window.
     fn after_kv(&mut self, w: &mut World) {
-        if self.kv.as_ref().is_some_and(|k| k.done()) && self.window_open.is_some() {
+        if self.kv.as_ref().is_some_and(|k| k.done()) {
+            if self.window_open.is_none() {
+                self.never_together("the key-value client", w.now());
+            }
             self.close(w);
         }
+    }
+
+    /// `who` finished its work before every flow had started: the window never opened, so
+    /// nothing is measured (a row of zeros would read as a measurement).
+    fn never_together(&mut self, who: &str, now: Time) {
+        let waiting: Vec<String> =
+            self.flows.iter().enumerate().filter(|(_, f)| !f.started).map(|(j, f)| format!("flow {j} ({}) at {} us", f.name, f.spec.start_us)).collect();
+        self.incomplete = Some(format!(
+            "{who} finished at {:.3} us, before {} started: the flows were never active together, so nothing was measured",
+            now.as_us_f64(),
+            if waiting.is_empty() { "the key-value client".to_string() } else { waiting.join(", ") }
+        ));
+    }
+
+    /// Why the run has no full measurement, if so.
+    pub fn incomplete(&self) -> Option<String> {
+        self.incomplete.clone()
     }
 
     pub fn tables(&self, w: &World, out: &mut Tables) {
@@ -401,7 +433,8 @@ impl Flows {
         let close = if self.window_open.is_some() { self.window_close.unwrap_or_else(|| w.now()) } else { open };
         let secs = close.saturating_sub(open).as_secs_f64();
         for (i, f) in self.flows.iter().enumerate() {
-            let end = if self.window_close.is_some() { f.at_close } else { f.snapshot(w) };
+            // No window, no counts: the work done outside it is in `completed_total`.
+            let end = if self.window_open.is_none() { f.at_open } else if self.window_close.is_some() { f.at_close } else { f.snapshot(w) };
             let bytes = end.bytes - f.at_open.bytes;
             let msgs = end.msgs - f.at_open.msgs;
             let th = &w.threads[f.thread as usize];
@@ -417,7 +450,8 @@ impl Flows {
                 "bytes_in_window": bytes, "bw_Gbps": rate(bytes as f64 * 8.0) / 1e9, "msgs_in_window": msgs, "msg_rate_Mps": rate(msgs as f64) / 1e6,
                 "lat_count": st.count, "lat_median_us": st.median, "lat_avg_us": st.avg, "lat_p99_us": st.p99, "lat_p99_99_us": st.p99_99, "lat_max_us": st.max,
                 "cpu_utilization": cpu, "completed_total": f.completed, "wakeups": th.wakeups, "idle_exit_us": th.idle_exit_total.as_us_f64(),
-                "partial": self.window_close.is_none(),
+                "error": f.error.map(|e| e.0), "error_at_us": f.error.map(|e| e.1.as_us_f64()),
+                "partial": self.window_close.is_none() || self.incomplete.is_some(),
             })));
         }
         if let Some(kv) = &self.kv {

@@ -45,6 +45,14 @@ impl App {
             _ => None,
         }
     }
+    /// Why a finished workload has no full measurement (the run then reports that reason
+    /// instead of "completed"), if it can tell.
+    pub fn incomplete(&self) -> Option<String> {
+        match self {
+            App::Flows(f) => f.incomplete(),
+            _ => None,
+        }
+    }
     /// Fraction of the work done, 0..=1.
     pub fn progress(&self) -> f64 {
         match self {
