@@ -59,6 +59,8 @@ const CASES: &[(&str, &str, Option<usize>, &[&str])] = &[
     ("flow_split_too_many_pieces.toml", "workload.flow[0].split_bytes", Some(12), &["2147483648 work requests per message", "expected at most 1000000000"]),
     ("flow_start_beyond_clock.toml", "workload.flow[0].start_us", Some(12), &["start_us = 1e300 is invalid", "expected microseconds in 0..=1e12"]),
     ("flow_pace_too_slow.toml", "workload.flow[0].pace_gbps", Some(13), &["pace_gbps = 1e-12 is invalid", "expected a finite rate in Gb/s >= 0.001"]),
+    ("override_time_too_large.toml", "hardware.overrides.interrupt_ns", Some(5), &["interrupt_ns = 1e300 is too large", "expected at most 1e12 ns (1000 s)"]),
+    ("os_tick_hz_too_low.toml", "hardware.overrides.os_tick_hz", Some(5), &["os_tick_hz = 1e-300 is too low", "expected 0 (no tick) or a rate >= 1 Hz"]),
     ("flow_duplicate_name.toml", "workload.flow[1].name", Some(16), &["name = \"mouse\" is already flow 0's", "expected a name of its own"]),
 ];
 

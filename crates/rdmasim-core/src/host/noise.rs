@@ -59,10 +59,10 @@ impl TickNoise {
         self.period > 0
     }
 
-    /// When tick `k` fires, ps.
+    /// When tick `k` fires, ps (saturating like `Time`: a tick past the clock's end never fires).
     #[inline]
     fn at(&self, k: u64) -> u64 {
-        self.phase + k * self.period
+        self.phase.saturating_add(k.saturating_mul(self.period))
     }
 
     /// How long tick `k` holds the core, ps (uniform in the range, a pure function of k).
@@ -87,11 +87,12 @@ impl TickNoise {
             (0, s)
         } else {
             let last = (s - self.phase) / self.period;
-            (last + 1, s.max(self.at(last) + self.detour(last)))
+            (last + 1, s.max(self.at(last).saturating_add(self.detour(last))))
         };
-        let mut end = begin + cost.as_ps();
-        while self.at(k) < end {
-            end += self.detour(k);
+        // Saturating, as `Time` is: work that ends past the clock's end never ends.
+        let mut end = begin.saturating_add(cost.as_ps());
+        while end < u64::MAX && self.at(k) < end {
+            end = end.saturating_add(self.detour(k));
             k += 1;
         }
         Time::ps(end)
@@ -163,6 +164,17 @@ mod tests {
         // Right after the detour: untouched.
         let after = tick0 + period + Time::us(2);
         assert_eq!(t.finish(after, Time::ns(30)), after + Time::ns(30));
+    }
+
+    #[test]
+    fn work_near_the_clock_s_end_saturates_instead_of_overflowing() {
+        let t = tick(250.0, 2000.0, 2000.0, 7);
+        let late = Time::ps(u64::MAX - 1000);
+        assert_eq!(t.finish(late, Time::ns(70)), Time::MAX);
+        assert_eq!(t.finish(Time::ZERO, Time::MAX), Time::MAX);
+        // A tick rate so low that tick 1 lies past the clock's end: tick 0 still holds the core.
+        let slow = tick(1e-300, 2000.0, 2000.0, 7);
+        assert_eq!(slow.finish(Time::ps(slow.phase) + Time::ns(1), Time::ns(70)), Time::ps(slow.phase) + Time::ns(2070), "a tick in progress at the start delays the work; the next never fires");
     }
 
     #[test]

@@ -743,6 +743,24 @@ pub fn checked_time_parameters() -> Vec<&'static str> {
     override_times(&ProfileOverrides::default()).iter().map(|(n, _)| *n).collect()
 }
 
+/// Largest value of a time-like override, in its own unit (by the name's suffix): 1000 s of
+/// simulated time (a 10 km cable at `cable_ns_per_m`). Larger ones would saturate the clock
+/// (u64 picoseconds, ~1.8e7 s) after a few thousand uses and the run would report nonsense.
+fn override_time_max(name: &str) -> Option<(f64, &'static str)> {
+    const SECONDS: f64 = 1000.0;
+    if name == "cable_ns_per_m" {
+        Some((SECONDS * 1e9 / MAX_CABLE_M, "ns per metre (1000 s over a 10 km cable)"))
+    } else if name.ends_with("_ns") {
+        Some((SECONDS * 1e9, "ns (1000 s)"))
+    } else if name.ends_with("_us") {
+        Some((SECONDS * 1e6, "us (1000 s)"))
+    } else if name.ends_with("_ms") {
+        Some((SECONDS * 1e3, "ms (1000 s)"))
+    } else {
+        None // os_tick_hz: bounded by its own checks below
+    }
+}
+
 fn fmt_f(x: f64) -> String {
     format!("{x}")
 }
@@ -802,6 +820,9 @@ fn check_impl(s: &Scenario, source: &str, spans: Option<&SpanIndex>) -> Result<(
             if !v.is_finite() || v < 0.0 {
                 return err(&ov(name), format!("{name} = {} is invalid; expected {}", fmt_f(v), expected_for(&ov(name)).unwrap_or_default()));
             }
+            if let Some((max, unit)) = override_time_max(name).filter(|(max, _)| v > *max) {
+                return err(&ov(name), format!("{name} = {v:?} is too large; expected at most {max:e} {unit}"));
+            }
         }
     }
     if o.ack_req_every == Some(0) {
@@ -826,6 +847,10 @@ fn check_impl(s: &Scenario, source: &str, spans: Option<&SpanIndex>) -> Result<(
             &ov(k),
             format!("os_tick_detour_max_ns ({}) is below os_tick_detour_min_ns ({}); expected min <= max", fmt_f(hw.os_tick_detour_max_ns), fmt_f(hw.os_tick_detour_min_ns)),
         );
+    }
+    // Linux's CONFIG_HZ is 100..=1000; below 1 Hz one tick would outlast most runs.
+    if hw.os_tick_hz > 0.0 && hw.os_tick_hz < 1.0 {
+        return err(&ov("os_tick_hz"), format!("os_tick_hz = {:?} is too low; expected 0 (no tick) or a rate >= 1 Hz, e.g. 100, 250 or 1000", hw.os_tick_hz));
     }
     // A tick that lasts a whole period would never let the core run (and never end a span).
     if hw.os_tick_hz > 0.0 && hw.os_tick_detour_max_ns + hw.os_tick_entry_exit_ns >= 1e9 / hw.os_tick_hz {
