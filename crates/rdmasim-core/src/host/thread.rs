@@ -14,8 +14,11 @@ pub struct CpuThread {
     pub cpu_busy: Time,
     /// Spins on ibv_poll_cq (or on memory): the whole core is used for as long as it runs.
     pub busy_poll: bool,
-    /// Length of the last idle period: the idle governor's prediction of the next one.
-    pub last_idle: Time,
+    /// Length of the last idle period: the idle governor's prediction of the next one. None
+    /// before the thread first slept: no idle history, and a thread blocked in
+    /// ibv_get_cq_event arms no timer, so the governor sees a long idle ahead (the deepest
+    /// state; docs/isolation.md 2.2).
+    pub last_idle: Option<Time>,
     /// Event-mode wake-ups and the idle-state exit latency they paid in total.
     pub wakeups: u64,
     pub idle_exit_total: Time,
@@ -25,7 +28,7 @@ pub struct CpuThread {
 
 impl CpuThread {
     pub fn new(host: u32) -> CpuThread {
-        CpuThread { host, cpu_free: Time::ZERO, cpu_busy: Time::ZERO, busy_poll: false, last_idle: Time::ZERO, wakeups: 0, idle_exit_total: Time::ZERO, tick: super::noise::TickNoise::OFF }
+        CpuThread { host, cpu_free: Time::ZERO, cpu_busy: Time::ZERO, busy_poll: false, last_idle: None, wakeups: 0, idle_exit_total: Time::ZERO, tick: super::noise::TickNoise::OFF }
     }
 
     /// Runs `cost` of work on the thread from `now` (or when it is next free); returns its end.
@@ -34,6 +37,12 @@ impl CpuThread {
         self.cpu_free = self.tick.finish(now.max(self.cpu_free), cost);
         self.cpu_busy += cost;
         self.cpu_free
+    }
+
+    /// The idle state (index as in [`cstate::state_for`]) the governor picks for this thread's
+    /// core when it goes idle: from the last idle period, the deepest without history.
+    pub fn predicted_state(&self, states: &[cstate::IdleState]) -> usize {
+        self.last_idle.map_or(states.len(), |t| cstate::state_for(states, t))
     }
 }
 
@@ -59,20 +68,20 @@ impl World {
         }
         let idle = irq - th.cpu_free;
         // The governor picked the state when the core went idle, from the idle it predicted.
-        let core = cstate::state_for(states, th.last_idle);
+        let core = th.predicted_state(states);
         let package = self.package_state(th.host, thread, core, irq);
         let exit = cstate::exit_latency(states, core, package);
         let th = &mut self.threads[thread as usize];
         th.wakeups += 1;
-        th.last_idle = idle;
+        th.last_idle = Some(idle);
         th.idle_exit_total += exit;
         exit
     }
 
     /// The package C-state of `host` at `t` as seen by `thread` waking from `core`: the
     /// shallowest state of the host's cores. A busy-polling or running thread's core is in C0
-    /// (0); a sleeping one is in the state its governor picked; a core whose thread never woke
-    /// yet has no idle history and no timer, so it sits in the deepest state. Cores without an
+    /// (0); a sleeping one is in the state its governor picked (the deepest if it never slept
+    /// before: no idle history and no timer). Cores without an
     /// application thread are assumed idle in the deepest state (no OS background).
     fn package_state(&self, host: u32, thread: u32, core: usize, t: Time) -> usize {
         let states = self.profile.cpu_idle.states();
@@ -84,13 +93,7 @@ impl World {
             if other.host != host || i == thread as usize {
                 continue;
             }
-            let s = if other.busy_poll || other.cpu_free > t {
-                0
-            } else if other.wakeups == 0 {
-                states.len()
-            } else {
-                cstate::state_for(states, other.last_idle)
-            };
+            let s = if other.busy_poll || other.cpu_free > t { 0 } else { other.predicted_state(states) };
             package = package.min(s);
         }
         package
