@@ -205,6 +205,10 @@ class Cases:
     def rows(self, key: Any) -> List[Dict[str, Any]]:
         f = self.futures[key]
         summary, rows = f if isinstance(f, tuple) else f.result()
+        if not summary.get("finished"):
+            # A case that stopped early (a failed flow, flows never active together, a limit)
+            # has partial rows: no figure may be read from it.
+            raise RuntimeError(f"isolation case {key} did not complete: {summary.get('stop_reason')}")
         return rows
 
 
@@ -265,7 +269,9 @@ def submit_all(c: Cases) -> None:
                 n = max(2, min(20_000, (200 * MB) // s))
                 c.add(("C4", profile, polling, s), scenario(profile, [flow("write", s, count=n, polling=polling)]))
     # C7's EDR elephants are C1's cx4-edr WRITE 1 MB vs WRITE 1 GB cell (C7_ELEPHANTS).
-    # Justitia-like pacing of both elephants at half the link.
+    # Justitia-like pacing of both elephants at about half the link: the links' payload rates
+    # are 54.2 (FDR) and 99.4 Gb/s (EDR) with 4 KiB packets (docs/isolation.md 2.5), so 27 is
+    # half of FDR's and 48 a little under half of EDR's (a chosen pacing rate, not a figure).
     for profile, half in (("cx3-fdr", 27.0), ("cx4-edr", 48.0)):
         c.add(("ee-justitia", profile), elephant_pair(profile, ("write", MB), ("write", GB), split_bytes=MB // 4, split_window=2, pace_gbps=half))
 
@@ -366,7 +372,7 @@ def c4_rows(c: Cases) -> Tuple[List[Dict[str, Any]], Dict[str, Dict[Any, float]]
     all_cpu = {p: c4_cpu(c, p) for p in PROFILES}
     ev, busy, falling = c4_shape(all_cpu[STUDY_PROFILE["C4"]])
     return [
-        row("C4", "busy polling CPU, 10 B .. 1 GB", "100%", f"{min(busy):.0f}-{max(busy):.0f}", "%", min(busy) == 100.0),
+        row("C4", "busy polling CPU, 10 B .. 1 GB (by construction: the model counts a busy-polling thread's core as fully used)", "100%", f"{min(busy):.0f}-{max(busy):.0f}", "%", min(busy) == 100.0),
         row("C4", "event polling CPU at 10 B", "high (plot)", ev[0], "%", ev[0] >= C4_EVENT_HIGH),
         row("C4", "event polling CPU at 1 GB", "toward 0 (plot)", ev[-1], "%", ev[-1] < C4_EVENT_LOW),
         row("C4", "event polling CPU falls with message size", "falling", "yes" if falling else "no", "", falling),
