@@ -81,6 +81,11 @@ KV_REQUESTS = int(os.environ.get("RDMASIM_ISOLATION_KV", 300_000))
 #: common.h; main.c run_client polls the oldest response once num_req - num_resp == WINDOW_SIZE).
 #: (efficient/rdma_bench's later HERD batches 32: not the code the study cites.)
 HERD_WINDOW = int(os.environ.get("RDMASIM_ISOLATION_KV_WINDOW", 4))
+#: HERD's server answers a request at the second push of its 2-stage pipeline after it
+#: (efficient/HERD main.c run_server / process_pipeline, FAIL_LIM 100 from common.h); the CPU
+#: time of one empty poll is the model's assumed default (`empty_poll_ns`, docs/isolation.md
+#: sec. 3). RDMASIM_ISOLATION_KV_PIPELINE=0 turns it off.
+HERD_SERVER_PIPELINE = os.environ.get("RDMASIM_ISOLATION_KV_PIPELINE", "1") != "0"
 #: Messages of the smaller elephant in a cell (the window closes when it has sent them).
 ELEPHANT_MESSAGES = 40
 VERBS = ("write", "read", "write_imm", "send")
@@ -170,7 +175,8 @@ def mouse_case(profile: str, size: int, against: Optional[Tuple[int, str]], **el
 
 
 def kv_case(profile: str, get_fraction: float, background: Optional[int], **elephant_extra: Any) -> Dict[str, Any]:
-    kv = {"requests": KV_REQUESTS, "get_fraction": get_fraction, "window": HERD_WINDOW}
+    kv = {"requests": KV_REQUESTS, "get_fraction": get_fraction, "window": HERD_WINDOW,
+          "server_pipeline": HERD_SERVER_PIPELINE}
     fl = [flow("write", background, background=True, **elephant_extra)] if background else []
     return scenario(profile, fl, kv=kv)
 

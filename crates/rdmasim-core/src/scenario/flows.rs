@@ -131,6 +131,19 @@ pub struct KvSpec {
     /// in `run_client` (main.c). Default 1: one request at a time.
     #[serde(default = "one")]
     pub window: u32,
+    /// HERD's 2-stage server pipeline (workload/kv_pipeline.rs): a request is answered at the
+    /// second push after its own (a later request, or a dummy after `fail_lim` empty polls).
+    /// Default false: answered as soon as it is processed.
+    #[serde(default)]
+    pub server_pipeline: bool,
+    /// Empty polls before a dummy push: `FAIL_LIM 100` in efficient/HERD common.h.
+    #[serde(default = "fail_lim100")]
+    pub fail_lim: u64,
+    /// CPU time of one empty poll of HERD's server loop, ns. No source measures it:
+    /// **assumption**, 4 cycles (a load that hits L1, a compare, a counter increment and the
+    /// loop branch, issued ~3 per cycle, bounded by the loop's dependency chain) at 2.5 GHz.
+    #[serde(default = "empty_poll_1_6")]
+    pub empty_poll_ns: f64,
     #[serde(default)]
     pub client: u32,
     #[serde(default = "one")]
@@ -150,6 +163,12 @@ fn server_ns() -> f64 {
 }
 fn inline256() -> u32 {
     256
+}
+fn fail_lim100() -> u64 {
+    100
+}
+fn empty_poll_1_6() -> f64 {
+    1.6
 }
 
 /// Largest `[workload.kv] window`: HERD's queues hold 1024 entries (`Q_DEPTH`, efficient/HERD
@@ -280,6 +299,12 @@ pub fn check(f: &FlowsSection, hosts: u32) -> Result<(), (String, String)> {
         }
         if kv.window == 0 || kv.window > MAX_KV_WINDOW {
             return Err((k("window"), format!("window = {} is out of range; expected 1..={MAX_KV_WINDOW} outstanding requests", kv.window)));
+        }
+        if kv.fail_lim == 0 || kv.fail_lim > 1_000_000 {
+            return Err((k("fail_lim"), format!("fail_lim = {} is out of range; expected 1..=1000000 empty polls", kv.fail_lim)));
+        }
+        if !kv.empty_poll_ns.is_finite() || kv.empty_poll_ns <= 0.0 || kv.empty_poll_ns > 1e6 {
+            return Err((k("empty_poll_ns"), format!("empty_poll_ns = {} is invalid; expected a number of nanoseconds in (0, 1e6]", kv.empty_poll_ns)));
         }
         host_ok(k("client"), kv.client)?;
         host_ok(k("server"), kv.server)?;

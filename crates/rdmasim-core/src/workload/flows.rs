@@ -211,7 +211,7 @@ impl Flows {
                     }
                     TAG_KV => {
                         if let Some(kv) = &mut self.kv {
-                            kv.respond(w);
+                            kv.on_timer(w, t & 0xffff_ffff);
                         }
                     }
                     _ => {}

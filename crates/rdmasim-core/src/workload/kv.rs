@@ -15,8 +15,9 @@
 //!
 //! Differences from HERD: RC QPs stand in for HERD's UC WRITEs and UD SENDs (same packets on the
 //! wire for single-packet messages, plus the RC ACKs); one client, one server thread (HERD runs
-//! 6 server processes and 36 clients by default); HERD's 2-stage server pipeline (a response
-//! leaves when later requests or `FAIL_LIM` empty polls push it out) is not modelled.
+//! 6 server processes and 36 clients by default). HERD's 2-stage server pipeline (a response
+//! leaves when later requests or `FAIL_LIM` empty polls push it out) is opt-in,
+//! `server_pipeline = true` (workload/kv_pipeline.rs).
 use crate::engine::SimRng;
 use crate::engine::Time;
 use crate::hca::cq::{Cqe, WcOpcode};
@@ -26,6 +27,7 @@ use crate::host::{PollMode, Poller};
 use crate::report::stats::summarize;
 use crate::report::tables::{row, Tables};
 use crate::scenario::flows::KvSpec;
+use crate::workload::kv_pipeline::{PushOutcome, ServerPipeline};
 use crate::world::{AppEvent, Event, World};
 use serde_json::json;
 
@@ -36,6 +38,9 @@ const HEADER_BYTES: u32 = 8;
 const PUT_RESPONSE_BYTES: u32 = 8;
 /// Receives the client keeps posted.
 const CLIENT_RX: u64 = 16;
+/// Timer payloads (low 32 bits of a TAG_KV timer): a processed request, or a dummy push
+/// (this bit plus the dummy's generation).
+const DUMMY_TIMER: u64 = 1 << 31;
 /// Marks the key-value store's QPs in the flows' QP table.
 pub(crate) const KV_QP: u32 = u32::MAX - 1;
 
@@ -45,6 +50,8 @@ pub struct Kv {
     client: QpRef,
     server: QpRef,
     server_thread: u32,
+    /// HERD's server pipeline, when `server_pipeline` is on.
+    pipeline: Option<ServerPipeline>,
     rng: SimRng,
     started: bool,
     /// Requests posted, responses polled by the client, responses posted by the server; request
@@ -87,6 +94,7 @@ impl Kv {
             client,
             server,
             server_thread: st,
+            pipeline: s.server_pipeline.then(|| ServerPipeline::new(s.fail_lim, s.empty_poll_ns, s.window as usize)),
             rng: SimRng::new(w.seed, RNG_STREAM),
             started: false,
             issued: 0,
@@ -158,12 +166,40 @@ impl Kv {
         let poll = Time::from_ns_f64(w.profile.poll_cq_ns);
         let seen = th.notice(w.q.now(), poll);
         let done = th.run(seen, Time::from_ns_f64(self.spec.server_cpu_ns));
+        if let Some(p) = &mut self.pipeline {
+            p.on_noticed(seen);
+        }
         w.q.at(done, Event::App { app: self.app, ev: AppEvent::Timer(crate::workload::flows::TAG_KV << 32) });
     }
 
-    /// The server answers its oldest unanswered request (timer set by `on_memory_written`; the
-    /// one server thread serves requests in arrival order, which is posting order on one QP).
-    pub fn respond(&mut self, w: &mut World) {
+    /// A server timer: a request processed (`payload` 0), or a dummy push of the pipeline.
+    pub fn on_timer(&mut self, w: &mut World, payload: u64) {
+        let now = w.now();
+        let Some(p) = &mut self.pipeline else {
+            self.respond(w);
+            return;
+        };
+        let out = if payload & DUMMY_TIMER != 0 {
+            p.on_dummy_timer(now, (payload & !DUMMY_TIMER) as u32)
+        } else {
+            p.push_request(now)
+        };
+        self.after_push(w, out);
+    }
+
+    fn after_push(&mut self, w: &mut World, out: PushOutcome) {
+        if let Some((at, gen)) = out.dummy_at {
+            let payload = (crate::workload::flows::TAG_KV << 32) | DUMMY_TIMER | gen as u64;
+            w.q.at(at, Event::App { app: self.app, ev: AppEvent::Timer(payload) });
+        }
+        if out.answer {
+            self.respond(w);
+        }
+    }
+
+    /// The server answers its oldest unanswered request (the one server thread serves requests
+    /// in arrival order, which is posting order on one QP).
+    fn respond(&mut self, w: &mut World) {
         let get = self.in_flight[self.slot(self.answered)].get;
         self.answered += 1;
         let len = if get { self.spec.value_bytes } else { PUT_RESPONSE_BYTES };

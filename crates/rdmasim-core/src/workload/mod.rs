@@ -3,6 +3,7 @@
 pub mod flows;
 pub mod justitia;
 pub mod kv;
+pub mod kv_pipeline;
 pub mod mpi;
 pub mod odp_reads;
 pub mod perftest;
