@@ -33,9 +33,11 @@ use serde_json::json;
 
 /// Random stream id of the GET/PUT draw.
 const RNG_STREAM: u64 = 0x4b56;
-/// Request header (HERD's opcode and length fields beside the 16 B key), and a PUT's response.
-const HEADER_BYTES: u32 = 8;
-const PUT_RESPONSE_BYTES: u32 = 8;
+/// HERD's message sizes (efficient/HERD main.c, `struct KV` = 2 B `len`, the value, the key
+/// last): a GET WRITEs only the key (`S_KV - KV_KEY_OFFSET`), a PUT the whole KV (`S_KV`); the
+/// server answers a GET with `len` and the value (`KV_KEY_OFFSET` bytes) and a PUT with 1 byte.
+const LEN_FIELD_BYTES: u32 = 2;
+const PUT_RESPONSE_BYTES: u32 = 1;
 /// Receives the client keeps posted.
 const CLIENT_RX: u64 = 16;
 /// Timer payloads (low 32 bits of a TAG_KV timer): a processed request, or a dummy push
@@ -129,7 +131,7 @@ impl Kv {
 
     pub fn start(&mut self, w: &mut World) {
         self.started = true;
-        let resp = self.spec.value_bytes.max(PUT_RESPONSE_BYTES);
+        let resp = self.get_response_bytes();
         for i in 0..CLIENT_RX.max(self.spec.window as u64) {
             w.post_recv(self.client, i, resp);
         }
@@ -137,6 +139,11 @@ impl Kv {
         for _ in 0..self.spec.window {
             self.issue(w);
         }
+    }
+
+    /// A GET's response, the largest the client's receives must hold.
+    fn get_response_bytes(&self) -> u32 {
+        LEN_FIELD_BYTES + self.spec.value_bytes
     }
 
     fn slot(&self, n: u64) -> usize {
@@ -151,7 +158,7 @@ impl Kv {
         let slot = self.slot(self.issued);
         self.in_flight[slot] = InFlight { posted_at: w.now(), get };
         self.issued += 1;
-        let len = HEADER_BYTES + self.spec.key_bytes + if get { 0 } else { self.spec.value_bytes };
+        let len = self.spec.key_bytes + if get { 0 } else { LEN_FIELD_BYTES + self.spec.value_bytes };
         let wr = WorkRequest { wr_id: self.issued, op: WrOp::Write, len, inline: len <= self.spec.inline_max, signaled: false, remote_va: 0x2000 };
         w.post_send(self.client, wr);
     }
@@ -202,7 +209,7 @@ impl Kv {
     fn respond(&mut self, w: &mut World) {
         let get = self.in_flight[self.slot(self.answered)].get;
         self.answered += 1;
-        let len = if get { self.spec.value_bytes } else { PUT_RESPONSE_BYTES };
+        let len = if get { self.get_response_bytes() } else { PUT_RESPONSE_BYTES };
         let wr = WorkRequest { wr_id: self.answered, op: WrOp::Send, len, inline: len <= self.spec.inline_max, signaled: false, remote_va: 0 };
         w.post_send(self.server, wr);
     }
@@ -223,7 +230,7 @@ impl Kv {
             }
         }
         self.completed += 1;
-        w.post_recv(self.client, c.wr_id, self.spec.value_bytes.max(PUT_RESPONSE_BYTES));
+        w.post_recv(self.client, c.wr_id, self.get_response_bytes());
         if !self.done() {
             self.issue(w);
         }
