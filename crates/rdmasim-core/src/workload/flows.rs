@@ -51,8 +51,11 @@ struct Flow {
     posted: u64,
     completed: u64,
     outstanding: u32,
-    /// Post time of outstanding messages, by message number modulo depth.
+    /// Post time of each outstanding message, by slot; a message's slot is its wr_id, so a
+    /// completion finds its own message even when QPs complete out of posting order.
     post_time: Vec<Time>,
+    /// Slots of `post_time` not in use (depth of them at most: no allocation after start).
+    free_slots: Vec<u32>,
     next_conn: usize,
     started: bool,
     done: bool,
@@ -161,6 +164,7 @@ impl Flows {
                 completed: 0,
                 outstanding: 0,
                 post_time: vec![Time::ZERO; spec.depth as usize],
+                free_slots: (0..spec.depth).rev().collect(),
                 next_conn: 0,
                 started: false,
                 done: false,
@@ -304,12 +308,13 @@ impl Flows {
             return self.pump(w, i);
         }
         while f.outstanding < f.spec.depth && f.wants_more(fg_done) {
-            let seq = f.posted;
+            // outstanding < depth, so a slot is free.
+            let Some(slot) = f.free_slots.pop() else { return };
             f.posted += 1;
             f.outstanding += 1;
-            f.post_time[(seq % f.spec.depth as u64) as usize] = w.now();
+            f.post_time[slot as usize] = w.now();
             let len = f.size;
-            f.post_wr(w, seq, len);
+            f.post_wr(w, slot as u64, len);
         }
     }
 
@@ -378,10 +383,15 @@ impl Flows {
                 return self.pump(w, i);
             }
         }
-        let seq = f.completed;
         f.completed += 1;
         f.outstanding -= 1;
-        let posted_at = f.post_time[(seq % f.spec.depth as u64) as usize];
+        // A split message is alone in slot 0 (its pieces' wr_ids count pieces); otherwise the
+        // wr_id is the message's slot.
+        let slot = if f.shaper.is_some() { 0 } else { c.wr_id as usize };
+        let posted_at = f.post_time[slot];
+        if f.shaper.is_none() {
+            f.free_slots.push(slot as u32);
+        }
         if let (Some(open), None) = window {
             if posted_at >= open {
                 f.lat_us.push((now - posted_at).as_us_f64());
@@ -448,7 +458,7 @@ impl Flows {
                 "split_bytes": f.spec.split_bytes, "pace_gbps": f.spec.pace_gbps,
                 "window_start_us": open.as_us_f64(), "window_us": secs * 1e6,
                 "bytes_in_window": bytes, "bw_Gbps": rate(bytes as f64 * 8.0) / 1e9, "msgs_in_window": msgs, "msg_rate_Mps": rate(msgs as f64) / 1e6,
-                "lat_count": st.count, "lat_median_us": st.median, "lat_avg_us": st.avg, "lat_p99_us": st.p99, "lat_p99_99_us": st.p99_99, "lat_max_us": st.max,
+                "lat_count": st.count, "lat_min_us": st.min, "lat_median_us": st.median, "lat_avg_us": st.avg, "lat_p99_us": st.p99, "lat_p99_99_us": st.p99_99, "lat_max_us": st.max,
                 "cpu_utilization": cpu, "completed_total": f.completed, "wakeups": th.wakeups, "idle_exit_us": th.idle_exit_total.as_us_f64(),
                 "error": f.error.map(|e| e.0), "error_at_us": f.error.map(|e| e.1.as_us_f64()),
                 "partial": self.window_close.is_none() || self.incomplete.is_some(),
