@@ -51,7 +51,12 @@ def plot_all(out: Path, matrix: Dict[str, Dict[Any, float]], curves: Dict[str, D
                 med.append(r["lat_median_us"])
                 tail.append(r["lat_p99_99_us"])
         _bars(axes[0], names, med, tail, rotate=True)
-        axes[0].legend()
+        if profile == "cx3-fdr":  # the study's C6 profile: targets.md's figures for the 10 B mouse
+            axes[0].plot([-0.2], [iso.C6_ALONE[0]], "k_", markersize=14, mew=2, label="published median (targets.md)")
+            axes[0].plot([0.8, 1.8], [iso.C6_MEDIAN_10B] * 2, "k_", markersize=14, mew=2)
+            axes[0].axhline(iso.C6_TAIL_MAX, color="k", ls=":", lw=1, label=f"published 99.99th, up to {iso.C6_TAIL_MAX}")
+            axes[0].set_ylim(0, iso.C6_TAIL_MAX * 1.35)
+        axes[0].legend(loc="upper left", fontsize=8)
         axes[0].set_title(f"mouse vs elephant, {profile}")
         names2, med2, tail2 = ["10B alone"], [iso.mouse(cases, profile, 10, None)["lat_median_us"]], [iso.mouse(cases, profile, 10, None)["lat_p99_99_us"]]
         for o in iso.MOUSE_SIZES:
@@ -60,7 +65,11 @@ def plot_all(out: Path, matrix: Dict[str, Dict[Any, float]], curves: Dict[str, D
             med2.append(r["lat_median_us"])
             tail2.append(r["lat_p99_99_us"])
         _bars(axes[1], names2, med2, tail2, rotate=True)
-        axes[1].legend()
+        if profile == "cx3-fdr":  # the study's C5 profile: targets.md's ranges for the three pairs
+            for (lo, hi), label in ((iso.C5_MEDIAN, "published median"), (iso.C5_TAIL, "published 99.99th")):
+                axes[1].fill_between([0.5, len(names2) - 0.5], lo, hi, color="k", alpha=0.15, label=f"{label} {lo}-{hi}")
+            axes[1].set_ylim(0, iso.C5_TAIL[1] * 1.45)
+        axes[1].legend(loc="upper left", fontsize=8)
         axes[1].set_title(f"mouse vs mouse, {profile}")
         fig.tight_layout()
         written.append(save(fig, out / f"c5_c6_mice_{profile}.png", dpi=110))
@@ -75,6 +84,9 @@ def plot_all(out: Path, matrix: Dict[str, Dict[Any, float]], curves: Dict[str, D
                 med.append(kv[profile][(op, bg)]["lat_median_us"])
                 tail.append(kv[profile][(op, bg)]["lat_p99_99_us"])
         _bars(ax, names, med, tail, rotate=True)
+        if profile == iso.STUDY_PROFILE["C8"]:  # targets.md: medians alone 2.9-3.4 us (GET, PUT)
+            ax.errorbar([-0.2, 2.8], [3.15, 3.15], yerr=0.25, fmt="none", ecolor="k", capsize=6, lw=2,
+                        label="published median alone, 2.9-3.4")
         ax.legend()
         study = " (the study's)" if profile == iso.STUDY_PROFILE["C8"] else ""
         ax.set_title(f"C8 HERD vs elephant, {profile}{study}")
@@ -118,8 +130,11 @@ def _c2_c3_curves(plt: Any, out: Path, profile: str, curves: Dict[Any, float]) -
         ax.set_title(f"{fid}: {polling} polling, {profile}")
         ax.set_ylim(0.75, top)
         ax.grid(True, alpha=0.3)
+        if fid == "C2" and profile == iso.STUDY_PROFILE["C2"]:  # targets.md: 1.25-1.5 at ratio 1000
+            ax.errorbar([1000], [1.375], yerr=[[0.125], [0.125]], fmt="none", ecolor="k", capsize=6, lw=2,
+                        label="published, x1000: 1.25-1.5")
     axes[0].set_ylabel("throughput ratio")
-    axes[0].legend()
+    axes[0].legend(loc="upper left", fontsize=8)
     fig.tight_layout()
     return save(fig, out / f"c2_c3_ratio_{profile}.png", dpi=110)
 
