@@ -83,7 +83,7 @@ impl World {
                     let irq = now + Time::from_ns_f64(self.profile.interrupt_ns);
                     let exit = self.idle_exit_delay(th, irq);
                     let delay = Time::from_ns_f64(self.profile.interrupt_ns + self.profile.wakeup_ns) + exit;
-                    self.threads[th as usize].cpu_busy += Time::from_ns_f64(self.profile.event_cpu_ns);
+                    self.threads[th as usize].charge_event(now + delay, Time::from_ns_f64(self.profile.event_cpu_ns));
                     self.q.at(now + delay, Event::CqWake { cq });
                 }
             }
