@@ -1,7 +1,7 @@
 //! Moving packets across channels and through switches: serialisation, propagation, credits,
 //! damage, and cut-through forwarding.
 use crate::engine::Time;
-use crate::fabric::channel::{credit_blocks, CreditBack, Damage, NodeRef};
+use crate::fabric::channel::{credit_blocks, Damage, NodeRef};
 use crate::fabric::switch::Queued;
 use crate::hca::packet::PacketId;
 use crate::world::{Event, World};
@@ -66,7 +66,7 @@ impl World {
     /// The receiver frees `wire` bytes of buffer on `vl`; the credits reach the sender at `at`.
     fn return_credits(&mut self, ch: u32, at: Time, vl: u8, wire: u32) {
         let c = &mut self.channels[ch as usize];
-        c.queue_return(CreditBack { at, vl, blocks: credit_blocks(wire) });
+        c.queue_return(at, vl, credit_blocks(wire));
         if c.wait_since.is_some() {
             self.wake_for_credits(ch);
         }
