@@ -43,6 +43,8 @@ pub struct Simulation {
     max_time: Time,
     max_events: u64,
     cqe_buf: Vec<Cqe>,
+    /// An application handled an event since the last check of whether all are done.
+    apps_touched: bool,
 }
 
 impl Simulation {
@@ -145,7 +147,7 @@ impl Simulation {
         let l = &scenario.limits;
         let max_time = l.max_sim_time_ms.map(|ms| Time::from_ns_f64(ms * 1e6)).unwrap_or(Time::MAX);
         let max_events = l.max_events.unwrap_or(u64::MAX);
-        Ok(Simulation { scenario, overridden, world, apps, pollers, stop_reason: None, end_time: Time::ZERO, max_time, max_events, cqe_buf: Vec::new() })
+        Ok(Simulation { scenario, overridden, world, apps, pollers, stop_reason: None, end_time: Time::ZERO, max_time, max_events, cqe_buf: Vec::new(), apps_touched: true })
     }
 
     /// Runs at most `max_events` events; returns true when the run is over.
@@ -154,7 +156,9 @@ impl Simulation {
             return true;
         }
         for _ in 0..max_events {
-            if self.apps.iter().all(|a| a.done()) {
+            // Only an application's own handler can finish it, so the check (a pass over every
+            // app) runs after events that reach one, not after each of the fabric's.
+            if self.apps_touched && { self.apps_touched = false; self.apps.iter().all(|a| a.done()) } {
                 self.end_time = self.world.now();
                 self.stop_reason = Some(self.apps.iter().find_map(|a| a.incomplete()).unwrap_or_else(|| "completed".into()));
                 return true;
@@ -199,6 +203,7 @@ impl Simulation {
             Event::OdpFault { hca, fault } => w.on_odp_fault(hca, fault),
             Event::CqeVisible { cqe } => w.on_cqe_visible(&mut self.pollers, cqe),
             Event::CqWake { cq } => {
+                self.apps_touched = true;
                 let mut buf = std::mem::take(&mut self.cqe_buf);
                 let app = w.drain_poller(&mut self.pollers, cq, &mut buf);
                 for c in buf.drain(..) {
@@ -206,7 +211,10 @@ impl Simulation {
                 }
                 self.cqe_buf = buf;
             }
-            Event::App { app, ev } => self.apps[app as usize].handle(w, ev),
+            Event::App { app, ev } => {
+                self.apps_touched = true;
+                self.apps[app as usize].handle(w, ev)
+            }
         }
     }
 

@@ -46,7 +46,29 @@ impl World {
             cap.record(now, h, self.packets.get(pkt));
         }
         self.q.at(now + ser, Event::TxDone { ch });
-        self.q.at(arrive_at, Event::Arrive { ch, pkt });
+        match to {
+            NodeRef::Hca(h) if damage == Damage::None => self.hca_receive(ch, h, pkt, arrive_at),
+            _ => self.q.at(arrive_at, Event::Arrive { ch, pkt }),
+        }
+    }
+
+    /// An intact packet reaching HCA `h` at `arrive_at`. Called when the packet goes on the
+    /// wire, not on an arrival event: an HCA is fed by one link, whose packets arrive in the
+    /// order they are sent, so its receive path (hca/rx_dma.rs) can admit each one then, with
+    /// its arrival time. That fixes when the buffer frees and when the packet is processed,
+    /// and saves an event per packet. Its port counters are taken when it is processed.
+    fn hca_receive(&mut self, ch: u32, h: u32, pkt: PacketId, arrive_at: Time) {
+        let (wire, vl, payload) = {
+            let p = self.packets.get(pkt);
+            (p.wire_bytes, p.vl, p.payload)
+        };
+        // The packet's credits return when it leaves the receive buffer: on arrival (line
+        // rate), or once its payload is written to host memory (hca/rx_dma.rs).
+        let hca = &mut self.hcas[h as usize];
+        let (freed, ready) = hca.rx_dma.admit(arrive_at, payload, hca.rx_pipeline);
+        let prop = self.channels[ch as usize].prop;
+        self.return_credits(ch, freed + prop, vl, wire);
+        self.q.at(ready, Event::HcaRx { hca: h, pkt });
     }
 
     /// The channel's sender may send its next packet.
@@ -111,9 +133,9 @@ impl World {
         let now = self.now();
         let c = &self.channels[ch as usize];
         let (to, dst_port, prop) = (c.to, c.dst_port, c.prop);
-        let (wire, vl, damage, payload) = {
+        let (wire, vl, damage) = {
             let p = self.packets.get(pkt);
-            (p.wire_bytes, p.vl, p.damage, p.payload)
+            (p.wire_bytes, p.vl, p.damage)
         };
         let pc = &mut self.ports[dst_port as usize].counters;
         if damage != Damage::None {
@@ -126,18 +148,14 @@ impl World {
             self.return_credits(ch, now + prop, vl, wire);
             return;
         }
-        pc.PortRcvPkts += 1;
-        pc.PortRcvData += (wire / 4) as u64;
         match to {
-            NodeRef::Hca(h) => {
-                // The packet's credits return when it leaves the receive buffer: on arrival
-                // (line rate), or once its payload is written to host memory (hca/rx_dma.rs).
-                let hca = &mut self.hcas[h as usize];
-                let (freed, ready) = hca.rx_dma.admit(now, payload, hca.rx_pipeline);
-                self.return_credits(ch, freed + prop, vl, wire);
-                self.q.at(ready, Event::HcaRx { hca: h, pkt });
+            // Intact packets for an HCA are admitted when sent (hca_receive); none come here.
+            NodeRef::Hca(h) => self.hca_receive(ch, h, pkt, now),
+            NodeRef::Switch { sw, .. } => {
+                pc.PortRcvPkts += 1;
+                pc.PortRcvData += (wire / 4) as u64;
+                self.switch_enqueue(sw, ch, pkt)
             }
-            NodeRef::Switch { sw, .. } => self.switch_enqueue(sw, ch, pkt),
         }
     }
 
