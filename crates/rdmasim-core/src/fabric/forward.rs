@@ -48,6 +48,9 @@ impl World {
         self.q.at(now + ser, Event::TxDone { ch });
         match to {
             NodeRef::Hca(h) if damage == Damage::None => self.hca_receive(ch, h, pkt, arrive_at),
+            NodeRef::Switch { sw, .. } if damage == Damage::None && self.switches[sw as usize].inputs_in_send_order => {
+                self.switch_receive(ch, sw, pkt, arrive_at)
+            }
             _ => self.q.at(arrive_at, Event::Arrive { ch, pkt }),
         }
     }
@@ -149,18 +152,25 @@ impl World {
             return;
         }
         match to {
-            // Intact packets for an HCA are admitted when sent (hca_receive); none come here.
             NodeRef::Hca(h) => self.hca_receive(ch, h, pkt, now),
-            NodeRef::Switch { sw, .. } => {
-                pc.PortRcvPkts += 1;
-                pc.PortRcvData += (wire / 4) as u64;
-                self.switch_enqueue(sw, ch, pkt)
-            }
+            NodeRef::Switch { sw, .. } => self.switch_receive(ch, sw, pkt, now),
         }
     }
 
-    fn switch_enqueue(&mut self, sw: u32, in_ch: u32, pkt: PacketId) {
-        let now = self.now();
+    /// An intact packet reaching switch `sw` at `arrive_at` on channel `in_ch`. When the
+    /// switch's inputs are alike (`inputs_in_send_order`) this is called as the packet goes on
+    /// the wire: arrivals then come in send order, so queueing each one then, ready at its
+    /// arrival plus the traversal latency, keeps every output queue in arrival order and saves
+    /// an event per packet. Otherwise it is called on the arrival event.
+    fn switch_receive(&mut self, in_ch: u32, sw: u32, pkt: PacketId, arrive_at: Time) {
+        let wire = self.packets.get(pkt).wire_bytes;
+        let pc = &mut self.ports[self.channels[in_ch as usize].dst_port as usize].counters;
+        pc.PortRcvPkts += 1;
+        pc.PortRcvData += u64::from(wire / 4);
+        self.switch_enqueue(sw, in_ch, pkt, arrive_at);
+    }
+
+    fn switch_enqueue(&mut self, sw: u32, in_ch: u32, pkt: PacketId, arrive_at: Time) {
         let (dlid, vl) = {
             let p = self.packets.get(pkt);
             (p.dlid, p.vl)
@@ -171,10 +181,10 @@ impl World {
             let wire = self.packets.get(pkt).wire_bytes;
             self.packets.release(pkt);
             let prop = self.channels[in_ch as usize].prop;
-            self.return_credits(in_ch, now + prop, vl, wire);
+            self.return_credits(in_ch, arrive_at + prop, vl, wire);
             return;
         };
-        let ready_at = now + s.latency;
+        let ready_at = arrive_at + s.latency;
         s.ports[out as usize].queues[vl as usize].push_back(Queued { pkt, in_ch, ready_at });
         let out_ch = s.ports[out as usize].ch;
         if !self.channels[out_ch as usize].wake_scheduled {

@@ -29,6 +29,9 @@ pub struct Switch {
     pub lft: Vec<u16>,
     pub ports: Vec<OutPort>,
     pub latency: Time,
+    /// Every link into the switch has the same rate and length, so packets reach it in the
+    /// order they were put on those links (fabric/forward.rs switch_receive relies on it).
+    pub inputs_in_send_order: bool,
 }
 
 impl Switch {

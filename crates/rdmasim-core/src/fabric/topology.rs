@@ -89,8 +89,20 @@ pub fn build(kind: TopologyKind, hosts: u32, cable_m: f64, profile: &HwProfile, 
                 lft,
                 ports: out_ports,
                 latency: Time::from_ns_f64(profile.switch_latency_ns),
+                inputs_in_send_order: false,
             });
         }
     }
+    for (sw, s) in b.f.switches.iter_mut().enumerate() {
+        s.inputs_in_send_order = inputs_alike(&b.f.channels, sw as u32);
+    }
     b.f
+}
+
+/// True when all links into switch `sw` share one rate and one propagation delay: a packet's
+/// arrival is then its send time plus the same constant, and arrivals keep the send order.
+fn inputs_alike(channels: &[Channel], sw: u32) -> bool {
+    let mut inputs = channels.iter().filter(|c| matches!(c.to, NodeRef::Switch { sw: s, .. } if s == sw));
+    let Some(first) = inputs.next() else { return true };
+    inputs.all(|c| c.ps_per_byte_fp32 == first.ps_per_byte_fp32 && c.prop == first.prop)
 }
