@@ -89,6 +89,7 @@ impl Simulation {
             capture,
             packet_hops: 0,
         };
+        world.plan_switch_outputs();
         let qa = &scenario.qp;
         let attr = QpAttr {
             timeout: qa.timeout,
@@ -241,8 +242,10 @@ impl Simulation {
         for a in &self.apps {
             a.tables(w, &mut t);
         }
+        // Counters as of the stop (or now, for a report taken mid-run): fabric/port.rs AheadCount.
+        let as_of = if self.stop_reason.is_some() { self.end_time } else { w.now() };
         for p in &w.ports {
-            t.push("ports", row_with(json!({ "node": p.node, "port": p.num }), &p.counters));
+            t.push("ports", row_with(json!({ "node": p.node, "port": p.num }), &p.counters_at(as_of)));
         }
         for h in &w.hcas {
             let mut r = row(json!({ "node": format!("h{}", h.id), "device": "mlx5_0" }));

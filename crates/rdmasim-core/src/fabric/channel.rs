@@ -88,6 +88,11 @@ impl Channel {
         self.credits[vl as usize] >= credit_blocks(wire_bytes)
     }
 
+    /// PortXmitWait ticks (one per 4-byte word time on the link) in `waited`.
+    pub fn wait_ticks(&self, waited: Time) -> u64 {
+        waited.as_ps() / self.word_ps.max(1)
+    }
+
     /// Adds every credit return that has arrived by `now`.
     #[inline]
     pub fn absorb(&mut self, now: Time) {

@@ -13,39 +13,45 @@ impl World {
     /// Puts a packet on a channel now. The caller has checked the channel is idle and has credits.
     pub(crate) fn transmit(&mut self, ch: u32, pkt: PacketId) {
         let now = self.now();
+        let c = &mut self.channels[ch as usize];
+        let wait = c.wait_since.take().map_or(0, |since| c.wait_ticks(now - since));
+        c.wake_scheduled = true;
+        self.put_on_wire(ch, pkt, now, true, wait);
+    }
+
+    /// Serialises `pkt` on `ch` from `at` (now, or a departure already decided by a switch
+    /// output, fabric/switch_fifo.rs) and hands it to the far end. With `tx_done` the sender
+    /// is told when the channel frees; `wait` is the PortXmitWait it spent without credits.
+    pub(crate) fn put_on_wire(&mut self, ch: u32, pkt: PacketId, at: Time, tx_done: bool, wait: u64) {
         let (wire, vl) = {
             let p = self.packets.get(pkt);
             (p.wire_bytes, p.vl)
         };
         let c = &mut self.channels[ch as usize];
         let ser = c.ser_time(wire);
-        c.busy_until = now + ser;
+        c.busy_until = at + ser;
         c.credits[vl as usize] -= credit_blocks(wire);
-        if let Some(since) = c.wait_since.take() {
-            let ticks = (now - since).as_ps() / c.word_ps.max(1);
-            self.ports[c.src_port as usize].counters.PortXmitWait += ticks;
-        }
         let damage = c.draw_damage(wire);
         let (from, to, prop) = (c.from, c.to, c.prop);
         let arrive_at = match to {
-            NodeRef::Hca(_) => now + ser + prop,
-            NodeRef::Switch { .. } => now + c.ser_time(CUT_THROUGH_BYTES.min(wire)) + prop,
+            NodeRef::Hca(_) => at + ser + prop,
+            NodeRef::Switch { .. } => at + c.ser_time(CUT_THROUGH_BYTES.min(wire)) + prop,
         };
-        c.wake_scheduled = true;
         let src_port = c.src_port;
-        let pc = &mut self.ports[src_port as usize].counters;
-        pc.PortXmitPkts += 1;
-        pc.PortXmitData += (wire / 4) as u64;
+        let now = self.q.now();
+        self.ports[src_port as usize].count_xmit(now, at, u64::from(wire / 4), wait);
         self.packet_hops += 1;
         {
             let p = self.packets.get_mut(pkt);
             p.damage = damage;
-            p.sent_at = now;
+            p.sent_at = at;
         }
         if let (NodeRef::Hca(h), Some(cap)) = (from, self.capture.as_mut()) {
-            cap.record(now, h, self.packets.get(pkt));
+            cap.record(at, h, self.packets.get(pkt));
         }
-        self.q.at(now + ser, Event::TxDone { ch });
+        if tx_done {
+            self.q.at(at + ser, Event::TxDone { ch });
+        }
         match to {
             NodeRef::Hca(h) if damage == Damage::None => self.hca_receive(ch, h, pkt, arrive_at),
             NodeRef::Switch { sw, .. } if damage == Damage::None && self.switches[sw as usize].inputs_in_send_order => {
@@ -59,7 +65,7 @@ impl World {
     /// wire, not on an arrival event: an HCA is fed by one link, whose packets arrive in the
     /// order they are sent, so its receive path (hca/rx_dma.rs) can admit each one then, with
     /// its arrival time. That fixes when the buffer frees and when the packet is processed,
-    /// and saves an event per packet. Its port counters are taken when it is processed.
+    /// and saves an event per packet. Its port counts it ahead (fabric/port.rs `AheadCount`).
     fn hca_receive(&mut self, ch: u32, h: u32, pkt: PacketId, arrive_at: Time) {
         let (wire, vl, payload) = {
             let p = self.packets.get(pkt);
@@ -69,7 +75,10 @@ impl World {
         // rate), or once its payload is written to host memory (hca/rx_dma.rs).
         let hca = &mut self.hcas[h as usize];
         let (freed, ready) = hca.rx_dma.admit(arrive_at, payload, hca.rx_pipeline);
-        let prop = self.channels[ch as usize].prop;
+        let c = &self.channels[ch as usize];
+        let (prop, port) = (c.prop, c.dst_port);
+        let now = self.q.now();
+        self.ports[port as usize].count_rcv(now, arrive_at, u64::from(wire / 4));
         self.return_credits(ch, freed + prop, vl, wire);
         self.q.at(ready, Event::HcaRx { hca: h, pkt });
     }
@@ -89,7 +98,7 @@ impl World {
     }
 
     /// The receiver frees `wire` bytes of buffer on `vl`; the credits reach the sender at `at`.
-    fn return_credits(&mut self, ch: u32, at: Time, vl: u8, wire: u32) {
+    pub(crate) fn return_credits(&mut self, ch: u32, at: Time, vl: u8, wire: u32) {
         let c = &mut self.channels[ch as usize];
         c.queue_return(at, vl, credit_blocks(wire));
         if c.wait_since.is_some() {
@@ -164,9 +173,8 @@ impl World {
     /// an event per packet. Otherwise it is called on the arrival event.
     fn switch_receive(&mut self, in_ch: u32, sw: u32, pkt: PacketId, arrive_at: Time) {
         let wire = self.packets.get(pkt).wire_bytes;
-        let pc = &mut self.ports[self.channels[in_ch as usize].dst_port as usize].counters;
-        pc.PortRcvPkts += 1;
-        pc.PortRcvData += u64::from(wire / 4);
+        let now = self.q.now();
+        self.ports[self.channels[in_ch as usize].dst_port as usize].count_rcv(now, arrive_at, u64::from(wire / 4));
         self.switch_enqueue(sw, in_ch, pkt, arrive_at);
     }
 
@@ -185,6 +193,10 @@ impl World {
             return;
         };
         let ready_at = arrive_at + s.latency;
+        if s.ports[out as usize].departs_on_arrival {
+            self.depart_in_order(sw, out, Queued { pkt, in_ch, ready_at });
+            return;
+        }
         s.ports[out as usize].queues[vl as usize].push_back(Queued { pkt, in_ch, ready_at });
         let out_ch = s.ports[out as usize].ch;
         if !self.channels[out_ch as usize].wake_scheduled {

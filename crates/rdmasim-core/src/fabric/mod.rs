@@ -4,4 +4,5 @@ pub mod forward;
 pub mod port;
 pub mod rate;
 pub mod switch;
+pub mod switch_fifo;
 pub mod topology;

@@ -20,6 +20,9 @@ pub struct OutPort {
     pub queues: [VecDeque<Queued>; NUM_VL],
     /// Next VL to serve (round robin).
     pub next_vl: u8,
+    /// Each packet's departure is decided when it is queued (fabric/switch_fifo.rs); the
+    /// queues stay empty.
+    pub departs_on_arrival: bool,
 }
 
 pub struct Switch {
@@ -42,7 +45,7 @@ impl Switch {
 
 impl OutPort {
     pub fn new(ch: u32) -> OutPort {
-        OutPort { ch, queues: Default::default(), next_vl: 0 }
+        OutPort { ch, queues: Default::default(), next_vl: 0, departs_on_arrival: false }
     }
     /// The VL whose head packet should go next among those with a packet, round robin.
     pub fn pick_vl(&self) -> Option<u8> {

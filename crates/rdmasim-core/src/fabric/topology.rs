@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 use crate::engine::{SimRng, Time};
 use crate::fabric::channel::{credit_blocks, Channel, ErrorModel, NodeRef, NUM_VL};
-use crate::fabric::port::{Port, PortCounters};
+use crate::fabric::port::Port;
 use crate::fabric::switch::{OutPort, Switch};
 use crate::hca::profile::HwProfile;
 use crate::scenario::TopologyKind;
@@ -29,7 +29,7 @@ struct Builder<'a> {
 
 impl Builder<'_> {
     fn port(&mut self, node: String, num: u16) -> u32 {
-        self.f.ports.push(Port { node, num, counters: PortCounters::default() });
+        self.f.ports.push(Port::new(node, num));
         self.f.ports.len() as u32 - 1
     }
     fn channel(&mut self, from: NodeRef, to: NodeRef, src_port: u32, dst_port: u32) -> u32 {

@@ -181,12 +181,6 @@ impl World {
     pub(crate) fn on_hca_rx(&mut self, h: u32, id: PacketId) {
         let pkt = *self.packets.get(id);
         self.packets.release(id);
-        // The HCA's port is its egress channel's source; receive counters are taken here
-        // (fabric/forward.rs hca_receive).
-        let port = self.channels[self.hcas[h as usize].tx_ch as usize].src_port;
-        let pc = &mut self.ports[port as usize].counters;
-        pc.PortRcvPkts += 1;
-        pc.PortRcvData += u64::from(pkt.wire_bytes / 4);
         let Some(qi) = self.hcas[h as usize].qp_index(pkt.dst_qp) else { return };
         let qi = qi as u32;
         if pkt.kind.is_request() {

@@ -1,0 +1,68 @@
+//! A switch output whose departures are decided as packets are queued, without events.
+//!
+//! An output port is a FIFO served at line rate when it meets three conditions, checked once
+//! when the world is built (`plan_switch_outputs`):
+//! - its switch's inputs are alike (`Switch::inputs_in_send_order`), so packets are queued in
+//!   arrival order, at the time they are sent upstream (fabric/forward.rs `switch_receive`);
+//! - it leads to an HCA, which admits each packet as it is sent and so queues the packet's
+//!   credit return at once (fabric/forward.rs `hca_receive`): every credit the port will get
+//!   back before a queued packet's departure is already known when that packet is queued;
+//! - its link has no loss or bit errors (a damaged packet frees its credits on an arrival
+//!   event, which would come too late for the decision).
+//!
+//! All traffic is on VL 0 (the HCAs send every packet on SL 0 / VL 0), so there is one FIFO and
+//! no VL arbitration. A packet then leaves at the latest of its ready time (arrival + traversal
+//! latency), the end of the packet ahead of it, and the first credit return that makes room
+//! for it, which are exactly the times at which the event-driven path (`switch_try_send` on
+//! `TxDone`, `SwitchKick` and `CreditWake`) would send it. Results are byte-identical to that
+//! path; a packet through such a port costs no event at the switch. Its departure is counted
+//! ahead (fabric/port.rs `AheadCount`), so a run that stops with packets inside the switch
+//! reports them as not yet sent.
+use crate::fabric::channel::{Damage, NodeRef};
+use crate::fabric::switch::Queued;
+use crate::world::World;
+
+impl World {
+    /// Marks the switch outputs that meet the conditions above (after faults are applied).
+    pub(crate) fn plan_switch_outputs(&mut self) {
+        for sw in &mut self.switches {
+            let alike = sw.inputs_in_send_order;
+            for port in &mut sw.ports {
+                let c = &self.channels[port.ch as usize];
+                let clean = c.errors.loss_rate == 0.0 && c.errors.ber == 0.0 && c.errors.drop_nth.is_empty();
+                port.departs_on_arrival = alike && clean && matches!(c.to, NodeRef::Hca(_));
+            }
+        }
+    }
+
+    /// Sends `q` (queued at switch `sw`'s output `out`) at its departure time, decided now.
+    pub(crate) fn depart_in_order(&mut self, sw: u32, out: u16, q: Queued) {
+        let out_ch = self.switches[sw as usize].ports[out as usize].ch;
+        let (wire, vl) = {
+            let p = self.packets.get(q.pkt);
+            (p.wire_bytes, p.vl)
+        };
+        let c = &mut self.channels[out_ch as usize];
+        let mut depart = q.ready_at.max(c.busy_until);
+        // Credits: every return due before the departure is already queued (module doc).
+        c.absorb(depart);
+        let waiting_from = depart;
+        while !c.has_credits(vl, wire) {
+            let Some(next) = c.returns.front().map(|r| r.at) else {
+                // Cannot happen: each credit taken has its return queued. Send anyway rather
+                // than lose the packet; a test would show the overdraft.
+                debug_assert!(false, "switch output {out_ch} out of credits with none to come");
+                break;
+            };
+            depart = next;
+            c.absorb(depart);
+        }
+        let wait = c.wait_ticks(depart - waiting_from);
+        debug_assert!(self.packets.get(q.pkt).damage == Damage::None);
+        let in_prop = self.channels[q.in_ch as usize].prop;
+        let ser = self.channels[out_ch as usize].ser_time(wire);
+        // The input buffer frees as the packet drains out of the switch.
+        self.return_credits(q.in_ch, depart + ser + in_prop, vl, wire);
+        self.put_on_wire(out_ch, q.pkt, depart, false, wait);
+    }
+}
