@@ -43,6 +43,9 @@ pub struct HcaTimes {
     pub tx_pipeline: Time,
     pub tx_packet: Time,
     pub recv_wqe_fetch: Time,
+    /// The local ACK timeout's vendor floor and adaptive base (hca/timers.rs).
+    pub retransmit_floor: Time,
+    pub adaptive_retrans_base: Time,
 }
 
 impl HcaTimes {
@@ -55,6 +58,8 @@ impl HcaTimes {
             tx_pipeline: Time::from_ns_f64(p.tx_pipeline_ns),
             tx_packet: Time::from_ns_f64(p.tx_packet_ns),
             recv_wqe_fetch: Time::from_ns_f64(p.recv_wqe_fetch_ns),
+            retransmit_floor: Time::from_ns_f64(p.retransmit_floor_ms * 1e6),
+            adaptive_retrans_base: Time::from_ns_f64(p.adaptive_retrans_base_us.max(0.0) * 1e3),
         }
     }
 }

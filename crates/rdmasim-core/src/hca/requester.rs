@@ -101,9 +101,9 @@ impl World {
     /// Arms the local ACK timer if it is not running (or restarts it on progress).
     pub(crate) fn start_ack_timer(&mut self, h: u32, qi: u32, restart: bool) {
         let now = self.now();
-        let floor = self.profile.retransmit_floor_ms;
-        let adaptive = self.profile.adaptive_retrans_base_us;
-        let qp = &mut self.hcas[h as usize].qps[qi as usize];
+        let hca = &mut self.hcas[h as usize];
+        let (floor, adaptive) = (hca.t.retransmit_floor, hca.t.adaptive_retrans_base);
+        let qp = &mut hca.qps[qi as usize];
         if qp.timer_deadline != Time::MAX && !restart {
             return;
         }

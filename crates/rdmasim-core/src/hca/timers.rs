@@ -18,16 +18,18 @@ pub fn rnr_delay(code: u8) -> Time {
 /// The local ACK timeout the NIC actually waits before retry number `retry` (0-based).
 ///
 /// IBTA: 4.096 µs × 2^timeout, 0 meaning infinite (no timer). ConnectX firmware raises it to a
-/// floor (`retransmit_floor_ms`, ~500 ms measured in seeds/000). With adaptive retransmission the
-/// first retries wait `adaptive_base_us × 2^retry`, never more than the floored value.
-pub fn local_ack_timeout(timeout: u8, floor_ms: f64, adaptive_base_us: f64, retry: u8) -> Option<Time> {
+/// floor (`retransmit_floor_ms`, ~500 ms measured in seeds/000). With adaptive retransmission
+/// (`adaptive_base` > 0, from `adaptive_retrans_base_us`) the first retries wait
+/// `adaptive_base × 2^retry`, never more than the floored value. Both come converted once
+/// (`HcaTimes`): this runs on every ACK.
+pub fn local_ack_timeout(timeout: u8, floor: Time, adaptive_base: Time, retry: u8) -> Option<Time> {
     if timeout == 0 {
         return None;
     }
     let spec = Time::ns(4_096).shl(timeout as u32);
-    let floored = spec.max(Time::from_ns_f64(floor_ms * 1e6));
-    if adaptive_base_us > 0.0 {
-        let adaptive = Time::from_ns_f64(adaptive_base_us * 1e3).shl(retry as u32);
+    let floored = spec.max(floor);
+    if adaptive_base > Time::ZERO {
+        let adaptive = adaptive_base.shl(retry as u32);
         return Some(floored.min(adaptive.max(spec)));
     }
     Some(floored)
@@ -48,16 +50,16 @@ mod tests {
 
     #[test]
     fn timeout_is_floored_and_zero_is_infinite() {
-        assert_eq!(local_ack_timeout(0, 500.0, 0.0, 0), None);
+        assert_eq!(local_ack_timeout(0, Time::ms(500), Time::ZERO, 0), None);
         // timeout 14 = 4.096 µs × 16384 = 67.1 ms, raised to the 500 ms floor.
-        assert_eq!(local_ack_timeout(14, 500.0, 0.0, 0), Some(Time::ms(500)));
+        assert_eq!(local_ack_timeout(14, Time::ms(500), Time::ZERO, 0), Some(Time::ms(500)));
         // No floor: the IBTA value exactly.
-        assert_eq!(local_ack_timeout(14, 0.0, 0.0, 0), Some(Time::ns(4_096 * 16_384)));
+        assert_eq!(local_ack_timeout(14, Time::ZERO, Time::ZERO, 0), Some(Time::ns(4_096 * 16_384)));
         // Above the floor the QP's value wins: timeout 20 = 4.29 s.
-        assert_eq!(local_ack_timeout(20, 500.0, 0.0, 0), Some(Time::ns(4_096 << 20)));
+        assert_eq!(local_ack_timeout(20, Time::ms(500), Time::ZERO, 0), Some(Time::ns(4_096 << 20)));
         // Adaptive: 100 µs, 200 µs, ... capped by the floored value.
-        assert_eq!(local_ack_timeout(1, 500.0, 100.0, 0), Some(Time::us(100)));
-        assert_eq!(local_ack_timeout(1, 500.0, 100.0, 3), Some(Time::us(800)));
-        assert_eq!(local_ack_timeout(1, 500.0, 100.0, 30), Some(Time::ms(500)));
+        assert_eq!(local_ack_timeout(1, Time::ms(500), Time::us(100), 0), Some(Time::us(100)));
+        assert_eq!(local_ack_timeout(1, Time::ms(500), Time::us(100), 3), Some(Time::us(800)));
+        assert_eq!(local_ack_timeout(1, Time::ms(500), Time::us(100), 30), Some(Time::ms(500)));
     }
 }
