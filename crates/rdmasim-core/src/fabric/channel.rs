@@ -89,7 +89,12 @@ impl Channel {
     }
 
     /// PortXmitWait ticks (one per 4-byte word time on the link) in `waited`.
+    #[inline]
     pub fn wait_ticks(&self, waited: Time) -> u64 {
+        // Most departures did not wait: skip the division.
+        if waited == Time::ZERO {
+            return 0;
+        }
         waited.as_ps() / self.word_ps.max(1)
     }
 

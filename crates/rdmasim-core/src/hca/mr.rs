@@ -248,12 +248,13 @@ impl World {
     /// non-present page. The request is dropped, an RNR NAK answers it, and the fault starts.
     pub(crate) fn odp_responder_blocks(&mut self, h: u32, qi: u32, pkt: &Packet) -> bool {
         let is_access = pkt.kind == PktKind::ReadReq || matches!(pkt.kind, PktKind::Write { first: true, .. });
+        // Checked before anything else: this runs on every request packet.
+        if !is_access || self.hcas[h as usize].odp.mrs.is_empty() {
+            return false;
+        }
         let now = self.now();
         let (fault, workers) = self.fault_service();
         let hca = &mut self.hcas[h as usize];
-        if !is_access || hca.odp.mrs.is_empty() {
-            return false;
-        }
         let Some((mr, pages)) = hca.odp.mr_of(pkt.remote_va, pkt.dma_len as u64) else { return false };
         if pages.clone().all(|p| hca.odp.mrs[mr as usize].present[p]) {
             return false;
@@ -286,13 +287,14 @@ impl World {
     /// fault, or the response's destination page is not present (as this QP sees it), which
     /// starts a fault and a retransmission wait.
     pub(crate) fn odp_requester_drops(&mut self, h: u32, qi: u32, pkt: &Packet) -> bool {
+        // Checked before anything else: this runs on every response packet.
+        if self.hcas[h as usize].odp.mrs.is_empty() || (qi as usize) >= self.hcas[h as usize].odp.qps.len() {
+            return false;
+        }
         let now = self.now();
         let flood = self.profile.odp_flood;
         let (fault, workers) = self.fault_service();
         let hca = &mut self.hcas[h as usize];
-        if hca.odp.mrs.is_empty() || (qi as usize) >= hca.odp.qps.len() {
-            return false;
-        }
         if hca.odp.qps[qi as usize].wait.is_some_and(|w| w.fault) {
             hca.odp.stats.dropped_responses += 1;
             return true;
