@@ -80,6 +80,8 @@ impl Simulation {
             profile: prof,
             seed: scenario.seed,
             packets: Default::default(),
+            cqes: Default::default(),
+            app_events: Default::default(),
             channels: fabric.channels,
             switches: fabric.switches,
             ports: fabric.ports,
@@ -143,7 +145,7 @@ impl Simulation {
             }
         }
         for a in 0..apps.len() as u32 {
-            world.q.at(Time::ZERO, Event::App { app: a, ev: AppEvent::Start });
+            world.app_at(Time::ZERO, a, AppEvent::Start);
         }
         let l = &scenario.limits;
         let max_time = l.max_sim_time_ms.map(|ms| Time::from_ns_f64(ms * 1e6)).unwrap_or(Time::MAX);
@@ -202,7 +204,10 @@ impl Simulation {
             Event::AckTimer { hca, qp } => w.on_ack_timer(hca, qp),
             Event::SrqResumeDoorbell { hca, qp } => w.on_srq_resume_doorbell(hca, qp),
             Event::OdpFault { hca, fault } => w.on_odp_fault(hca, fault),
-            Event::CqeVisible { cqe } => w.on_cqe_visible(&mut self.pollers, cqe),
+            Event::CqeVisible { cqe } => {
+                let cqe = w.cqes.take(cqe);
+                w.on_cqe_visible(&mut self.pollers, cqe)
+            }
             Event::CqWake { cq } => {
                 self.apps_touched = true;
                 let mut buf = std::mem::take(&mut self.cqe_buf);
@@ -214,6 +219,7 @@ impl Simulation {
             }
             Event::App { app, ev } => {
                 self.apps_touched = true;
+                let ev = w.app_events.take(ev);
                 self.apps[app as usize].handle(w, ev)
             }
         }

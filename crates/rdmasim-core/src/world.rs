@@ -2,7 +2,7 @@
 //! Component logic lives in `impl World` blocks next to the component (fabric/forward.rs,
 //! hca/nic.rs, hca/requester.rs, hca/responder.rs); workloads live outside the world and act on
 //! it through the verbs in hca/verbs.rs.
-use crate::engine::{EventQueue, Time};
+use crate::engine::{EventQueue, Slab, Time};
 use crate::fabric::channel::Channel;
 use crate::fabric::port::Port;
 use crate::fabric::switch::Switch;
@@ -28,6 +28,9 @@ pub enum AppEvent {
     SrqOverflow { hca: u32, srq: u32 },
 }
 
+/// An event in the queue. Kept to 12 bytes (a test checks): each is moved a few times per heap
+/// operation, and a completion or an application event carried inline made every entry twice as
+/// big; those payloads wait in the world's slabs (`cqes`, `app_events`) instead.
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
     /// A channel finished serialising a packet and may send the next.
@@ -44,16 +47,17 @@ pub enum Event {
     HcaRx { hca: u32, pkt: PacketId },
     /// A QP's local ACK timer (lazy: it re-checks the QP's deadline).
     AckTimer { hca: u32, qp: u32 },
-    /// A CQE becomes visible in host memory; it goes to its QP's completion channel and thread.
-    CqeVisible { cqe: Cqe },
+    /// A CQE (slot in `World::cqes`) becomes visible in host memory; it goes to its QP's
+    /// completion channel and thread.
+    CqeVisible { cqe: u32 },
     /// A resume request posted by a receiving process reaches its HCA's send engine.
     SrqResumeDoorbell { hca: u32, qp: u32 },
     /// Event mode: the thread waiting on completion channel `cq` wakes up and polls it.
     CqWake { cq: u32 },
     /// The driver finished servicing an ODP page fault (hca/mr.rs).
     OdpFault { hca: u32, fault: u32 },
-    /// Deliver an event to a workload.
-    App { app: u32, ev: AppEvent },
+    /// Deliver an event (slot in `World::app_events`) to a workload.
+    App { app: u32, ev: u32 },
 }
 
 pub struct World {
@@ -61,6 +65,10 @@ pub struct World {
     pub profile: HwProfile,
     pub seed: u64,
     pub packets: Packets,
+    /// Completions on their way to host memory (`Event::CqeVisible`).
+    pub cqes: Slab<Cqe>,
+    /// Application events waiting for their time (`Event::App`).
+    pub app_events: Slab<AppEvent>,
     pub channels: Vec<Channel>,
     pub switches: Vec<Switch>,
     pub ports: Vec<Port>,
@@ -77,5 +85,30 @@ impl World {
     #[inline]
     pub fn now(&self) -> Time {
         self.q.now()
+    }
+
+    /// Tells application `app` about `ev` at `at`.
+    #[inline]
+    pub fn app_at(&mut self, at: Time, app: u32, ev: AppEvent) {
+        let slot = self.app_events.alloc(ev);
+        self.q.at(at, Event::App { app, ev: slot });
+    }
+
+    /// Makes `cqe` visible in host memory at `at`.
+    #[inline]
+    pub(crate) fn cqe_at(&mut self, at: Time, cqe: Cqe) {
+        let slot = self.cqes.alloc(cqe);
+        self.q.at(at, Event::CqeVisible { cqe: slot });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Event;
+
+    /// Payloads stay out of the queue: an event is at most 12 bytes (module doc of `Event`).
+    #[test]
+    fn events_stay_small() {
+        assert!(std::mem::size_of::<Event>() <= 12, "Event is {} bytes", std::mem::size_of::<Event>());
     }
 }

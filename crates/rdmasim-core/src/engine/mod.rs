@@ -1,8 +1,10 @@
 //! The discrete-event engine: simulated time, the event queue and seeded random streams.
 mod queue;
 mod rng;
+mod slab;
 mod time;
 
 pub use queue::EventQueue;
 pub use rng::{stream_seed, SimRng};
+pub use slab::Slab;
 pub use time::Time;

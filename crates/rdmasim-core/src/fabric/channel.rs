@@ -116,15 +116,15 @@ impl Channel {
     /// (a struct built first on the stack and copied cost a store-forwarding stall per packet).
     #[inline]
     pub fn queue_return(&mut self, at: Time, vl: u8, blocks: u32) {
-        let mut i = self.returns.len();
+        if self.returns.back().is_none_or(|r| r.at <= at) {
+            self.returns.push_back(CreditBack { at, vl, blocks });
+            return;
+        }
+        let mut i = self.returns.len() - 1;
         while i > 0 && self.returns[i - 1].at > at {
             i -= 1;
         }
-        if i == self.returns.len() {
-            self.returns.push_back(CreditBack { at, vl, blocks });
-        } else {
-            self.returns.insert(i, CreditBack { at, vl, blocks });
-        }
+        self.returns.insert(i, CreditBack { at, vl, blocks });
     }
 
     /// Decides the fate of the packet about to be sent (counts it as sent).

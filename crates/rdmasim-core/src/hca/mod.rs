@@ -83,6 +83,9 @@ pub struct Hca {
     /// The receive buffer's drain into host memory (rx_dma.rs).
     pub rx_dma: rx_dma::RxDma,
     pub t: HcaTimes,
+    /// Wire size of the largest packet at the profile's MTU: the send engine checks for that
+    /// many credits before it chooses a QP (hca/nic.rs).
+    pub max_packet_bytes: u32,
     /// Memory regions, NIC page tables and per-QP ODP / retransmission-wait state (mr.rs).
     pub odp: mr::Odp,
 }
@@ -103,6 +106,7 @@ impl Hca {
             rx_pipeline: Time::from_ns_f64(profile.rx_pipeline_ns),
             rx_dma: rx_dma::RxDma::new(profile.rx_dma_drain, profile.pcie_link()),
             t: HcaTimes::from_profile(profile),
+            max_packet_bytes: nic::max_packet_bytes(profile.mtu),
             odp: mr::Odp::default(),
         }
     }

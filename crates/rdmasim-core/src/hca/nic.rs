@@ -8,15 +8,17 @@ use crate::world::{Event, World};
 
 /// What a QP offers the send engine.
 pub enum Next {
-    /// A packet; `more` = the QP may have further work; `end_of_message` = last packet of a WQE.
-    Packet { pkt: Packet, more: bool, end_of_message: bool },
+    /// A packet, already in the packet store (built where it is decided, not copied through
+    /// the layers that pass it up); `more` = the QP may have further work; `end_of_message` =
+    /// last packet of a WQE. Every packet offered is sent.
+    Packet { pkt: PacketId, more: bool, end_of_message: bool },
     /// Work that becomes sendable at this time.
     Wait(Time),
     Idle,
 }
 
 /// Largest packet the engine may emit, for the credit check before choosing a QP.
-fn max_packet_bytes(mtu: u32) -> u32 {
+pub(crate) fn max_packet_bytes(mtu: u32) -> u32 {
     ib_wire_bytes(PktKind::Write { first: true, last: true, imm: true }, mtu)
 }
 
@@ -72,19 +74,23 @@ impl World {
             }
             self.hcas[h as usize].control.pop_front();
             let pkt = self.build_control(h, ctl);
+            let pkt = self.packets.alloc(pkt);
             self.emit(h, pkt);
             return;
         }
         if hca.sched.is_empty() {
             return;
         }
-        if !self.credits_or_wait(ch, 0, max_packet_bytes(self.profile.mtu)) {
+        if !self.credits_or_wait(ch, 0, hca.max_packet_bytes) {
             return;
         }
         let mut earliest = Time::MAX;
         let n = self.hcas[h as usize].sched.len();
         for _ in 0..n {
-            let Some(qi) = self.hcas[h as usize].sched.pop_front() else { break };
+            // The QP stays at the front while it is asked (work it activates meanwhile joins at
+            // the back), and leaves the front only if its turn ends: a QP keeping its turn
+            // packet after packet costs no queue traffic.
+            let Some(&qi) = self.hcas[h as usize].sched.front() else { break };
             match self.qp_next(h, qi, now) {
                 Next::Packet { pkt, more, end_of_message } => {
                     let policy = self.profile.arbitration;
@@ -92,31 +98,37 @@ impl World {
                     let hca = &mut self.hcas[h as usize];
                     let qp = &mut hca.qps[qi as usize];
                     if more {
-                        qp.turn_bytes += pkt.payload;
+                        qp.turn_bytes += self.packets.get(pkt).payload;
                         let stay = !end_of_message
                             && match policy {
                                 Arbitration::PacketRoundRobin => false,
                                 Arbitration::MessageRoundRobin => true,
                                 Arbitration::ChunkRoundRobin => qp.turn_bytes < chunk,
                             };
-                        if stay {
-                            hca.sched.push_front(qi);
-                        } else {
+                        if !stay {
                             qp.turn_bytes = 0;
+                            hca.sched.pop_front();
                             hca.sched.push_back(qi);
                         }
                     } else {
                         qp.turn_bytes = 0;
                         qp.in_sched = false;
+                        hca.sched.pop_front();
                     }
                     self.emit(h, pkt);
                     return;
                 }
                 Next::Wait(t) => {
                     earliest = earliest.min(t);
-                    self.hcas[h as usize].sched.push_back(qi);
+                    let sched = &mut self.hcas[h as usize].sched;
+                    sched.pop_front();
+                    sched.push_back(qi);
                 }
-                Next::Idle => self.hcas[h as usize].qps[qi as usize].in_sched = false,
+                Next::Idle => {
+                    let hca = &mut self.hcas[h as usize];
+                    hca.sched.pop_front();
+                    hca.qps[qi as usize].in_sched = false;
+                }
             }
         }
         if earliest != Time::MAX {
@@ -168,13 +180,12 @@ impl World {
     }
 
     /// Hands a packet to the port.
-    fn emit(&mut self, h: u32, pkt: Packet) {
+    fn emit(&mut self, h: u32, pkt: PacketId) {
         let now = self.now();
         let hca = &mut self.hcas[h as usize];
         hca.engine_free = now + hca.t.tx_packet;
         let ch = hca.tx_ch;
-        let id = self.packets.alloc(pkt);
-        self.transmit(ch, id);
+        self.transmit(ch, pkt);
     }
 
     /// A packet left the receive pipeline: hand it to the QP's responder or requester.

@@ -2,7 +2,7 @@
 //! header layouts live in `wire`; here we keep what the transport and the fabric act on, and
 //! the packet's size on the wire. Packets live in a slab and are passed around by index, so the
 //! event loop allocates nothing per packet.
-use crate::engine::Time;
+use crate::engine::{Slab, Time};
 use crate::fabric::channel::Damage;
 
 /// What a packet is, with its position in a multi-packet message.
@@ -78,12 +78,9 @@ pub struct Packet {
     pub sent_at: Time,
 }
 
-/// A slab of packets with a free list; ids are reused.
+/// The packets in flight, by id (ids are reused).
 #[derive(Default)]
-pub struct Packets {
-    slots: Vec<Packet>,
-    free: Vec<u32>,
-}
+pub struct Packets(Slab<Packet>);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PacketId(pub u32);
@@ -91,27 +88,21 @@ pub struct PacketId(pub u32);
 impl Packets {
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> PacketId {
-        if let Some(i) = self.free.pop() {
-            self.slots[i as usize] = p;
-            PacketId(i)
-        } else {
-            self.slots.push(p);
-            PacketId(self.slots.len() as u32 - 1)
-        }
+        PacketId(self.0.alloc(p))
     }
     #[inline]
     pub fn release(&mut self, id: PacketId) {
-        self.free.push(id.0);
+        self.0.release(id.0)
     }
     #[inline]
     pub fn get(&self, id: PacketId) -> &Packet {
-        &self.slots[id.0 as usize]
+        self.0.get(id.0)
     }
     #[inline]
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
-        &mut self.slots[id.0 as usize]
+        self.0.get_mut(id.0)
     }
     pub fn live(&self) -> usize {
-        self.slots.len() - self.free.len()
+        self.0.live()
     }
 }

@@ -94,6 +94,7 @@ impl World {
         if retransmission {
             hca.counters.retransmitted_packets += 1;
         }
+        let pkt = self.packets.alloc(pkt);
         self.start_ack_timer(h, qi, false);
         Next::Packet { pkt, more, end_of_message }
     }
@@ -315,7 +316,7 @@ impl World {
             if w.wr.signaled {
                 let opcode = w.wr.op.wc_opcode();
                 let cqe = Cqe { wr_id: w.wr.wr_id, hca: h, qp: qp.num, status: WcStatus::Success, opcode, byte_len: w.wr.len };
-                self.q.at(now + dma_write, Event::CqeVisible { cqe });
+                self.cqe_at(now + dma_write, cqe);
             }
         }
         let upto = upto.min(held_at);
@@ -355,7 +356,9 @@ impl World {
             }
             let opcode = w.wr.op.wc_opcode();
             // Error completions are always generated, signaled or not (IBTA 10.8.3).
-            self.q.at(now + dma_write, Event::CqeVisible { cqe: Cqe { wr_id: w.wr.wr_id, hca: h, qp: num, status, opcode, byte_len: 0 } });
+            // (World::cqe_at spelled out: `qp` still borrows the HCA.)
+            let slot = self.cqes.alloc(Cqe { wr_id: w.wr.wr_id, hca: h, qp: num, status, opcode, byte_len: 0 });
+            self.q.at(now + dma_write, Event::CqeVisible { cqe: slot });
         }
         qp.tx_wqe = 0;
         qp.read_resps.clear();

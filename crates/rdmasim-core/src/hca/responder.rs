@@ -9,7 +9,7 @@ use crate::hca::nic::Next;
 use crate::hca::packet::{ib_wire_bytes, Packet, PktKind};
 use crate::hca::qp::{QpState, ReadResponse};
 use crate::hca::Control;
-use crate::world::{AppEvent, Event, World};
+use crate::world::{AppEvent, World};
 
 impl World {
     pub(crate) fn on_request(&mut self, h: u32, qi: u32, pkt: &Packet) {
@@ -76,7 +76,7 @@ impl World {
                         let _ = imm; // SEND with immediate also completes as IBV_WC_RECV (with IBV_WC_WITH_IMM)
                         let opcode = WcOpcode::Recv;
                         let cqe = Cqe { wr_id: r.wr_id, hca: h, qp: qp.num, status: WcStatus::Success, opcode, byte_len: qp.cur_recv_bytes };
-                        self.q.at(now + t.recv_wqe_fetch + t.dma_write, Event::CqeVisible { cqe });
+                        self.cqe_at(now + t.recv_wqe_fetch + t.dma_write, cqe);
                     }
                 }
             }
@@ -91,15 +91,15 @@ impl World {
                     };
                     let qp = &mut self.hcas[h as usize].qps[qi as usize];
                     let cqe = Cqe { wr_id: rwqe.wr_id, hca: h, qp: qp.num, status: WcStatus::Success, opcode: WcOpcode::RecvRdmaWithImm, byte_len: qp.cur_write_len };
-                    self.q.at(now + t.recv_wqe_fetch + t.dma_write, Event::CqeVisible { cqe });
+                    self.cqe_at(now + t.recv_wqe_fetch + t.dma_write, cqe);
                 }
                 let qp = &mut self.hcas[h as usize].qps[qi as usize];
                 qp.epsn += 1;
                 if last {
                     qp.msn += 1;
                     qp.rx_msgs += 1;
-                    let qpn = qp.num;
-                    self.q.at(now + t.dma_write, Event::App { app, ev: AppEvent::MemoryWritten { hca: h, qp: qpn, len: qp.cur_write_len } });
+                    let (qpn, len) = (qp.num, qp.cur_write_len);
+                    self.app_at(now + t.dma_write, app, AppEvent::MemoryWritten { hca: h, qp: qpn, len });
                 }
             }
             PktKind::ReadReq => {
@@ -213,6 +213,6 @@ impl World {
             }
         }
         let more = !qp.read_resps.is_empty() || qp.tx_wqe < qp.sq.len();
-        Next::Packet { pkt, more, end_of_message: last }
+        Next::Packet { pkt: self.packets.alloc(pkt), more, end_of_message: last }
     }
 }

@@ -274,7 +274,7 @@ impl World {
             let delay = Time::from_ns_f64(p.srq_event_interrupt_ns + p.wakeup_ns);
             // The handler's CPU is the owning process's (its async thread shares the core).
             self.threads[thread as usize].cpu_busy += Time::from_ns_f64(p.event_cpu_ns);
-            self.q.at(now + delay, Event::App { app, ev: AppEvent::SrqLimitReached { hca: h, srq: si } });
+            self.app_at(now + delay, app, AppEvent::SrqLimitReached { hca: h, srq: si });
         }
         Some(w)
     }
@@ -300,7 +300,7 @@ impl World {
             s.notice_pending = true;
             let app = s.app;
             // The table entry lands by DMA; the polling process finds it on its next pass.
-            self.q.at(now + dma_write + detect, Event::App { app, ev: AppEvent::SrqOverflow { hca: h, srq: si } });
+            self.app_at(now + dma_write + detect, app, AppEvent::SrqOverflow { hca: h, srq: si });
         }
         PktKind::SrqStop
     }

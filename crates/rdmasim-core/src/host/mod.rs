@@ -73,7 +73,7 @@ impl World {
             PollMode::Busy => {
                 // The thread that owns the completed QP notices it (after a tick's detour).
                 let at = self.threads[th as usize].notice(now, poll);
-                self.q.at(at, Event::App { app, ev: AppEvent::Completion(cqe) });
+                self.app_at(at, app, AppEvent::Completion(cqe));
             }
             PollMode::Event => {
                 p.pending.push_back(cqe);

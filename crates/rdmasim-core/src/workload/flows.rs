@@ -16,7 +16,7 @@ use crate::report::tables::{row, Tables};
 use crate::scenario::flows::{FlowSpec, FlowVerb, FlowsSection, Polling};
 use crate::workload::justitia::{Shaper, Step};
 use crate::workload::kv::{Kv, KV_QP};
-use crate::world::{AppEvent, Event, World};
+use crate::world::{AppEvent, World};
 use serde_json::json;
 
 /// Receive WQEs kept posted for SEND / WRITE_IMM flows (perftest's DEF_RX_SEND).
@@ -198,7 +198,7 @@ impl Flows {
             AppEvent::Start => {
                 for i in 0..self.flows.len() {
                     let at = Time::from_ns_f64(self.flows[i].spec.start_us * 1e3);
-                    w.q.at(at, Event::App { app: self.app, ev: AppEvent::Timer(tag(TAG_START, i)) });
+                    w.app_at(at, self.app, AppEvent::Timer(tag(TAG_START, i)));
                 }
                 if let Some(kv) = &mut self.kv {
                     kv.start(w);
@@ -336,7 +336,7 @@ impl Flows {
                 Step::Wait(t) => {
                     if f.pace_at.is_none_or(|p| p > t) {
                         f.pace_at = Some(t);
-                        w.q.at(t, Event::App { app, ev: AppEvent::Timer(tag(TAG_PACE, i)) });
+                        w.app_at(t, app, AppEvent::Timer(tag(TAG_PACE, i)));
                     }
                     return;
                 }

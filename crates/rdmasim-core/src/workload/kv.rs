@@ -28,7 +28,7 @@ use crate::report::stats::summarize;
 use crate::report::tables::{row, Tables};
 use crate::scenario::flows::KvSpec;
 use crate::workload::kv_pipeline::{PushOutcome, ServerPipeline};
-use crate::world::{AppEvent, Event, World};
+use crate::world::{AppEvent, World};
 use serde_json::json;
 
 /// Random stream id of the GET/PUT draw.
@@ -176,7 +176,7 @@ impl Kv {
         if let Some(p) = &mut self.pipeline {
             p.on_noticed(seen);
         }
-        w.q.at(done, Event::App { app: self.app, ev: AppEvent::Timer(crate::workload::flows::TAG_KV << 32) });
+        w.app_at(done, self.app, AppEvent::Timer(crate::workload::flows::TAG_KV << 32));
     }
 
     /// A server timer: a request processed (`payload` 0), or a dummy push of the pipeline.
@@ -197,7 +197,7 @@ impl Kv {
     fn after_push(&mut self, w: &mut World, out: PushOutcome) {
         if let Some((at, gen)) = out.dummy_at {
             let payload = (crate::workload::flows::TAG_KV << 32) | DUMMY_TIMER | gen as u64;
-            w.q.at(at, Event::App { app: self.app, ev: AppEvent::Timer(payload) });
+            w.app_at(at, self.app, AppEvent::Timer(payload));
         }
         if out.answer {
             self.respond(w);

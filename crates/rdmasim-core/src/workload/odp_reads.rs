@@ -76,7 +76,7 @@ impl OdpReads {
         match ev {
             AppEvent::Start => {
                 self.setup = self.register(w);
-                w.q.at(w.now() + self.setup, crate::world::Event::App { app: self.app, ev: AppEvent::Timer(TAG_START) });
+                w.app_at(w.now() + self.setup, self.app, AppEvent::Timer(TAG_START));
             }
             AppEvent::Timer(_) => {
                 if self.posted == 0 {
@@ -90,7 +90,7 @@ impl OdpReads {
                     self.post(w);
                     if self.posted < self.cfg.reads {
                         let at = w.now() + Time::from_ns_f64(self.cfg.interval_us * 1e3);
-                        w.q.at(at, crate::world::Event::App { app: self.app, ev: AppEvent::Timer(self.posted) });
+                        w.app_at(at, self.app, AppEvent::Timer(self.posted));
                     }
                 }
             }

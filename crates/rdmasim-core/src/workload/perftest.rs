@@ -139,7 +139,7 @@ impl Perftest {
         }
         let at = w.threads[hca as usize].notice(w.now(), Time::from_ns_f64(w.profile.poll_cq_ns));
         let tag = if hca == self.server { TAG_SERVER_SAW_WRITE } else { TAG_CLIENT_SAW_WRITE };
-        w.q.at(at, crate::world::Event::App { app: self.app, ev: AppEvent::Timer(tag) });
+        w.app_at(at, self.app, AppEvent::Timer(tag));
     }
 
     fn start_size(&mut self, w: &mut World) {

@@ -19,7 +19,7 @@ use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
 use crate::hca::srq::{SrqFlowControl, SrqRef};
 use crate::hca::verbs::QpRef;
 use crate::report::tables::{row, Tables};
-use crate::world::{AppEvent, Event, World};
+use crate::world::{AppEvent, World};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -115,7 +115,7 @@ impl SrqEpisode {
                 if self.cfg.method == SrqFlowControl::SrqLimit {
                     ready = w.arm_srq_limit(srq, self.cfg.srq_limit);
                 }
-                w.q.at(ready, Event::App { app: self.app, ev: AppEvent::Timer(TAG_FILL) });
+                w.app_at(ready, self.app, AppEvent::Timer(TAG_FILL));
             }
             AppEvent::Timer(TAG_FILL) => self.send_next(w),
             AppEvent::Timer(TAG_DONE) => self.check_done(),
@@ -130,7 +130,7 @@ impl SrqEpisode {
                 self.t[2] = Some(w.post_srq_recv(srq, self.cfg.refill as u64, self.cfg.refill, self.cfg.packet_bytes));
                 let armed = w.arm_srq_limit(srq, self.cfg.srq_limit);
                 self.t[3] = Some(armed);
-                w.q.at(armed, Event::App { app: self.app, ev: AppEvent::Timer(TAG_DONE) });
+                w.app_at(armed, self.app, AppEvent::Timer(TAG_DONE));
             }
             _ => {}
         }

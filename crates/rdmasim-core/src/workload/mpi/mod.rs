@@ -25,7 +25,7 @@ use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
 use crate::hca::srq::{SrqFlowControl, SrqRef};
 use crate::hca::verbs::QpRef;
 use crate::report::tables::{row, Tables};
-use crate::world::{AppEvent, Event, World};
+use crate::world::{AppEvent, World};
 use program::{is_collective_tag, Op, Program, ANY};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -324,7 +324,7 @@ impl Mpi {
         self.t0 = t0;
         for r in 0..self.ranks.len() as u32 {
             self.ranks[r as usize].state = RunState::Computing;
-            w.q.at(t0, Event::App { app: self.app, ev: AppEvent::Timer(r as u64) });
+            w.app_at(t0, self.app, AppEvent::Timer(r as u64));
         }
     }
 
@@ -373,7 +373,7 @@ impl Mpi {
                     let d = Time::ns(ns);
                     rk.compute += d;
                     let at = w.now().max(w.threads[rk.thread as usize].cpu_free) + d;
-                    w.q.at(at, Event::App { app: self.app, ev: AppEvent::Timer(r as u64) });
+                    w.app_at(at, self.app, AppEvent::Timer(r as u64));
                     return;
                 }
                 Op::Isend { peer, bytes, tag, req } => {
