@@ -4,7 +4,7 @@
 //!
 //! Hand-rolled rather than `std::collections::BinaryHeap` for one reason: std's `pop` writes the
 //! last element into the root and then reads the root back to sift it down, and that read of a
-//! just-written 48-byte slot misses store forwarding — a quarter of the simulator's time in a bulk
+//! just-written slot misses store forwarding — a quarter of the simulator's time in a bulk
 //! transfer went to that one load (perf). Here the root is copied out, the last element's key
 //! stays in registers and the hole moves down; no slot is read after it was written. Events are
 //! `Copy`, so the holes need no unsafe code.
