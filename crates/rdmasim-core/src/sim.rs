@@ -280,12 +280,12 @@ impl Simulation {
         }
         let elapsed = self.end_time.max(w.now());
         // A busy-polling thread occupies its core for the whole run; the others count their work.
-        let thread_cpu = |th: &CpuThread| if th.busy_poll { elapsed } else { th.cpu_busy };
+        let thread_cpu = |th: &CpuThread| if th.busy_poll { elapsed } else { th.busy_at(elapsed) };
         for i in 0..w.hosts.len() as u32 {
             let mine = || w.threads.iter().filter(move |th| th.host == i);
             let busy_poll = mine().any(|th| th.busy_poll);
             let cpu = mine().fold(Time::ZERO, |a, th| a + thread_cpu(th));
-            let verbs = mine().fold(Time::ZERO, |a, th| a + th.cpu_busy);
+            let verbs = mine().fold(Time::ZERO, |a, th| a + th.busy_at(elapsed));
             t.push("host_cpu", row(json!({
                 "node": format!("h{i}"), "polling": if busy_poll { "busy" } else { "event" },
                 "cpu_busy_us": cpu.as_us_f64(), "cpu_verbs_us": verbs.as_us_f64(),

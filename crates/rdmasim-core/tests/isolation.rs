@@ -121,6 +121,20 @@ fn event_polling_cpu_falls_with_message_size() {
 }
 
 #[test]
+fn a_deep_event_polled_queue_never_uses_more_than_its_core() {
+    // 1000 SENDs of 10 B posted at once keep both threads busy past the end of the run; the
+    // work still queued then is not CPU time spent yet (CpuThread::busy_at). Counted when
+    // posted, this flow read 100.1 % (sender) and 100.3 % (receiver) of a core.
+    let r = run(&flows("cx3-fdr", "", &flow("send", 10, "count = 20000", "event", "depth = 1000")));
+    let cpu = f(&rows(&r)[0], "cpu_utilization");
+    assert!((0.95..=1.0).contains(&cpu), "flow: {cpu}");
+    for h in table(&r, "host_cpu") {
+        let u = f(h, "cpu_utilization");
+        assert!((0.95..=1.0).contains(&u), "{}: {u}", h["node"]);
+    }
+}
+
+#[test]
 fn key_value_requests_slow_down_beside_an_elephant() {
     let kv = "[workload.kv]\nrequests = 3000\n";
     let chunky = "arbitration = \"chunk-round-robin\"";

@@ -99,6 +99,27 @@ impl TickNoise {
     }
 }
 
+impl TickNoise {
+    /// How much of `[a, b)` the tick's detours hold the core: the time in it that is not the
+    /// thread's work when the thread runs throughout (`CpuThread::busy_at`).
+    pub fn detours_in(&self, a: Time, b: Time) -> Time {
+        if self.period == 0 || b <= a {
+            return Time::ZERO;
+        }
+        let (a, b) = (a.as_ps(), b.as_ps());
+        // From the tick before `a`: its detour may still be running at `a`.
+        let mut k = if a < self.phase { 0 } else { (a - self.phase) / self.period };
+        let mut held = 0;
+        while self.at(k) < b {
+            let from = self.at(k).max(a);
+            let to = self.at(k).saturating_add(self.detour(k)).min(b);
+            held += to.saturating_sub(from);
+            k += 1;
+        }
+        Time::ps(held)
+    }
+}
+
 impl CpuThread {
     /// A busy-polling thread notices a CQE that became visible at `now`: one poll iteration
     /// after it is free — later if a tick's detour holds its core (the poll is not counted as
@@ -164,6 +185,23 @@ mod tests {
         // Right after the detour: untouched.
         let after = tick0 + period + Time::us(2);
         assert_eq!(t.finish(after, Time::ns(30)), after + Time::ns(30));
+    }
+
+    #[test]
+    fn detours_in_counts_the_part_of_each_detour_inside_the_span() {
+        let t = tick(250.0, 2000.0, 2000.0, 7);
+        let next = Time::ps(t.phase + t.period);
+        // Work lengthened by a detour: its span less the detour is the work.
+        let start = next - Time::ns(30);
+        let end = t.finish(start, Time::ns(70));
+        assert_eq!((end - start) - t.detours_in(start, end), Time::ns(70));
+        // A span starting inside the detour of the tick before it, and one ending inside one.
+        assert_eq!(t.detours_in(next + Time::ns(500), next + Time::us(3)), Time::ns(1500));
+        assert_eq!(t.detours_in(next - Time::us(1), next + Time::ns(200)), Time::ns(200));
+        // Two ticks, and none; off: none.
+        assert_eq!(t.detours_in(next - Time::us(1), next + Time::ms(5)), Time::us(4));
+        assert_eq!(t.detours_in(next + Time::us(3), next + Time::ms(1)), Time::ZERO);
+        assert_eq!(tick(0.0, 2000.0, 2000.0, 7).detours_in(Time::ZERO, Time::ms(100)), Time::ZERO);
     }
 
     #[test]

@@ -77,7 +77,7 @@ impl Flow {
         self.conns.iter().map(|&(c, s)| if self.op == WrOp::Read { w.qp(c).rx_bytes } else { w.qp(s).rx_bytes }).sum()
     }
     fn snapshot(&self, w: &World) -> Snapshot {
-        Snapshot { bytes: self.delivered(w), msgs: self.completed, cpu: w.threads[self.thread as usize].cpu_busy }
+        Snapshot { bytes: self.delivered(w), msgs: self.completed, cpu: w.threads[self.thread as usize].busy_at(w.now()) }
     }
     /// Posts one work request on the flow's next QP (round robin).
     fn post_wr(&mut self, w: &mut World, wr_id: u64, len: u32) {
