@@ -46,6 +46,40 @@ fn a_failed_flow_stops_the_run_and_is_named() {
     assert!(rows.iter().all(|row| row["partial"] == true));
 }
 
+/// With 8 messages outstanding, the QP's failure is followed by 7 IBV_WC_WR_FLUSH_ERR
+/// completions, all drained by one event-polled wake-up: the row names the failure that caused them, not the last flush.
+#[test]
+fn a_failed_flow_reports_its_first_error_not_the_flushes_after_it() {
+    let r = run(&format!(
+        "{HEAD}[hardware.overrides]\nretransmit_floor_ms = 0.0\n[qp]\nretry_cnt = 0\ntimeout = 1\n\
+         [[workload.flow]]\nverb = \"write\"\nsize = 10\ncount = 200\ndepth = 8\npolling = \"event\"\n\
+         [[faults]]\nlink = \"h0->h1\"\ndrop_nth = [50]\n"
+    ));
+    let why = r["stop_reason"].as_str().unwrap();
+    assert!(why.contains("failed with IBV_WC_RETRY_EXC_ERR"), "{why}");
+    let row = &table(&r, "flows")[0];
+    assert_eq!(row["error"], "IBV_WC_RETRY_EXC_ERR", "{row}");
+    assert_eq!(row["partial"], true);
+}
+
+/// The key-value server's 50th packet is lost and its QP may not retry: the store stops with
+/// the failure named, instead of waiting forever for a response that will never come.
+#[test]
+fn a_failed_key_value_store_stops_the_run_and_is_named() {
+    let r = run("[hardware]\nprofile = \"cx4-edr\"\n[hardware.overrides]\nretransmit_floor_ms = 0.0\n\
+         [topology]\nkind = \"single-switch\"\nhosts = 4\n[qp]\nretry_cnt = 0\ntimeout = 1\n[limits]\nmax_sim_time_ms = 10\n\
+         [workload]\nkind = \"flows\"\n[workload.kv]\nrequests = 2000\nclient = 1\nserver = 0\n\
+         [[workload.flow]]\nverb = \"write\"\nsize = 65536\nbackground = true\nclient = 2\nserver = 3\n\
+         [[faults]]\nlink = \"h0->sw0\"\ndrop_nth = [50]\n");
+    let why = r["stop_reason"].as_str().unwrap();
+    assert!(why.contains("the key-value server failed with IBV_WC_RETRY_EXC_ERR"), "{why}");
+    assert!(r["sim_time_us"].as_f64().unwrap() < 1000.0, "stopped at the failure");
+    for row in table(&r, "kv") {
+        assert_eq!(row["error"], "IBV_WC_RETRY_EXC_ERR", "{row}");
+        assert!((row["completed_total"].as_u64().unwrap()) < 2000);
+    }
+}
+
 /// The ordinary case is untouched: both flows active, the run completes, rows are not partial.
 #[test]
 fn overlapping_flows_complete() {

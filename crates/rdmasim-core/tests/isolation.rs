@@ -167,6 +167,18 @@ fn send_and_write_imm_flows_keep_their_receives_posted() {
 }
 
 #[test]
+fn split_send_flows_post_a_receive_for_every_piece() {
+    // One 100 KB message in 100 pieces of 1000 B with all 100 outstanding: each piece is a
+    // SEND that needs a receive of its own, so 100 must be posted, not one per message.
+    for verb in ["send", "write_imm"] {
+        let r = run(&flows("cx4-edr", "", &flow(verb, 100_000, "count = 1", "event", "split_bytes = 1000\nsplit_window = 100")));
+        assert_eq!(counter(&r, 1, "out_of_buffer"), 0, "{verb}: a piece found no receive");
+        let lat = f(&rows(&r)[0], "lat_median_us");
+        assert!(lat < 100.0, "{verb}: 100 KB took {lat} us (an RNR wait is >= 10 us per retry)");
+    }
+}
+
+#[test]
 fn key_value_mix_follows_get_fraction() {
     let r = run(&flows("cx4-edr", "", "[workload.kv]\nrequests = 2000\nget_fraction = 0.25\n"));
     let kv = table(&r, "kv");

@@ -96,6 +96,13 @@ pub struct FlowSpec {
     pub pace_gbps: Option<f64>,
 }
 
+impl FlowSpec {
+    /// The flow's label in the result table: its `name`, or `flowN` for flow N.
+    pub fn label(&self, index: usize) -> String {
+        self.name.clone().unwrap_or_else(|| format!("flow{index}"))
+    }
+}
+
 fn one() -> u32 {
     1
 }
@@ -179,6 +186,8 @@ pub const MAX_KV_WINDOW: u32 = 1024;
 /// saturates at ~1.8e13 µs, so a start near its end could never run; none of the study's
 /// cases starts later than a few milliseconds.
 pub const MAX_START_US: f64 = 1e12;
+/// Largest `workload.kv.server_cpu_ns`: 1000 s, the cap of every time override.
+pub const MAX_SERVER_CPU_NS: f64 = 1e12;
 
 /// Slowest `pace_gbps`: 1 Mb/s. Slower, the pacing gap of one split chunk (up to 2 GiB) would
 /// run past the clock's end (see [`MAX_START_US`]); Justitia paces to fractions of the link.
@@ -235,10 +244,14 @@ pub fn check(f: &FlowsSection, hosts: u32) -> Result<(), (String, String)> {
         if !fl.start_us.is_finite() || !(0.0..=MAX_START_US).contains(&fl.start_us) {
             return Err((k("start_us"), format!("start_us = {:?} is invalid; expected microseconds in 0..={MAX_START_US:e}", fl.start_us)));
         }
-        if let Some(name) = &fl.name {
-            if let Some(j) = f.flow[..i].iter().position(|o| o.name.as_ref() == Some(name)) {
-                return Err((k("name"), format!("name = {name:?} is already flow {j}'s; expected a name of its own (it labels the flow's row)")));
-            }
+        // A label is a row's key: no two flows may share one, default `flowN` labels included.
+        let label = fl.label(i);
+        if let Some(j) = (0..i).find(|&j| f.flow[j].label(j) == label) {
+            return Err(if fl.name.is_some() {
+                (k("name"), format!("name = {label:?} is already flow {j}'s; expected a name of its own (it labels the flow's row)"))
+            } else {
+                (format!("workload.flow[{j}].name"), format!("name = {label:?} is flow {i}'s default label; expected another name (it labels the flow's row)"))
+            });
         }
         host_ok(k("client"), fl.client)?;
         host_ok(k("server"), fl.server)?;
@@ -291,8 +304,10 @@ pub fn check(f: &FlowsSection, hosts: u32) -> Result<(), (String, String)> {
         if kv.value_bytes == 0 || kv.value_bytes > 1 << 20 {
             return Err((k("value_bytes"), format!("value_bytes = {} is out of range; expected 1..=1048576", kv.value_bytes)));
         }
-        if !kv.server_cpu_ns.is_finite() || kv.server_cpu_ns < 0.0 {
-            return Err((k("server_cpu_ns"), format!("server_cpu_ns = {} is invalid; expected a finite number of nanoseconds >= 0", kv.server_cpu_ns)));
+        // Capped like the hardware's time overrides (1000 s): beyond that the server's
+        // per-request time would saturate the clock and the run would stall.
+        if !kv.server_cpu_ns.is_finite() || !(0.0..=MAX_SERVER_CPU_NS).contains(&kv.server_cpu_ns) {
+            return Err((k("server_cpu_ns"), format!("server_cpu_ns = {:?} is invalid; expected nanoseconds in 0..={MAX_SERVER_CPU_NS:e} (1000 s)", kv.server_cpu_ns)));
         }
         if kv.inline_max > MAX_INLINE {
             return Err((k("inline_max"), format!("inline_max = {} is too large; expected 0..={MAX_INLINE}", kv.inline_max)));

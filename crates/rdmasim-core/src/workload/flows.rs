@@ -149,7 +149,7 @@ impl Flows {
                 (a, b) => a.or(b),
             };
             flows.push(Flow {
-                name: spec.name.clone().unwrap_or_else(|| format!("flow{i}")),
+                name: spec.label(i),
                 op: match verb {
                     FlowVerb::Write => WrOp::Write,
                     FlowVerb::Read => WrOp::Read,
@@ -239,7 +239,9 @@ impl Flows {
         let f = &mut self.flows[i];
         f.started = true;
         if f.op == WrOp::Send || f.op == WrOp::WriteImm {
-            let n = f.target.map(|t| t.min(RX_DEPTH)).unwrap_or(RX_DEPTH);
+            // Every work request consumes a receive: a split message's pieces each take one.
+            let wrs_per_msg = f.spec.split_bytes.map_or(1, |b| (f.size as u64).div_ceil(b));
+            let n = f.target.map_or(RX_DEPTH, |t| t.saturating_mul(wrs_per_msg).min(RX_DEPTH));
             for &(_, s) in &f.conns {
                 for k in 0..n {
                     w.post_recv(s, k, f.size);
@@ -368,9 +370,12 @@ impl Flows {
         let now = w.now();
         if c.status != WcStatus::Success {
             // A failed flow stops; the window closes so the run ends with what was measured.
+            // The first failure is the cause: the flushes that follow it only echo it.
             let f = &mut self.flows[i];
             f.done = true;
-            f.error = Some((c.status.ibv_name(), now));
+            if f.error.is_none() {
+                f.error = Some((c.status.ibv_name(), now));
+            }
             if !self.done {
                 self.incomplete = Some(format!("flow {i} ({}) failed with {} at {:.3} us; measured up to then", f.name, c.status.ibv_name(), now.as_us_f64()));
             }
@@ -413,7 +418,11 @@ impl Flows {
     /// After the key-value store progressed: it may have finished the window.
     fn after_kv(&mut self, w: &mut World) {
         if self.kv.as_ref().is_some_and(|k| k.done()) {
-            if self.window_open.is_none() {
+            if let Some(why) = self.kv.as_ref().and_then(|k| k.failure()) {
+                if !self.done && self.incomplete.is_none() {
+                    self.incomplete = Some(format!("{why}; measured up to then"));
+                }
+            } else if self.window_open.is_none() {
                 self.never_together("the key-value client", w.now());
             }
             self.close(w);

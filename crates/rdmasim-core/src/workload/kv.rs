@@ -20,7 +20,7 @@
 //! `server_pipeline = true` (workload/kv_pipeline.rs).
 use crate::engine::SimRng;
 use crate::engine::Time;
-use crate::hca::cq::{Cqe, WcOpcode};
+use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
 use crate::hca::verbs::QpRef;
 use crate::host::{PollMode, Poller};
@@ -67,6 +67,8 @@ pub struct Kv {
     measured_span: (Option<Time>, Time),
     get_us: Vec<f64>,
     put_us: Vec<f64>,
+    /// The first failed completion (status, side, time): the store stops there.
+    error: Option<(&'static str, &'static str, Time)>,
 }
 
 /// One outstanding request: when it was posted and what it asked.
@@ -107,14 +109,20 @@ impl Kv {
             measured_span: (None, Time::ZERO),
             get_us: Vec::new(),
             put_us: Vec::new(),
+            error: None,
         }
     }
 
     pub fn started(&self) -> bool {
         self.started
     }
+    /// Every request answered, or the store failed (a QP went to the error state).
     pub fn done(&self) -> bool {
-        self.completed >= self.spec.requests
+        self.completed >= self.spec.requests || self.error.is_some()
+    }
+    /// Why the store stopped early: `side` (client/server) failed with `status` at a time.
+    pub fn failure(&self) -> Option<String> {
+        self.error.map(|(status, side, at)| format!("the key-value {side} failed with {status} at {:.3} us", at.as_us_f64()))
     }
     pub fn progress(&self) -> f64 {
         self.completed as f64 / self.spec.requests as f64
@@ -215,6 +223,15 @@ impl Kv {
     }
 
     pub fn on_completion(&mut self, w: &mut World, c: Cqe) {
+        if c.status != WcStatus::Success {
+            // A failed request or response (its QP is now in the error state, and every WR
+            // after it is flushed): the store stops, keeping the first failure as the cause.
+            if self.error.is_none() {
+                let side = if c.hca == self.client.hca && c.qp == self.client.qpn { "client" } else { "server" };
+                self.error = Some((c.status.ibv_name(), side, w.now()));
+            }
+            return;
+        }
         if c.hca != self.client.hca || c.qp != self.client.qpn || c.opcode != WcOpcode::Recv {
             return;
         }
@@ -251,6 +268,7 @@ impl Kv {
                 "op": op, "value_bytes": self.spec.value_bytes, "window": self.spec.window, "count": st.count, "mops_total": mops,
                 "lat_median_us": st.median, "lat_avg_us": st.avg, "lat_p99_us": st.p99, "lat_p99_99_us": st.p99_99, "lat_max_us": st.max,
                 "completed_total": self.completed,
+                "error": self.error.map(|e| e.0), "error_at_us": self.error.map(|e| e.2.as_us_f64()),
             })));
         }
     }
