@@ -3,7 +3,6 @@
 use crate::engine::{EventQueue, Time};
 use crate::fabric::channel::NodeRef;
 use crate::fabric::topology;
-use crate::hca::cq::Cqe;
 use crate::hca::profile::{self, HwProfile};
 use crate::hca::qp::QpAttr;
 use crate::hca::Hca;
@@ -42,7 +41,6 @@ pub struct Simulation {
     end_time: Time,
     max_time: Time,
     max_events: u64,
-    cqe_buf: Vec<Cqe>,
     /// An application handled an event since the last check of whether all are done.
     apps_touched: bool,
 }
@@ -150,7 +148,7 @@ impl Simulation {
         let l = &scenario.limits;
         let max_time = l.max_sim_time_ms.map(|ms| Time::from_ns_f64(ms * 1e6)).unwrap_or(Time::MAX);
         let max_events = l.max_events.unwrap_or(u64::MAX);
-        Ok(Simulation { scenario, overridden, world, apps, pollers, stop_reason: None, end_time: Time::ZERO, max_time, max_events, cqe_buf: Vec::new(), apps_touched: true })
+        Ok(Simulation { scenario, overridden, world, apps, pollers, stop_reason: None, end_time: Time::ZERO, max_time, max_events, apps_touched: true })
     }
 
     /// Runs at most `max_events` events; returns true when the run is over.
@@ -208,15 +206,7 @@ impl Simulation {
                 let cqe = w.cqes.take(cqe);
                 w.on_cqe_visible(&mut self.pollers, cqe)
             }
-            Event::CqWake { cq } => {
-                self.apps_touched = true;
-                let mut buf = std::mem::take(&mut self.cqe_buf);
-                let app = w.drain_poller(&mut self.pollers, cq, &mut buf);
-                for c in buf.drain(..) {
-                    self.apps[app as usize].handle(w, AppEvent::Completion(c));
-                }
-                self.cqe_buf = buf;
-            }
+            Event::CqWake { cq } => w.drain_poller(&mut self.pollers, cq),
             Event::App { app, ev } => {
                 self.apps_touched = true;
                 let ev = w.app_events.take(ev);

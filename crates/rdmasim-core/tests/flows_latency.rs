@@ -3,8 +3,8 @@
 mod common;
 use common::{f, run, table};
 
-/// Three 10 B WRITEs on two QPs, two outstanding: message 0 (QP 0) and 1 (QP 1) are posted at
-/// t = 0, message 2 (QP 0) when message 0 completes. Message 1's packet is lost, so QP 1 completes
+/// Three 10 B WRITEs on two QPs, two outstanding: message 0 (QP 0) and 1 (QP 1) are posted
+/// one after the other from t = 0, message 2 (QP 0) when message 0 completes. Message 1's packet is lost, so QP 1 completes
 /// last, after a retransmission: the latencies are one round trip (messages 0 and 2) and the
 /// whole run (message 1). Matching completions to post times in completion order gave
 /// 2 round trips for message 2 and the run less a round trip for message 1.
@@ -19,5 +19,6 @@ fn latency_follows_each_message_when_qps_complete_out_of_order() {
     assert!((0.5..2.0).contains(&min), "one round trip: {min} us");
     assert_eq!(median, min, "messages 0 and 2 take one round trip each");
     assert!(max > 4.0 * min, "message 1 waits for its retransmission: {max} us");
-    assert!((max - window).abs() < 1e-6, "message 1, posted at 0, completes last: {max} vs window {window} us");
+    // Message 1's post begins when message 0's ibv_post_send is done (tens of ns after 0).
+    assert!((0.0..0.2).contains(&(window - max)), "message 1, posted right after message 0, completes last: {max} vs window {window} us");
 }

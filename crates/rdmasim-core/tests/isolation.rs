@@ -167,6 +167,22 @@ fn send_and_write_imm_flows_keep_their_receives_posted() {
 }
 
 #[test]
+fn an_event_thread_reads_completions_only_after_the_work_it_is_doing() {
+    // 600 WRITEs posted at once keep the thread in ibv_post_send for ~42 us; the first
+    // completions arrive long before that. A busy thread notices them when it is done posting,
+    // and an event thread is not blocked in ibv_get_cq_event until then either: the first
+    // message waits for the last post either way. Each message is stamped when its own post
+    // begins, so the last one posted waits only for its round trip.
+    let lat = |polling: &str, key: &str| f(&rows(&run(&flows("cx4-edr", "", &flow("write", 64, "count = 600", polling, "depth = 600"))))[0], key);
+    for polling in ["busy", "event"] {
+        let max = lat(polling, "lat_max_us");
+        assert!(max > 40.0, "{polling}: the first message was seen after {max} us, before the 600 posts were done");
+    }
+    let last = lat("busy", "lat_min_us");
+    assert!(last < 3.0, "busy: the last message posted took {last} us, more than a round trip");
+}
+
+#[test]
 fn split_send_flows_post_a_receive_for_every_piece() {
     // One 100 KB message in 100 pieces of 1000 B with all 100 outstanding: each piece is a
     // SEND that needs a receive of its own, so 100 must be posted, not one per message.

@@ -67,6 +67,13 @@ impl World {
         doorbell
     }
 
+    /// When the thread that posts on `qp` can begin a verbs call: now, or when the work it is
+    /// doing ends.
+    pub fn thread_free_at(&self, qp: QpRef) -> Time {
+        let th = self.hcas[qp.hca as usize].qps[qp.index() as usize].thread;
+        self.q.now().max(self.threads[th as usize].cpu_free)
+    }
+
     /// `ibv_post_recv`.
     pub fn post_recv(&mut self, qp: QpRef, wr_id: u64, len: u32) {
         let cost = self.hosts[qp.hca as usize].post_cost;

@@ -83,24 +83,28 @@ impl World {
                     let irq = now + Time::from_ns_f64(self.profile.interrupt_ns);
                     let exit = self.idle_exit_delay(th, irq);
                     let delay = Time::from_ns_f64(self.profile.interrupt_ns + self.profile.wakeup_ns) + exit;
-                    self.threads[th as usize].charge_event(now + delay, Time::from_ns_f64(self.profile.event_cpu_ns));
-                    self.q.at(now + delay, Event::CqWake { cq });
+                    // A thread still at work (posting a deep queue, say) is not blocked in
+                    // ibv_get_cq_event yet: it reads the event when that work is done.
+                    let wake = (now + delay).max(self.threads[th as usize].cpu_free);
+                    self.threads[th as usize].charge_event(wake, Time::from_ns_f64(self.profile.event_cpu_ns));
+                    self.q.at(wake, Event::CqWake { cq });
                 }
             }
         }
     }
 
-    /// The woken thread polls everything that is there, then re-arms the CQ; returns the app.
-    pub(crate) fn drain_poller(&mut self, pollers: &mut [Poller], cq: u32, out: &mut Vec<Cqe>) -> u32 {
+    /// The woken thread polls everything that is there, one completion after another, then
+    /// re-arms the CQ: each completion is handled when its poll is done, as a busy poller's.
+    pub(crate) fn drain_poller(&mut self, pollers: &mut [Poller], cq: u32) {
         let poll = Time::from_ns_f64(self.profile.poll_cq_ns);
         let now = self.q.now();
         let p = &mut pollers[cq as usize];
         p.wake_pending = false;
+        let app = p.app;
         while let Some(c) = p.pending.pop_front() {
             let (_, th) = self.cqe_owner(&c);
-            self.threads[th as usize].run(now, poll);
-            out.push(c);
+            let seen = self.threads[th as usize].run(now, poll);
+            self.app_at(seen, app, AppEvent::Completion(c));
         }
-        p.app
     }
 }

@@ -80,10 +80,14 @@ impl Flow {
         Snapshot { bytes: self.delivered(w), msgs: self.completed, cpu: w.threads[self.thread as usize].busy_at(w.now()) }
     }
     /// Posts one work request on the flow's next QP (round robin).
-    fn post_wr(&mut self, w: &mut World, wr_id: u64, len: u32) {
+    /// Posts one work request; returns when its ibv_post_send began (the thread may still be
+    /// busy with the posts before it), the time a benchmark stamps the message with.
+    fn post_wr(&mut self, w: &mut World, wr_id: u64, len: u32) -> Time {
         let qp = self.conns[self.next_conn].0;
         self.next_conn = (self.next_conn + 1) % self.conns.len();
+        let begins = w.thread_free_at(qp);
         w.post_send(qp, WorkRequest { wr_id, op: self.op, len, inline: self.spec.inline, signaled: true, remote_va: 0x1000 });
+        begins
     }
     fn wants_more(&self, fg_done: bool) -> bool {
         match self.target {
@@ -300,7 +304,8 @@ impl Flows {
             if f.outstanding == 0 && f.wants_more(fg_done) {
                 f.posted += 1;
                 f.outstanding = 1;
-                f.post_time[0] = w.now();
+                // Stamped when the thread can begin posting its first piece.
+                f.post_time[0] = w.thread_free_at(f.conns[f.next_conn].0);
                 f.chunk_seq = 0;
                 let size = f.size as u64;
                 if let Some(s) = f.shaper.as_mut() {
@@ -314,9 +319,8 @@ impl Flows {
             let Some(slot) = f.free_slots.pop() else { return };
             f.posted += 1;
             f.outstanding += 1;
-            f.post_time[slot as usize] = w.now();
             let len = f.size;
-            f.post_wr(w, slot as u64, len);
+            f.post_time[slot as usize] = f.post_wr(w, slot as u64, len);
         }
     }
 
