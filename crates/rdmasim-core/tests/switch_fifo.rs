@@ -57,3 +57,22 @@ fn a_run_stopped_midway_reports_only_the_crossings_that_happened() {
     assert!(sw_out["PortXmitPkts"].as_u64().unwrap() >= h1["PortRcvPkts"].as_u64().unwrap());
     assert_eq!(table(&fast, "ports"), table(&evented, "ports"));
 }
+
+/// Two SEND flows into one host over lossy links with a 4 µs local ACK timeout: a credit wake
+/// can find the sender still transmitting and leave due credits queued; a later credit return
+/// on that channel then asked for a wake at the earlier (past) time — a debug-build panic
+/// ("event scheduled in the past") found by a fuzz run. The wake is now at `now` at the earliest.
+#[test]
+fn due_credits_left_queued_by_a_busy_sender_wake_it_now_not_in_the_past() {
+    let r = run("seed = 3\n[hardware]\nprofile = \"cx3-fdr\"\n[hardware.overrides]\nretransmit_floor_ms = 0.0\n\
+         [topology]\nkind = \"single-switch\"\nhosts = 4\n[workload]\nkind = \"flows\"\n\
+         [[workload.flow]]\nverb = \"send\"\nsize = 65536\nserver = 2\ncount = 3000\n\
+         [[workload.flow]]\nverb = \"send\"\nsize = 65536\nclient = 3\nserver = 2\ntotal_bytes = 196635374\npolling = \"event\"\n\
+         [qp]\ntimeout = 1\n[[faults]]\nlink = \"*\"\nloss_rate = 0.01\n");
+    // With no vendor floor a 4 µs timeout fires on queueing alone in this incast, and flow 0
+    // runs out of retries at 65.6 µs: the run reaches that end instead of panicking on the way.
+    let why = r["stop_reason"].as_str().unwrap();
+    assert!(why.contains("flow 0 (flow0) failed with IBV_WC_RETRY_EXC_ERR"), "{why}");
+    let sent: u64 = table(&r, "ports").iter().map(|p| p["PortXmitPkts"].as_u64().unwrap()).sum();
+    assert!(sent > 200, "the flows ran: {sent} packets");
+}

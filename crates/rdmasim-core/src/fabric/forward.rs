@@ -120,10 +120,14 @@ impl World {
         false
     }
 
-    /// Makes sure a waiting sender is woken when the earliest queued credits arrive.
+    /// Makes sure a waiting sender is woken when the earliest queued credits arrive. They may
+    /// be due already and not yet taken: a wake that found the sender still transmitting
+    /// leaves them queued (its next packet's end will pull), so the wake is at `now` at the
+    /// earliest.
     fn wake_for_credits(&mut self, ch: u32) {
+        let now = self.q.now();
         let c = &mut self.channels[ch as usize];
-        let Some(next) = c.returns.front().map(|r| r.at) else { return };
+        let Some(next) = c.returns.front().map(|r| r.at.max(now)) else { return };
         if next < c.credit_wake {
             c.credit_wake = next;
             self.q.at(next, Event::CreditWake { ch });
