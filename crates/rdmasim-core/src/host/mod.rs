@@ -82,10 +82,11 @@ impl World {
                     p.events += 1;
                     let irq = now + Time::from_ns_f64(self.profile.interrupt_ns);
                     let exit = self.idle_exit_delay(th, irq);
-                    let delay = Time::from_ns_f64(self.profile.interrupt_ns + self.profile.wakeup_ns) + exit;
-                    // A thread still at work (posting a deep queue, say) is not blocked in
-                    // ibv_get_cq_event yet: it reads the event when that work is done.
-                    let wake = (now + delay).max(self.threads[th as usize].cpu_free);
+                    let busy_until = self.threads[th as usize].cpu_free;
+                    // A thread still at work when the interrupt has queued the event (posting a
+                    // deep queue, say) is not blocked in ibv_get_cq_event: it reads the event
+                    // when that work is done, with no wake-up. A sleeping one is woken.
+                    let wake = if irq <= busy_until { busy_until } else { irq + Time::from_ns_f64(self.profile.wakeup_ns) + exit };
                     self.threads[th as usize].charge_event(wake, Time::from_ns_f64(self.profile.event_cpu_ns));
                     self.q.at(wake, Event::CqWake { cq });
                 }
