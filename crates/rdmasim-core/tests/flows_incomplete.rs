@@ -22,6 +22,8 @@ fn flows_that_never_overlap_measure_nothing_and_say_why() {
         assert_eq!(f(row, "window_us"), 0.0);
         assert_eq!(row["msgs_in_window"], 0, "{row}");
         assert_eq!(row["lat_count"], 0);
+        // No latency was measured: null, not a 0 µs that would read as one.
+        assert!(row["lat_median_us"].is_null() && row["lat_p99_99_us"].is_null(), "{row}");
     }
     assert_eq!(table(&r, "flows")[0]["completed_total"], 100);
 }

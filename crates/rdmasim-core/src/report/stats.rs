@@ -24,9 +24,12 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
+/// Summary of `samples` (sorted in place). With no samples every statistic is NaN, which the
+/// tables write as null / an empty cell: a 0 µs latency would read as a measurement.
 pub fn summarize(samples: &mut [f64]) -> Summary {
     if samples.is_empty() {
-        return Summary::default();
+        let none = f64::NAN;
+        return Summary { count: 0, min: none, median: none, avg: none, stdev: none, p99: none, p99_9: none, p99_99: none, max: none };
     }
     samples.sort_by(f64::total_cmp);
     let n = samples.len() as f64;
