@@ -79,9 +79,9 @@ impl Flow {
     fn snapshot(&self, w: &World) -> Snapshot {
         Snapshot { bytes: self.delivered(w), msgs: self.completed, cpu: w.threads[self.thread as usize].busy_at(w.now()) }
     }
-    /// Posts one work request on the flow's next QP (round robin).
-    /// Posts one work request; returns when its ibv_post_send began (the thread may still be
-    /// busy with the posts before it), the time a benchmark stamps the message with.
+    /// Posts one work request on the flow's next QP (round robin); returns when its
+    /// ibv_post_send began (the thread may still be busy with the posts before it), the time a
+    /// benchmark stamps the message with.
     fn post_wr(&mut self, w: &mut World, wr_id: u64, len: u32) -> Time {
         let qp = self.conns[self.next_conn].0;
         self.next_conn = (self.next_conn + 1) % self.conns.len();
