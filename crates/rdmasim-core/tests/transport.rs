@@ -225,3 +225,34 @@ fn sequence_nak_follows_the_responses_of_an_earlier_read() {
     assert_nak_after_read_responses(&recs, &r, |k| k == PktKind::NakSeq);
     assert!(counter(&r, 1, "out_of_sequence") >= 1);
 }
+
+/// A 1 MiB READ (256 responses) loses response 200: the rest is re-requested from there. The
+/// window of 128 packets bounds requests, not a READ's responses, so the re-request is not held
+/// back waiting for an ACK that never comes (it was: the run stalled at the 500 ms floor).
+#[test]
+fn a_read_response_lost_beyond_the_window_is_re_requested() {
+    let r = run(&perftest("cx4-edr", "ib_read_bw", "size = 1048576\niters = 1", "[[faults]]\nlink = \"h1->h0\"\ndrop_nth = [200]"));
+    assert_eq!(r["stop_reason"], "completed");
+    assert_eq!(counter(&r, 0, "implied_nak_seq_err"), 1);
+    assert!(r["sim_time_us"].as_f64().unwrap() < 200.0, "{} us", r["sim_time_us"]);
+}
+
+/// On a 1 km cable with a 256 B MTU the round trip (~10 µs) is longer than the 128-packet window
+/// takes to send: the window fills and the ACKs that move snd_una (without completing the 64 KiB
+/// message) must wake the QP again (they did not: the run stalled).
+#[test]
+fn a_partial_ack_reopens_a_full_window() {
+    let r = run(&perftest("cx4-edr", "ib_write_bw", "size = 65536\niters = 1", "[topology]\ncable_m = 1000.0\n[qp]\nmtu = 256"));
+    assert_eq!(r["stop_reason"], "completed");
+    assert!(r["sim_time_us"].as_f64().unwrap() < 100.0, "{} us", r["sim_time_us"]);
+}
+
+/// A window (16 packets) smaller than the AckReq interval (64): the packet that fills the window
+/// asks for an ACK, so the transfer is not paced by the local ACK timeout (> 2 s for 1 MiB).
+#[test]
+fn the_packet_that_fills_the_window_requests_an_ack() {
+    let r = run(&perftest("cx4-edr", "ib_send_bw", "size = 1048576\niters = 1", "[hardware.overrides]\nmax_inflight_packets = 16"));
+    assert_eq!(r["stop_reason"], "completed");
+    assert_eq!(counter(&r, 0, "local_ack_timeout_err"), 0);
+    assert!(r["sim_time_us"].as_f64().unwrap() < 1000.0, "{} us", r["sim_time_us"]);
+}

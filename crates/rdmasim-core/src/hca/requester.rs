@@ -32,8 +32,12 @@ impl World {
         if w.fetch > Time::ZERO {
             return crate::hca::verbs::fetch_on_schedule(qp, now);
         }
-        if qp.snd_nxt.wrapping_sub(qp.snd_una) >= max_inflight {
-            return Next::Idle; // an ACK re-activates the QP
+        // The window bounds request packets in flight. A READ is one request packet whatever
+        // the PSNs its responses take (max_rd_atomic bounds READs), so it is not held back by
+        // its own responses: re-requesting the rest of a READ after a lost response from packet
+        // 128 on would otherwise wait for an ACK that never comes.
+        if w.wr.op != WrOp::Read && qp.snd_nxt.wrapping_sub(qp.snd_una) >= max_inflight {
+            return Next::Idle; // an ACK that moves snd_una re-activates the QP
         }
         let mtu = qp.attr.mtu;
         let mut pkt = Packet {
@@ -80,7 +84,10 @@ impl World {
             if first && matches!(pkt.kind, PktKind::Write { .. }) {
                 pkt.dma_len = w.wr.len;
             }
-            pkt.ack_req = last || (qp.snd_nxt + 1) % ack_every == 0;
+            // AckReq on the last packet, every `ack_req_every`, and on the packet that fills the
+            // window: nothing else would be sent to ask for the ACK that reopens it.
+            let fills_window = (qp.snd_nxt + 1).wrapping_sub(qp.snd_una) >= max_inflight;
+            pkt.ack_req = last || (qp.snd_nxt + 1) % ack_every == 0 || fills_window;
             qp.snd_nxt += 1;
             if last {
                 qp.tx_wqe += 1;
@@ -324,14 +331,17 @@ impl World {
         if upto > qp.snd_una && upto <= qp.snd_nxt {
             qp.snd_una = upto;
         }
-        if qp.snd_una > old_una {
+        let advanced = qp.snd_una > old_una;
+        if advanced {
             if qp.snd_una == qp.snd_nxt && qp.reads_outstanding == 0 {
                 self.stop_ack_timer(h, qi);
             } else {
                 self.start_ack_timer(h, qi, true);
             }
         }
-        if completed > 0 {
+        // A completed WQE, or an ACK that moved snd_una (it may have opened a full window:
+        // the round trip is longer than the window takes to send on a long cable).
+        if completed > 0 || advanced {
             self.activate(h, qi);
         }
     }
