@@ -63,6 +63,7 @@ const CASES: &[(&str, &str, Option<usize>, &[&str])] = &[
     ("os_tick_hz_too_low.toml", "hardware.overrides.os_tick_hz", Some(5), &["os_tick_hz = 1e-300 is too low", "expected 0 (no tick) or a rate >= 1 Hz"]),
     ("flow_duplicate_name.toml", "workload.flow[1].name", Some(16), &["name = \"mouse\" is already flow 0's", "expected a name of its own"]),
     ("flow_name_is_default_label.toml", "workload.flow[0].name", Some(10), &["name = \"flow1\" is flow 1's default label", "expected another name"]),
+    ("mpi_ranks_per_host_back_to_back.toml", "workload.ranks_per_host", Some(8), &["back-to-back topology has no path from a host to itself", "kind = \"single-switch\""]),
     ("kv_server_cpu_too_large.toml", "workload.kv.server_cpu_ns", Some(10), &["server_cpu_ns = 1e300 is invalid", "expected nanoseconds in 0..=1e12"]),
 ];
 

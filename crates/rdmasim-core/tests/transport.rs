@@ -256,3 +256,15 @@ fn the_packet_that_fills_the_window_requests_an_ack() {
     assert_eq!(counter(&r, 0, "local_ack_timeout_err"), 0);
     assert!(r["sim_time_us"].as_f64().unwrap() < 1000.0, "{} us", r["sim_time_us"]);
 }
+
+/// A work request posted to a QP already in the error state is flushed at once
+/// (IBV_WC_WR_FLUSH_ERR) instead of waiting forever in the send queue. READ 1 fails on the
+/// responder's ODP fault with rnr_retry = 0; READ 2, posted 3 ms later, is flushed.
+#[test]
+fn a_work_request_posted_to_a_qp_in_error_is_flushed() {
+    let r = run("[hardware]\nprofile = \"cx4-edr\"\n[qp]\nrnr_retry = 0\n[workload]\nkind = \"odp-reads\"\nreads = 2\ninterval_us = 3000.0\n");
+    assert_eq!(r["stop_reason"], "completed");
+    assert_eq!(counter(&r, 0, "req_cqe_error"), 1);
+    assert_eq!(counter(&r, 0, "req_cqe_flush_error"), 1);
+    assert_eq!(table(&r, "odp_reads")[0]["errors"], 2);
+}

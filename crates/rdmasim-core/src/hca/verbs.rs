@@ -2,7 +2,8 @@
 //! Posting charges the host CPU and models the doorbell, WQE fetch and payload DMA latencies
 //! before the NIC may transmit.
 use crate::engine::Time;
-use crate::hca::qp::{Qp, QpAttr, RecvWqe, SendWqe, WorkRequest, WrOp};
+use crate::hca::cq::{Cqe, WcStatus};
+use crate::hca::qp::{Qp, QpAttr, QpState, RecvWqe, SendWqe, WorkRequest, WrOp};
 use crate::hca::QPN_BASE;
 use crate::world::World;
 
@@ -38,6 +39,14 @@ impl World {
         let t_post = self.threads[th as usize].run(now, post_cost);
         let hca = &mut self.hcas[h];
         let t = hca.t;
+        if hca.qps[qp.index() as usize].state == QpState::Error {
+            // A QP in the error state takes the work request and flushes it (IBTA 10.8.3.1):
+            // IBV_WC_WR_FLUSH_ERR, signaled or not.
+            hca.counters.req_cqe_flush_error += 1;
+            let cqe = Cqe { wr_id: wr.wr_id, hca: qp.hca, qp: qp.qpn, status: WcStatus::WrFlushErr, opcode: wr.op.wc_opcode(), byte_len: 0 };
+            self.cqe_at(t_post + t.doorbell + t.dma_write, cqe);
+            return t_post + t.doorbell;
+        }
         let doorbell = t_post + t.doorbell;
         // Inline WQEs arrive with the doorbell (BlueFlame); others are fetched by DMA, and their
         // payload (SEND/WRITE) read by DMA before the first packet can leave: at once, or when

@@ -992,6 +992,14 @@ fn check_impl(s: &Scenario, source: &str, spans: Option<&SpanIndex>) -> Result<(
             if m.ranks_per_host == 0 {
                 return err("workload.ranks_per_host", "ranks_per_host = 0 is invalid; expected an integer >= 1".into());
             }
+            // Two ranks on one host talk through their HCA's own port; back to back, the only
+            // path leaves over the cable to the other host, which has no such QP.
+            if m.ranks_per_host > 1 && s.topology.kind == TopologyKind::BackToBack {
+                return err(
+                    "workload.ranks_per_host",
+                    format!("ranks_per_host = {} puts ranks that talk to each other on one host, and a back-to-back topology has no path from a host to itself; expected ranks_per_host = 1 or topology kind = \"single-switch\"", m.ranks_per_host),
+                );
+            }
             if m.srq_buffers == 0 || m.srq_buffers > 1 << 20 {
                 return err("workload.srq_buffers", format!("srq_buffers = {} is out of range; expected 1..=1048576", m.srq_buffers));
             }
