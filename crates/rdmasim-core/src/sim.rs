@@ -99,6 +99,12 @@ impl Simulation {
             max_rd_atomic: qa.max_rd_atomic,
             mtu: qa.mtu.unwrap_or(world.profile.mtu),
         };
+        // Every QP uses this path MTU, so no packet is larger: the send engine's credit check
+        // before it picks a QP (hca/nic.rs) needs room for this packet, not a port-MTU one
+        // (a buffer validated for the path MTU could otherwise never send).
+        for hca in &mut world.hcas {
+            hca.max_packet_bytes = crate::hca::nic::max_packet_bytes(attr.mtu);
+        }
         let mut apps = Vec::new();
         let mut pollers = Vec::new();
         match &scenario.workload {

@@ -64,6 +64,9 @@ const CASES: &[(&str, &str, Option<usize>, &[&str])] = &[
     ("flow_duplicate_name.toml", "workload.flow[1].name", Some(16), &["name = \"mouse\" is already flow 0's", "expected a name of its own"]),
     ("flow_name_is_default_label.toml", "workload.flow[0].name", Some(10), &["name = \"flow1\" is flow 1's default label", "expected another name"]),
     ("mpi_ranks_per_host_back_to_back.toml", "workload.ranks_per_host", Some(8), &["back-to-back topology has no path from a host to itself", "kind = \"single-switch\""]),
+    ("perftest_psn_space_exhausted.toml", "workload.iters", Some(12), &["is 4294967296 packets on one QP", "expected at most 2147483648"]),
+    ("odp_fault_workers_too_many.toml", "hardware.overrides.odp_fault_workers", Some(6), &["odp_fault_workers = 4294967295 is out of range", "expected 0 (unlimited) or 1..=1024"]),
+    ("perftest_tx_depth_too_large.toml", "workload.tx_depth", Some(8), &["tx_depth = 4294967295 is out of range", "expected 1..=32768"]),
     ("kv_server_cpu_too_large.toml", "workload.kv.server_cpu_ns", Some(10), &["server_cpu_ns = 1e300 is invalid", "expected nanoseconds in 0..=1e12"]),
 ];
 

@@ -268,3 +268,13 @@ fn a_work_request_posted_to_a_qp_in_error_is_flushed() {
     assert_eq!(counter(&r, 0, "req_cqe_flush_error"), 1);
     assert_eq!(table(&r, "odp_reads")[0]["errors"], 2);
 }
+
+/// A receive buffer of 384 B per VL holds one 256 B-MTU packet: validation accepts it for
+/// qp.mtu = 256, and the send engine asks for room for the packets its QPs actually send (it
+/// asked for a 4096 B port-MTU packet and never sent anything).
+#[test]
+fn a_buffer_sized_for_the_path_mtu_is_enough_to_send() {
+    let r = run(&perftest("cx4-edr", "ib_write_bw", "size = 2\niters = 2", "[hardware.overrides]\nvl_buffer_bytes = 384\n[qp]\nmtu = 256"));
+    assert_eq!(r["stop_reason"], "completed");
+    assert_eq!(table(&r, "perftest")[0]["errors"], 0);
+}

@@ -41,6 +41,14 @@ pub const MAX_QPS: u32 = 4096;
 pub const MAX_INLINE: u32 = 1024;
 /// IBTA PSN space: at most 2^23 unacknowledged packets.
 pub const MAX_INFLIGHT_PACKETS: u32 = 1 << 23;
+/// Packets one QP may send in a run: PSNs are u32 in the model, and half the space keeps
+/// PSN comparisons across a go-back from wrapping.
+pub const MAX_PSNS_PER_QP: u64 = 1 << 31;
+/// Largest perftest `tx_depth`: an assumption of the order of real devices' max_qp_wr.
+pub const MAX_TX_DEPTH: u32 = 32768;
+/// Most ODP fault workers: mlx5's fault workqueue runs 32 (hca/profile.rs); a bound far above
+/// it keeps the per-fault scan over workers small.
+pub const MAX_ODP_FAULT_WORKERS: u32 = 1024;
 /// Highest bit error rate accepted (beyond it a link does not train).
 pub const MAX_BER: f64 = 1e-3;
 /// Headers of the largest packet: LRH 8 + GRH 40 + BTH 12 + RETH 16 + ImmDt 4 + ICRC 4 +
@@ -327,7 +335,7 @@ pub fn expected_for(key: &str) -> Option<String> {
         "workload.all_sizes" | "workload.events" | "output.capture" => "true or false",
         "workload.iters" => "an integer 1..=1000000000",
         "workload.inline_size" => "an integer 0..=1024 (bytes; 0 for ib_read_*)",
-        "workload.tx_depth" => "an integer >= 1",
+        "workload.tx_depth" => "an integer 1..=32768",
         "workload.qps" => "an integer 1..=4096",
         "workload.client" | "workload.server" => "a host index below topology.hosts",
         "faults" => "an array of tables, written [[faults]]",
@@ -836,6 +844,11 @@ fn check_impl(s: &Scenario, source: &str, spans: Option<&SpanIndex>) -> Result<(
             );
         }
     }
+    if let Some(n) = o.odp_fault_workers {
+        if n > MAX_ODP_FAULT_WORKERS {
+            return err(&ov("odp_fault_workers"), format!("odp_fault_workers = {n} is out of range; expected 0 (unlimited) or 1..={MAX_ODP_FAULT_WORKERS} (mlx5 runs 32)"));
+        }
+    }
     if o.arbitration_chunk_bytes == Some(0) {
         return err(&ov("arbitration_chunk_bytes"), "arbitration_chunk_bytes = 0 is invalid; expected an integer >= 1 (bytes)".into());
     }
@@ -954,8 +967,21 @@ fn check_impl(s: &Scenario, source: &str, spans: Option<&SpanIndex>) -> Result<(
                     return err("workload.iters", format!("iters = {n} is out of range; expected 1..={MAX_ITERS}"));
                 }
             }
-            if p.tx_depth == Some(0) {
-                return err("workload.tx_depth", "tx_depth = 0 is invalid; expected an integer >= 1".into());
+            if let Some(d) = p.tx_depth {
+                if d == 0 || d > MAX_TX_DEPTH {
+                    return err("workload.tx_depth", format!("tx_depth = {d} is out of range; expected 1..={MAX_TX_DEPTH} (work requests a send queue holds)"));
+                }
+            }
+            // PSNs are u32 inside the model (24 bits on the wire): a QP may use at most 2^31,
+            // so comparisons across a go-back never wrap.
+            let sizes: Vec<u64> = if p.all_sizes { (1..=23).map(|k| 1u64 << k).collect() } else { vec![p.size.unwrap_or(if p.test.is_latency() { 2 } else { 65536 })] };
+            let per_iter: u64 = sizes.iter().map(|sz| sz.div_ceil(u64::from(path_mtu)).max(1)).sum();
+            let iters = p.iters.unwrap_or(if p.test == PerftestTest::IbWriteBw { 5000 } else { 1000 });
+            if iters.saturating_mul(per_iter) > MAX_PSNS_PER_QP {
+                return err(
+                    "workload.iters",
+                    format!("iters = {iters} of {per_iter} packets each ({path_mtu} B MTU) is {} packets on one QP; expected at most {MAX_PSNS_PER_QP} (the model's PSN space)", iters.saturating_mul(per_iter)),
+                );
             }
             if p.qps == 0 || p.qps > MAX_QPS {
                 return err("workload.qps", format!("qps = {} is out of range; expected 1..={MAX_QPS}", p.qps));
