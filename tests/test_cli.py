@@ -166,3 +166,16 @@ EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "scenarios").glob("*
 def test_every_example_scenario_validates(capsys):
     for path in EXAMPLES:
         assert main(["validate", str(path)]) == 0, capsys.readouterr().err
+
+
+def test_run_status_says_when_work_requests_failed(tmp_path):
+    # READ 1 fails (rnr_retry = 0 against the responder's ODP fault); READ 2, posted to the QP
+    # in error, is flushed: the run completes, and its status line says two WRs did not succeed.
+    scenario = tmp_path / "err.toml"
+    scenario.write_text('[hardware]\nprofile = "cx4-edr"\n[qp]\nrnr_retry = 0\n'
+                        '[workload]\nkind = "odp-reads"\nreads = 2\ninterval_us = 3000.0\n')
+    p = rdmasim("run", str(scenario), "-o", str(tmp_path / "out"))
+    assert p.returncode == 0, p.stderr
+    assert "status   : completed, with 2 work requests completed in error or flushed" in p.stdout
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["finished"] is True and summary["error_completions"] == 2

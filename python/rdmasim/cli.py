@@ -66,6 +66,10 @@ def _print_summary(res: Result, source: str, out: Path, written: List[Path], tes
         status = f"STOPPED EARLY ({res.stop_reason}): results are partial"
     else:
         status = res.stop_reason or "completed"
+        if res.error_completions:
+            n = res.error_completions
+            status += (f", with {n} work request{'s' if n != 1 else ''} completed in error or flushed"
+                       " (hca_counters req_cqe_error / req_cqe_flush_error)")
     print(f"status   : {status}")
     print(f"sim time : {res.sim_time_us:.3f} us    events: {res.events}")
     tables = ", ".join(f"{k} ({n} rows)" for k, n in sorted(s["tables"].items())) or "none"

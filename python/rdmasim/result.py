@@ -37,7 +37,7 @@ _LEADING_COLUMNS: Dict[str, List[str]] = {
 #: pandas < 3 parses CSV floats with a fast, not always exact, parser unless asked; pandas 3
 #: parses exactly by default and deprecates the option.
 _READ_CSV_EXACT: Dict[str, Any] = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
-_SUMMARY_KEYS = ("name", "seed", "profile", "finished", "stop_reason", "sim_time_us", "events")
+_SUMMARY_KEYS = ("name", "seed", "profile", "finished", "stop_reason", "sim_time_us", "events", "error_completions")
 
 
 def order_columns(table: str, columns: List[str]) -> List[str]:
@@ -121,6 +121,11 @@ class Result:
     @property
     def stop_reason(self) -> str:
         return "interrupted" if self.interrupted else str(self.raw.get("stop_reason", ""))
+
+    @property
+    def error_completions(self) -> int:
+        """Work requests that completed in error or were flushed (a finished run may have some)."""
+        return int(self.raw.get("error_completions") or 0)
 
     @property
     def sim_time_us(self) -> float:

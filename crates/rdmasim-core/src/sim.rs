@@ -28,6 +28,9 @@ pub struct RunResult {
     pub stop_reason: String,
     pub sim_time_us: f64,
     pub events: u64,
+    /// Work requests that completed in error or were flushed (hca_counters req_cqe_error +
+    /// req_cqe_flush_error, all HCAs): a run can complete with some of its work failed.
+    pub error_completions: u64,
     pub tables: BTreeMap<String, Vec<Row>>,
 }
 
@@ -177,7 +180,7 @@ impl Simulation {
             }
             match self.world.q.peek_time() {
                 None => {
-                    let why = self.apps.iter().find_map(|a| a.stall()).map(|w| format!(": {w}")).unwrap_or_default();
+                    let why = self.apps.iter().find_map(|a| a.stall()).or_else(|| self.world.transport_stall()).map(|w| format!(": {w}")).unwrap_or_default();
                     self.stop_reason = Some(format!("no more events (workload stalled){why}"));
                     self.end_time = self.world.now();
                     return true;
@@ -302,6 +305,7 @@ impl Simulation {
             stop_reason: self.stop_reason.clone().unwrap_or_else(|| "interrupted before completion".into()),
             sim_time_us: elapsed.as_us_f64(),
             events: w.q.popped(),
+            error_completions: w.hcas.iter().map(|h| h.counters.req_cqe_error + h.counters.req_cqe_flush_error).sum(),
             tables: t.0,
         }
     }

@@ -107,3 +107,15 @@ fn bad_srq_episode_fields_are_named() {
         .expect("unknown method");
     assert!(e.to_string().contains("workload.method"), "{e}");
 }
+
+/// Stop-resume has no timer: when the resume request is lost (90 % loss towards the sender)
+/// the run stalls, and the stop reason says which QP waits for what instead of only "stalled".
+#[test]
+fn a_lost_resume_request_is_named_as_the_stall() {
+    let r = run("seed = 399\n[hardware]\nprofile = \"cx5-edr\"\n[topology]\nkind = \"single-switch\"\nhosts = 4\n\
+         [workload]\nkind = \"srq-episode\"\nmethod = \"stop-resume\"\nrefill = 2\nclient = 3\n\
+         [[faults]]\nlink = \"sw0->h3\"\nloss_rate = 0.9\n");
+    let why = r["stop_reason"].as_str().unwrap();
+    assert!(why.starts_with("no more events (workload stalled): h3 QP"), "{why}");
+    assert!(why.contains("its peer's SRQ told it to stop and no resume request came"), "{why}");
+}

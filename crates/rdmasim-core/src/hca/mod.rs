@@ -10,6 +10,7 @@ pub mod qp;
 pub mod requester;
 pub mod responder;
 pub mod srq;
+pub mod stall;
 pub mod retx_wait;
 pub mod rx_dma;
 pub mod timers;
