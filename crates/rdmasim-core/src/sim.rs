@@ -141,7 +141,7 @@ impl Simulation {
             WorkloadSection::Mpi(m) => {
                 let app = apps.len() as u32;
                 let cfg = Mpi::resolve_trace(m, source);
-                apps.push(App::Mpi(Mpi::new(&mut world, app, &cfg, attr, source).map_err(|m| err("workload.trace", m))?));
+                apps.push(App::Mpi(Mpi::new(&mut world, app, &cfg, attr).map_err(|(key, m)| err(key, m))?));
                 pollers.push(Poller::new(app, PollMode::Busy));
             }
             WorkloadSection::OdpReads(o) => {

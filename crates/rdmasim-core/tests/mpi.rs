@@ -215,3 +215,16 @@ fn traces_that_do_not_pair_up_stall_with_file_and_line() {
         assert_eq!(mpi_row(&r)["unreceived_messages"], 12, "{fc}");
     }
 }
+
+/// A trace with more ranks than the topology has hosts: the error names `topology.hosts` (the
+/// key to change) and the scenario file once.
+#[test]
+fn too_few_hosts_for_the_trace_names_topology_hosts() {
+    let dir = trace_dir("few_hosts", &[vec![], vec![], vec![]]);
+    let e = match rdmasim_core::api::Simulation::from_toml(&scenario(&dir, 2, ""), "run.toml") {
+        Ok(_) => panic!("3 ranks on 2 hosts were accepted"),
+        Err(e) => e.to_string(),
+    };
+    assert!(e.contains("key `topology.hosts`") && e.contains("the trace has 3 ranks, 1 per host needs 3 hosts"), "{e}");
+    assert_eq!(e.matches("run.toml").count(), 1, "{e}");
+}

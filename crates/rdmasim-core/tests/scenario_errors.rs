@@ -67,6 +67,8 @@ const CASES: &[(&str, &str, Option<usize>, &[&str])] = &[
     ("perftest_psn_space_exhausted.toml", "workload.iters", Some(12), &["is 4294967296 packets on one QP", "expected at most 2147483648"]),
     ("odp_fault_workers_too_many.toml", "hardware.overrides.odp_fault_workers", Some(6), &["odp_fault_workers = 4294967295 is out of range", "expected 0 (unlimited) or 1..=1024"]),
     ("perftest_tx_depth_too_large.toml", "workload.tx_depth", Some(8), &["tx_depth = 4294967295 is out of range", "expected 1..=32768"]),
+    ("perftest_rx_depth_too_large.toml", "workload.rx_depth", Some(8), &["rx_depth = 100000 is out of range", "expected 0..=32768 receives"]),
+    ("srq_inline_too_large.toml", "workload.inline", Some(13), &["inline SENDs carry at most 1024 B", "packet_bytes = 65536"]),
     ("kv_server_cpu_too_large.toml", "workload.kv.server_cpu_ns", Some(10), &["server_cpu_ns = 1e300 is invalid", "expected nanoseconds in 0..=1e12"]),
 ];
 

@@ -336,6 +336,7 @@ pub fn expected_for(key: &str) -> Option<String> {
         "workload.iters" => "an integer 1..=1000000000",
         "workload.inline_size" => "an integer 0..=1024 (bytes; 0 for ib_read_*)",
         "workload.tx_depth" => "an integer 1..=32768",
+        "workload.rx_depth" => "an integer 0..=32768",
         "workload.qps" => "an integer 1..=4096",
         "workload.client" | "workload.server" => "a host index below topology.hosts",
         "faults" => "an array of tables, written [[faults]]",
@@ -967,6 +968,10 @@ fn check_impl(s: &Scenario, source: &str, spans: Option<&SpanIndex>) -> Result<(
                     return err("workload.iters", format!("iters = {n} is out of range; expected 1..={MAX_ITERS}"));
                 }
             }
+            // 0 is allowed: a server that posts no receive (every SEND meets an RNR NAK).
+            if p.rx_depth.is_some_and(|d| d > MAX_TX_DEPTH) {
+                return err("workload.rx_depth", format!("rx_depth = {} is out of range; expected 0..={MAX_TX_DEPTH} receives", p.rx_depth.unwrap_or(0)));
+            }
             if let Some(d) = p.tx_depth {
                 if d == 0 || d > MAX_TX_DEPTH {
                     return err("workload.tx_depth", format!("tx_depth = {d} is out of range; expected 1..={MAX_TX_DEPTH} (work requests a send queue holds)"));
@@ -1054,6 +1059,9 @@ fn check_impl(s: &Scenario, source: &str, spans: Option<&SpanIndex>) -> Result<(
             }
             if e.packet_bytes == 0 || e.packet_bytes > MAX_SIZE as u32 {
                 return err("workload.packet_bytes", format!("packet_bytes = {} is out of range; expected 1..={MAX_SIZE}", e.packet_bytes));
+            }
+            if e.inline && e.packet_bytes > MAX_INLINE {
+                return err("workload.inline", format!("inline SENDs carry at most {MAX_INLINE} B in the WQE, and packet_bytes = {}; expected inline = false or packet_bytes <= {MAX_INLINE}", e.packet_bytes));
             }
             if e.burst == 0 || e.burst > 4096 {
                 return err("workload.burst", format!("burst = {} is out of range; expected 1..=4096 SENDs", e.burst));

@@ -186,17 +186,21 @@ pub struct Mpi {
 }
 
 impl Mpi {
-    pub fn new(w: &mut World, app: u32, cfg: &MpiSection, attr: QpAttr, source: &str) -> Result<Mpi, String> {
+    /// The MPI layer over `cfg.trace`; an error names the scenario key to fix and why.
+    pub fn new(w: &mut World, app: u32, cfg: &MpiSection, attr: QpAttr) -> Result<Mpi, (&'static str, String)> {
         let path = std::path::Path::new(&cfg.trace);
-        let (prog, recorded) = trace::read_dir(path, cfg.compute_scale).map_err(|e| e.to_string())?;
+        let (prog, recorded) = trace::read_dir(path, cfg.compute_scale).map_err(|e| ("workload.trace", e.to_string()))?;
         let size = prog.size();
         let hosts_needed = size.div_ceil(cfg.ranks_per_host);
         if hosts_needed as usize > w.hcas.len() {
-            return Err(format!(
-                "{source}: the trace has {size} ranks, {} per host needs {hosts_needed} hosts, the topology has {}; \
-                 expected topology.hosts >= {hosts_needed} (or more workload.ranks_per_host)",
-                cfg.ranks_per_host,
-                w.hcas.len()
+            return Err((
+                "topology.hosts",
+                format!(
+                    "the trace has {size} ranks, {} per host needs {hosts_needed} hosts, the topology has {}; \
+                     expected topology.hosts >= {hosts_needed} (or more workload.ranks_per_host)",
+                    cfg.ranks_per_host,
+                    w.hcas.len()
+                ),
             ));
         }
         let srq_limit = cfg.srq_limit.unwrap_or(((cfg.srq_buffers as u64 * 30).div_ceil(256)) as u32).max(1);

@@ -22,8 +22,8 @@ impl Mpi {
                 format!("waits for a receive from {from}, {} (line {}) that no send matched", tag_s(tag), at(i))
             }
             Some((i, Op::Isend { peer, tag, bytes, .. })) => format!(
-                "waits for a {} send to rank {peer}, {} (line {}) that rank {peer} never took{}",
-                if bytes <= self.cfg.eager_threshold { "eager" } else { "rendezvous" },
+                "waits for {} send to rank {peer}, {} (line {}) that rank {peer} never took{}",
+                if bytes <= self.cfg.eager_threshold { "an eager" } else { "a rendezvous" },
                 tag_s(tag),
                 at(i),
                 // A program whose blocking sends only worked thanks to its MPI's eager buffering.
