@@ -27,6 +27,7 @@ impl World {
     pub(crate) fn activate(&mut self, h: u32, qi: u32) {
         let hca = &mut self.hcas[h as usize];
         let qp = &mut hca.qps[qi as usize];
+        qp.not_before = Time::ZERO;
         if !qp.in_sched {
             qp.in_sched = true;
             hca.sched.push_back(qi);
@@ -91,6 +92,17 @@ impl World {
             // the back), and leaves the front only if its turn ends: a QP keeping its turn
             // packet after packet costs no queue traffic.
             let Some(&qi) = self.hcas[h as usize].sched.front() else { break };
+            // A QP that said when it will have a packet, and has not changed since, would only
+            // say it again: rotate past it without asking (with thousands of QPs waiting for
+            // their WQE fetch, asking each one per packet dominated the run).
+            let not_before = self.hcas[h as usize].qps[qi as usize].not_before;
+            if not_before > now {
+                earliest = earliest.min(not_before);
+                let sched = &mut self.hcas[h as usize].sched;
+                sched.pop_front();
+                sched.push_back(qi);
+                continue;
+            }
             match self.qp_next(h, qi, now) {
                 Next::Packet { pkt, more, end_of_message } => {
                     let policy = self.profile.arbitration;
@@ -120,9 +132,10 @@ impl World {
                 }
                 Next::Wait(t) => {
                     earliest = earliest.min(t);
-                    let sched = &mut self.hcas[h as usize].sched;
-                    sched.pop_front();
-                    sched.push_back(qi);
+                    let hca = &mut self.hcas[h as usize];
+                    hca.qps[qi as usize].not_before = t;
+                    hca.sched.pop_front();
+                    hca.sched.push_back(qi);
                 }
                 Next::Idle => {
                     let hca = &mut self.hcas[h as usize];
