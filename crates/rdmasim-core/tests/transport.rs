@@ -278,3 +278,30 @@ fn a_buffer_sized_for_the_path_mtu_is_enough_to_send() {
     assert_eq!(r["stop_reason"], "completed");
     assert_eq!(table(&r, "perftest")[0]["errors"], 0);
 }
+
+/// ib_read_bw over links losing 5 % of packets: a sequence-error NAK queued behind READ
+/// responses can arrive after the requester has moved past its PSN. It is stale and ignored;
+/// acting on it rewound below the oldest unacknowledged WQE (debug: subtraction overflow in the
+/// READ's offset; release: a wrapped READ length). Every byte still arrives once.
+#[test]
+fn a_stale_sequence_nak_does_not_rewind_below_the_acknowledged_point() {
+    let r = run(&perftest("cx4-edr", "ib_read_bw", "", "[[faults]]\nlink = \"*\"\nloss_rate = 0.05"));
+    assert_eq!(r["stop_reason"], "completed");
+    assert_eq!(table(&r, "perftest")[0]["errors"], 0);
+    let client = table(&r, "qps").iter().find(|q| q["node"] == "h0").unwrap().clone();
+    assert_eq!(client["rx_bytes"].as_u64().unwrap(), 1000 * 65536);
+}
+
+/// 16 QPs of 4097 B READs with client-side ODP faults and 30 % loss: an RNR-NAK wait from PSN 7
+/// (inside a READ) is merged with a fault wait from PSN 8 after that READ completed; the merged
+/// wait must resume at the first unacknowledged PSN, not at 7 (debug: subtraction overflow).
+#[test]
+fn a_merged_retransmission_wait_resumes_at_the_first_unacknowledged_psn() {
+    let r = run("[hardware]\nprofile = \"cx5-edr\"\n[workload]\nkind = \"odp-reads\"\nreads = 128\nsize = 4097\nqps = 16\nclient = 1\nserver = 0\n\
+         [[faults]]\nlink = \"*\"\nloss_rate = 0.3\ndrop_nth = [3, 128]\n");
+    assert_eq!(r["stop_reason"], "completed");
+    // Every READ ends (30 % loss exhausts the retries of a few: error completions, not a hang).
+    let row = &table(&r, "odp_reads")[0];
+    assert_eq!(row["completed"], 128, "{row}");
+    assert!(row["errors"].as_u64().unwrap() < 16, "{row}");
+}

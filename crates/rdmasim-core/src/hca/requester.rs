@@ -190,8 +190,11 @@ impl World {
         self.activate(h, qi);
     }
 
-    /// Moves the send cursor back to `psn` (without poking the send engine).
+    /// Moves the send cursor back to `psn` (without poking the send engine), but never below
+    /// the first PSN still unacknowledged (`resume_psn`): a stale NAK, or a retransmission wait
+    /// merged before the requester moved on, may name a PSN already acknowledged.
     pub(crate) fn rewind(&mut self, h: u32, qi: u32, psn: u32) {
+        let psn = psn.max(self.resume_psn(h, qi));
         let qp = &mut self.hcas[h as usize].qps[qi as usize];
         qp.snd_nxt = psn;
         qp.tx_wqe = qp.wqe_index_of(psn);
@@ -209,6 +212,9 @@ impl World {
             PktKind::Ack => {
                 self.acknowledge(h, qi, pkt.psn.wrapping_add(1));
             }
+            // A NAK for a PSN already acknowledged is stale (it waited behind READ responses,
+            // hca/responder.rs `nak_after_reads`, while the requester moved on): nothing to redo.
+            PktKind::NakSeq | PktKind::RnrNak { .. } if pkt.psn < self.hcas[h as usize].qps[qi as usize].snd_una => {}
             PktKind::NakSeq => {
                 self.acknowledge(h, qi, pkt.psn);
                 let hca = &mut self.hcas[h as usize];

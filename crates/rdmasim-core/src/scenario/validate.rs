@@ -982,10 +982,14 @@ fn check_impl(s: &Scenario, source: &str, spans: Option<&SpanIndex>) -> Result<(
             let sizes: Vec<u64> = if p.all_sizes { (1..=23).map(|k| 1u64 << k).collect() } else { vec![p.size.unwrap_or(if p.test.is_latency() { 2 } else { 65536 })] };
             let per_iter: u64 = sizes.iter().map(|sz| sz.div_ceil(u64::from(path_mtu)).max(1)).sum();
             let iters = p.iters.unwrap_or(if p.test == PerftestTest::IbWriteBw { 5000 } else { 1000 });
-            if iters.saturating_mul(per_iter) > MAX_PSNS_PER_QP {
+            // A limit that stops the run first makes it safe: each packet is an event, and the
+            // send engine takes at least tx_packet_ns per packet.
+            let by_events = s.limits.max_events.unwrap_or(u64::MAX);
+            let by_time = s.limits.max_sim_time_ms.map_or(u64::MAX, |ms| (ms * 1e6 / hw.tx_packet_ns.max(1e-3)) as u64);
+            if iters.saturating_mul(per_iter) > MAX_PSNS_PER_QP && by_events.min(by_time) > MAX_PSNS_PER_QP {
                 return err(
                     "workload.iters",
-                    format!("iters = {iters} of {per_iter} packets each ({path_mtu} B MTU) is {} packets on one QP; expected at most {MAX_PSNS_PER_QP} (the model's PSN space)", iters.saturating_mul(per_iter)),
+                    format!("iters = {iters} of {per_iter} packets each ({path_mtu} B MTU) is {} packets on one QP; expected at most {MAX_PSNS_PER_QP} (the model's PSN space), or a [limits] that stops the run sooner", iters.saturating_mul(per_iter)),
                 );
             }
             if p.qps == 0 || p.qps > MAX_QPS {
@@ -1028,7 +1032,7 @@ fn check_impl(s: &Scenario, source: &str, spans: Option<&SpanIndex>) -> Result<(
             if m.ranks_per_host > 1 && s.topology.kind == TopologyKind::BackToBack {
                 return err(
                     "workload.ranks_per_host",
-                    format!("ranks_per_host = {} puts ranks that talk to each other on one host, and a back-to-back topology has no path from a host to itself; expected ranks_per_host = 1 or topology kind = \"single-switch\"", m.ranks_per_host),
+                    format!("ranks_per_host = {} puts several ranks on one host, and the model has no HCA loopback: back to back, a message between two of them would leave over the cable to the other host; expected ranks_per_host = 1, or topology kind = \"single-switch\" (same-host messages then turn around in the switch)", m.ranks_per_host),
                 );
             }
             if m.srq_buffers == 0 || m.srq_buffers > 1 << 20 {
