@@ -770,8 +770,15 @@ fn override_time_max(name: &str) -> Option<(f64, &'static str)> {
     }
 }
 
+/// A number as the user would write it: plain, or in exponent form when very large or small
+/// (1e300, not 301 digits).
 fn fmt_f(x: f64) -> String {
-    format!("{x}")
+    let a = x.abs();
+    if a != 0.0 && !(1e-4..1e15).contains(&a) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
 }
 
 fn check_impl(s: &Scenario, source: &str, spans: Option<&SpanIndex>) -> Result<(), ScenarioError> {
@@ -1153,6 +1160,15 @@ mod tests {
         assert!(parse_link_selector("h0->h0", b2b, 2).is_err());
         assert!(parse_link_selector("hx-h1", b2b, 2).is_err());
         assert!(parse_link_selector("h99999999999-h1", b2b, 2).is_err());
+    }
+
+    #[test]
+    fn numbers_in_messages_are_short() {
+        assert_eq!(fmt_f(1e300), "1e300");
+        assert_eq!(fmt_f(2.5e-9), "2.5e-9");
+        assert_eq!(fmt_f(250.0), "250");
+        assert_eq!(fmt_f(0.5), "0.5");
+        assert_eq!(fmt_f(0.0), "0");
     }
 
     #[test]
