@@ -4,7 +4,7 @@ RDMASIM ?= rdmasim
 # bash for the `time` keyword (isolation-study)
 SHELL := /bin/bash
 
-.PHONY: test test-rust test-python develop bench repro isolation-study pmpi-trace
+.PHONY: test test-rust test-python develop bench repro isolation-study pmpi-trace fuzz
 
 ## Rust core tests (the PyO3 extension crate cannot link as a test binary) and Python tests.
 test: test-rust test-python
@@ -33,3 +33,10 @@ isolation-study:
 ## The PMPI tracing library (needs mpicc): build/libpmpi_trace.so. `rdmasim trace` builds its own.
 pmpi-trace:
 	mkdir -p build && mpicc -shared -fPIC -O2 -o build/libpmpi_trace.so python/rdmasim/pmpi/pmpi_trace.c
+
+## Fuzz in a debug build (overflow checks, debug assertions): N random scenarios from SEED
+## (tools/fuzz/gen.py), each in its own process; fails on a panic, a kill or an unexplained stall.
+N ?= 400
+SEED ?= 1
+fuzz:
+	tools/fuzz/run.sh build/fuzz-$(SEED) $(SEED) $(N)
