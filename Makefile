@@ -34,9 +34,11 @@ isolation-study:
 pmpi-trace:
 	mkdir -p build && mpicc -shared -fPIC -O2 -o build/libpmpi_trace.so python/rdmasim/pmpi/pmpi_trace.c
 
-## Fuzz in a debug build (overflow checks, debug assertions): N random scenarios from SEED
-## (tools/fuzz/gen.py), each in its own process; fails on a panic, a kill or an unexplained stall.
+## Fuzz in a debug build (overflow checks, debug assertions): N random scenarios of KINDS from
+## SEED (tools/fuzz/gen.py), each in its own process; fails on a panic, a kill or an unexplained
+## stall.
 N ?= 400
 SEED ?= 1
+KINDS ?= perftest,srq,odp,mpi,flows
 fuzz:
-	tools/fuzz/run.sh build/fuzz-$(SEED) $(SEED) $(N)
+	tools/fuzz/run.sh build/fuzz-$(SEED) $(SEED) $(N) $(KINDS)

@@ -3,7 +3,7 @@
 usage: gen.py OUT_DIR [SEED [COUNT [KINDS]]]
   OUT_DIR  directory for the scenario files (created); MPI traces go to OUT_DIR/traces
   SEED     random seed (default 1); COUNT scenarios (default 500)
-  KINDS    comma-separated workload kinds, in turn: perftest,srq,odp,mpi (default all four)
+  KINDS    comma-separated workload kinds, in turn: perftest,srq,odp,mpi,flows (default all)
 
 Each scenario mixes a workload with random hardware overrides, topology, QP attributes, link
 faults and capture settings, including edge values (tiny and huge sizes, zero timeouts, heavy
@@ -16,7 +16,7 @@ import sys
 R = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 1)
 OUT = sys.argv[1]
 N = int(sys.argv[3]) if len(sys.argv) > 3 else 500
-KINDS = sys.argv[4].split(',') if len(sys.argv) > 4 else ['perftest', 'srq', 'odp', 'mpi']
+KINDS = sys.argv[4].split(',') if len(sys.argv) > 4 else ['perftest', 'srq', 'odp', 'mpi', 'flows']
 os.makedirs(OUT, exist_ok=True)
 TRACES = os.path.join(OUT, 'traces')
 os.makedirs(TRACES, exist_ok=True)
@@ -164,6 +164,40 @@ def odp(kind, hosts):
         a, b = pick2(hosts); s += 'client = %d\nserver = %d\n' % (a, b)
     return s
 
+def flows(kind, hosts):
+    """Competing flows (docs/isolation.md): verbs, sizes, depths, polling, start times, the
+    sender-side splitter and pacer, and sometimes a HERD-like key-value store."""
+    s = 'kind = "flows"\n'
+    foreground = False
+    for i in range(R.randint(1, 4)):
+        verb = ch('write', 'read', 'write_imm', 'send')
+        size = ch(1, 10, 64, 1000, 4096, 65536, 1 << 20, R.randint(1, 200000))
+        depth = ch(1, 1, 2, 16, 600)
+        s += '[[workload.flow]]\nverb = "%s"\nsize = %d\n' % (verb, size)
+        if i > 0 and maybe(0.4):
+            s += 'background = true\n'
+        else:
+            foreground = True
+            s += ch('count = %d\n' % ch(1, 10, 200, 3000), 'total_bytes = %d\n' % (size * ch(1, 3, 50)))
+        s += 'depth = %d\npolling = "%s"\n' % (depth, ch('busy', 'event'))
+        if maybe(0.2) and verb != 'read' and size <= 1024: s += 'inline = true\n'
+        if maybe(0.3): s += 'qps = %d\n' % ch(1, 2, 5)
+        if maybe(0.2): s += 'start_us = %s\n' % fnum(ch(0.0, 10.0, 200.0))
+        if depth == 1 and size > 1 and maybe(0.2):
+            s += 'split_bytes = %d\n' % R.randint(1, size)
+            if maybe(0.5): s += 'split_window = %d\n' % ch(1, 4, 32, 100)
+            if maybe(0.3): s += 'pace_gbps = %s\n' % fnum(ch(0.5, 10.0, 48.0))
+        if hosts > 2 or maybe(0.3):
+            a, b = pick2(hosts); s += 'client = %d\nserver = %d\n' % (a, b)
+    if not foreground or maybe(0.3):
+        a, b = pick2(hosts)
+        s += '[workload.kv]\nrequests = %d\nclient = %d\nserver = %d\n' % (ch(10, 500, 3000), a, b)
+        if maybe(0.5): s += 'window = %d\n' % ch(1, 4, 64)
+        if maybe(0.4): s += 'server_pipeline = %s\n' % ch('true', 'false')
+        if maybe(0.4): s += 'value_bytes = %d\n' % ch(1, 32, 1000, 100000)
+        if maybe(0.3): s += 'get_fraction = %s\n' % fnum(ch(0.0, 0.5, 1.0))
+    return s
+
 # ---------- MPI traces
 trace_count = [0]
 def rec(call, cpu, rest=''):
@@ -262,7 +296,7 @@ for i in range(N):
             hosts = max(2, need + ch(0,0,1,3)); tk = 'single-switch'
             tsec = 'kind = "single-switch"\nhosts = %d\n' % hosts
     else:
-        w = {'perftest': perftest, 'srq': srq, 'odp': odp}[k](tk, hosts)
+        w = {'perftest': perftest, 'srq': srq, 'odp': odp, 'flows': flows}[k](tk, hosts)
     s = 'name = "fz%d"\nseed = %d\n' % (i, R.randint(0, 1000))
     s += '[hardware]\nprofile = "%s"\n' % prof
     if ov:
