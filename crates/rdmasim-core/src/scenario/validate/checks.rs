@@ -1,0 +1,341 @@
+//! Semantic checks that types alone cannot express: ranges, combinations, and references from
+//! one section to another (hosts of the topology, the port's MTU). Each section's check returns
+//! the key and message of the first problem it finds; [`check_scenario`] adds the source and
+//! the line.
+use super::links::parse_link_selector;
+use super::messages::{did_you_mean, expected_for, fmt_f, quoted_list};
+use super::spans::SpanIndex;
+use super::workload_checks::check_workload;
+use super::{min_vl_buffer_bytes, CREDIT_BYTES, MAX_BER, MAX_CABLE_M, MAX_INFLIGHT_PACKETS, MAX_ODP_FAULT_WORKERS, MAX_PACKET_HEADER_BYTES, MAX_SINGLE_SWITCH_HOSTS, VALID_LINK_WIDTHS, VALID_MTUS};
+use crate::hca::profile::{self, HwProfile, ProfileOverrides};
+use crate::hca::rx_dma::{VALID_MPS, VALID_PCIE_LANES};
+use crate::scenario::{HardwareSection, LimitsSection, QpSection, Scenario, ScenarioError, TopologyKind, TopologySection};
+
+/// The key path and message of the first problem a check found.
+pub(super) type Problem = (String, String);
+
+/// Fails a check at `key`.
+pub(super) fn problem<T>(key: &str, message: String) -> Result<T, Problem> {
+    Err((key.to_string(), message))
+}
+
+/// Runs every section's check; the first problem becomes a [`ScenarioError`] of `source`, with
+/// the line of its key when the scenario came from text.
+pub(super) fn check_scenario(s: &Scenario, source: &str, spans: Option<&SpanIndex>) -> Result<(), ScenarioError> {
+    check_sections(s).map_err(|(key, message)| ScenarioError {
+        source: source.to_string(),
+        line: spans.and_then(|sp| sp.line(&key)),
+        key,
+        message,
+    })
+}
+
+fn check_sections(s: &Scenario) -> Result<(), Problem> {
+    let hw = check_hardware(&s.hardware)?;
+    check_topology(&s.topology)?;
+    let path_mtu = check_qp(&s.qp, &hw, &s.hardware.overrides)?;
+    check_workload(s, &hw, path_mtu)?;
+    check_faults(s)?;
+    check_output(s)?;
+    check_limits(&s.limits)
+}
+
+/// The floating-point (time-like) profile parameters an override may set; all must be finite
+/// and >= 0.
+fn override_times(o: &ProfileOverrides) -> [(&'static str, Option<f64>); 30] {
+    [
+        ("cable_ns_per_m", o.cable_ns_per_m),
+        ("post_send_cpu_ns", o.post_send_cpu_ns),
+        ("doorbell_ns", o.doorbell_ns),
+        ("wqe_fetch_ns", o.wqe_fetch_ns),
+        ("dma_read_ns", o.dma_read_ns),
+        ("dma_write_ns", o.dma_write_ns),
+        ("tx_pipeline_ns", o.tx_pipeline_ns),
+        ("rx_pipeline_ns", o.rx_pipeline_ns),
+        ("tx_packet_ns", o.tx_packet_ns),
+        ("recv_wqe_fetch_ns", o.recv_wqe_fetch_ns),
+        ("poll_cq_ns", o.poll_cq_ns),
+        ("interrupt_ns", o.interrupt_ns),
+        ("wakeup_ns", o.wakeup_ns),
+        ("event_cpu_ns", o.event_cpu_ns),
+        ("srq_event_interrupt_ns", o.srq_event_interrupt_ns),
+        ("srq_arm_ns", o.srq_arm_ns),
+        ("srq_recv_wqe_ns", o.srq_recv_wqe_ns),
+        ("srq_poll_detect_ns", o.srq_poll_detect_ns),
+        ("retransmit_floor_ms", o.retransmit_floor_ms),
+        ("adaptive_retrans_base_us", o.adaptive_retrans_base_us),
+        ("switch_latency_ns", o.switch_latency_ns),
+        ("odp_fault_us", o.odp_fault_us),
+        ("odp_requester_retry_us", o.odp_requester_retry_us),
+        ("odp_invalidate_us", o.odp_invalidate_us),
+        ("mr_register_us", o.mr_register_us),
+        ("mr_pin_page_us", o.mr_pin_page_us),
+        ("os_tick_hz", o.os_tick_hz),
+        ("os_tick_detour_min_ns", o.os_tick_detour_min_ns),
+        ("os_tick_detour_max_ns", o.os_tick_detour_max_ns),
+        ("os_tick_entry_exit_ns", o.os_tick_entry_exit_ns),
+    ]
+}
+
+/// Names of the floating-point override parameters checked by [`super::check`] (for tests that keep
+/// this list in step with the profile).
+pub fn checked_time_parameters() -> Vec<&'static str> {
+    override_times(&ProfileOverrides::default()).iter().map(|(n, _)| *n).collect()
+}
+
+/// Largest value of a time-like override, in its own unit (by the name's suffix): 1000 s of
+/// simulated time (a 10 km cable at `cable_ns_per_m`). Larger ones would saturate the clock
+/// (u64 picoseconds, ~1.8e7 s) after a few thousand uses and the run would report nonsense.
+fn override_time_max(name: &str) -> Option<(f64, &'static str)> {
+    const SECONDS: f64 = 1000.0;
+    if name == "cable_ns_per_m" {
+        Some((SECONDS * 1e9 / MAX_CABLE_M, "ns per metre (1000 s over a 10 km cable)"))
+    } else if name.ends_with("_ns") {
+        Some((SECONDS * 1e9, "ns (1000 s)"))
+    } else if name.ends_with("_us") {
+        Some((SECONDS * 1e6, "us (1000 s)"))
+    } else if name.ends_with("_ms") {
+        Some((SECONDS * 1e3, "ms (1000 s)"))
+    } else {
+        None // os_tick_hz: bounded by its own checks below
+    }
+}
+
+/// The profile named in `[hardware]` with its overrides applied, once every override is in range.
+fn check_hardware(h: &HardwareSection) -> Result<HwProfile, Problem> {
+    let names = profile::names();
+    let Some((base, _)) = profile::by_name(&h.profile) else {
+        return problem(
+            "hardware.profile",
+            format!(
+                "unknown profile \"{}\"{}; expected one of: {}",
+                h.profile,
+                did_you_mean(&h.profile, &names),
+                quoted_list(&names)
+            ),
+        );
+    };
+    let o = &h.overrides;
+    let ov = |k: &str| format!("hardware.overrides.{k}");
+    if let Some(w) = o.link_width {
+        if !VALID_LINK_WIDTHS.contains(&w) {
+            return problem(&ov("link_width"), format!("link width {w} is not supported; expected 1, 4 or 12 lanes"));
+        }
+    }
+    if let Some(g) = o.pcie_gen {
+        if !(3..=5).contains(&g) {
+            return problem(&ov("pcie_gen"), format!("pcie_gen = {g} is not modelled; expected 3, 4 or 5 (128b/130b encoding)"));
+        }
+    }
+    if let Some(l) = o.pcie_lanes {
+        if !VALID_PCIE_LANES.contains(&l) {
+            return problem(&ov("pcie_lanes"), format!("pcie_lanes = {l} is not a PCIe link width; expected 1, 2, 4, 8, 16 or 32"));
+        }
+    }
+    if let Some(m) = o.pcie_mps {
+        if !VALID_MPS.contains(&m) {
+            return problem(&ov("pcie_mps"), format!("pcie_mps = {m} is not a PCIe Maximum Payload Size; expected 128, 256, 512, 1024, 2048 or 4096"));
+        }
+    }
+    if let Some(m) = o.mtu {
+        if !VALID_MTUS.contains(&m) {
+            return problem(&ov("mtu"), format!("MTU {m} is not an InfiniBand MTU; expected 256, 512, 1024, 2048 or 4096"));
+        }
+    }
+    for (name, v) in override_times(o) {
+        if let Some(v) = v {
+            if !v.is_finite() || v < 0.0 {
+                return problem(&ov(name), format!("{name} = {} is invalid; expected {}", fmt_f(v), expected_for(&ov(name)).unwrap_or_default()));
+            }
+            if let Some((max, unit)) = override_time_max(name).filter(|(max, _)| v > *max) {
+                return problem(&ov(name), format!("{name} = {v:?} is too large; expected at most {max:e} {unit}"));
+            }
+        }
+    }
+    if o.ack_req_every == Some(0) {
+        return problem(&ov("ack_req_every"), "ack_req_every = 0 is invalid; expected an integer >= 1 (packets between ACK requests)".into());
+    }
+    if let Some(n) = o.max_inflight_packets {
+        if n == 0 || n > MAX_INFLIGHT_PACKETS {
+            return problem(
+                &ov("max_inflight_packets"),
+                format!("max_inflight_packets = {n} is out of range; expected 1..={MAX_INFLIGHT_PACKETS} (half the 24-bit PSN space)"),
+            );
+        }
+    }
+    if let Some(n) = o.odp_fault_workers {
+        if n > MAX_ODP_FAULT_WORKERS {
+            return problem(&ov("odp_fault_workers"), format!("odp_fault_workers = {n} is out of range; expected 0 (unlimited) or 1..={MAX_ODP_FAULT_WORKERS} (mlx5 runs 32)"));
+        }
+    }
+    if o.arbitration_chunk_bytes == Some(0) {
+        return problem(&ov("arbitration_chunk_bytes"), "arbitration_chunk_bytes = 0 is invalid; expected an integer >= 1 (bytes)".into());
+    }
+    let mut hw: HwProfile = base;
+    hw.apply(o);
+    if hw.os_tick_detour_max_ns < hw.os_tick_detour_min_ns {
+        let k = if o.os_tick_detour_max_ns.is_some() { "os_tick_detour_max_ns" } else { "os_tick_detour_min_ns" };
+        return problem(
+            &ov(k),
+            format!("os_tick_detour_max_ns ({}) is below os_tick_detour_min_ns ({}); expected min <= max", fmt_f(hw.os_tick_detour_max_ns), fmt_f(hw.os_tick_detour_min_ns)),
+        );
+    }
+    // Linux's CONFIG_HZ is 100..=1000; below 1 Hz one tick would outlast most runs.
+    if hw.os_tick_hz > 0.0 && hw.os_tick_hz < 1.0 {
+        return problem(&ov("os_tick_hz"), format!("os_tick_hz = {:?} is too low; expected 0 (no tick) or a rate >= 1 Hz, e.g. 100, 250 or 1000", hw.os_tick_hz));
+    }
+    // A tick that lasts a whole period would never let the core run (and never end a span).
+    if hw.os_tick_hz > 0.0 && hw.os_tick_detour_max_ns + hw.os_tick_entry_exit_ns >= 1e9 / hw.os_tick_hz {
+        let k = if o.os_tick_hz.is_some() { "os_tick_hz" } else if o.os_tick_entry_exit_ns.is_some() { "os_tick_entry_exit_ns" } else { "os_tick_detour_max_ns" };
+        return problem(
+            &ov(k),
+            format!(
+                "os_tick_hz = {} gives a {} ns tick period, not longer than os_tick_detour_max_ns + os_tick_entry_exit_ns = {}; expected detours shorter than the period",
+                fmt_f(hw.os_tick_hz),
+                fmt_f(1e9 / hw.os_tick_hz),
+                fmt_f(hw.os_tick_detour_max_ns + hw.os_tick_entry_exit_ns)
+            ),
+        );
+    }
+    Ok(hw)
+}
+
+fn check_topology(t: &TopologySection) -> Result<(), Problem> {
+    match t.kind {
+        TopologyKind::BackToBack if t.hosts != 2 => {
+            return problem(
+                "topology.hosts",
+                format!("a back-to-back topology has exactly 2 hosts, found hosts = {}; use kind = \"single-switch\" for more", t.hosts),
+            );
+        }
+        TopologyKind::SingleSwitch if !(2..=MAX_SINGLE_SWITCH_HOSTS).contains(&t.hosts) => {
+            return problem(
+                "topology.hosts",
+                format!("a single-switch topology has 2..={MAX_SINGLE_SWITCH_HOSTS} hosts, found hosts = {}", t.hosts),
+            );
+        }
+        _ => {}
+    }
+    if !t.cable_m.is_finite() || t.cable_m <= 0.0 || t.cable_m > MAX_CABLE_M {
+        return problem("topology.cable_m", format!("cable_m = {} is out of range; expected a length in metres in (0, 10000]", fmt_f(t.cable_m)));
+    }
+    Ok(())
+}
+
+/// The path MTU the QPs will use, once the QP attributes are in range and one packet of it fits
+/// the VL buffer.
+fn check_qp(q: &QpSection, hw: &HwProfile, o: &ProfileOverrides) -> Result<u32, Problem> {
+    let ov = |k: &str| format!("hardware.overrides.{k}");
+    if q.timeout > 31 {
+        return problem("qp.timeout", format!("timeout = {} is out of range; expected 0..=31 (4.096 us x 2^timeout, 0 = infinite)", q.timeout));
+    }
+    if q.retry_cnt > 7 {
+        return problem("qp.retry_cnt", format!("retry_cnt = {} is out of range; expected 0..=7 (a 3-bit field)", q.retry_cnt));
+    }
+    if q.rnr_retry > 7 {
+        return problem("qp.rnr_retry", format!("rnr_retry = {} is out of range; expected 0..=7 (7 = retry forever)", q.rnr_retry));
+    }
+    if q.min_rnr_timer > 31 {
+        return problem("qp.min_rnr_timer", format!("min_rnr_timer = {} is out of range; expected a 5-bit IBTA timer code 0..=31", q.min_rnr_timer));
+    }
+    if !(1..=16).contains(&q.max_rd_atomic) {
+        return problem("qp.max_rd_atomic", format!("max_rd_atomic = {} is out of range; expected 1..=16", q.max_rd_atomic));
+    }
+    if let Some(m) = q.mtu {
+        if !VALID_MTUS.contains(&m) {
+            return problem("qp.mtu", format!("MTU {m} is not an InfiniBand MTU; expected 256, 512, 1024, 2048 or 4096"));
+        }
+        if m > hw.mtu {
+            return problem(
+                "qp.mtu",
+                format!("path MTU {m} exceeds the port's active MTU {} (hardware mtu); expected at most {}", hw.mtu, hw.mtu),
+            );
+        }
+    }
+    let path_mtu = q.mtu.unwrap_or(hw.mtu);
+    let need = min_vl_buffer_bytes(path_mtu);
+    if hw.vl_buffer_bytes < need {
+        let key = if o.vl_buffer_bytes.is_some() {
+            ov("vl_buffer_bytes")
+        } else if o.mtu.is_some() {
+            ov("mtu")
+        } else {
+            "qp.mtu".to_string()
+        };
+        return problem(
+            &key,
+            format!(
+                "vl_buffer_bytes = {} cannot hold one full packet, so nothing could ever be sent: a {path_mtu} B MTU packet \
+                 with up to {MAX_PACKET_HEADER_BYTES} B of headers needs {need} B of {CREDIT_BYTES}-byte credits; \
+                 expected vl_buffer_bytes >= {need} (or a smaller MTU)",
+                hw.vl_buffer_bytes
+            ),
+        );
+    }
+    Ok(path_mtu)
+}
+
+fn check_faults(s: &Scenario) -> Result<(), Problem> {
+    let t = &s.topology;
+    for (i, f) in s.faults.iter().enumerate() {
+        let k = |name: &str| format!("faults[{i}].{name}");
+        if let Err(e) = parse_link_selector(&f.link, t.kind, t.hosts) {
+            return problem(&k("link"), e);
+        }
+        if !f.loss_rate.is_finite() || !(0.0..1.0).contains(&f.loss_rate) {
+            return problem(&k("loss_rate"), format!("loss_rate = {} is out of range; expected a probability in [0, 1)", fmt_f(f.loss_rate)));
+        }
+        if !f.ber.is_finite() || !(0.0..=MAX_BER).contains(&f.ber) {
+            return problem(&k("ber"), format!("ber = {} is out of range; expected a bit error rate in [0, 0.001]", fmt_f(f.ber)));
+        }
+        if let Some(j) = f.drop_nth.iter().position(|&n| n == 0) {
+            return problem(&format!("faults[{i}].drop_nth[{j}]"), "packet number 0 is invalid; drop_nth counts packets from 1, expected >= 1".into());
+        }
+    }
+    Ok(())
+}
+
+fn check_output(s: &Scenario) -> Result<(), Problem> {
+    let t = &s.topology;
+    let out = &s.output;
+    if let Some(j) = out.capture_hosts.iter().position(|&h| h >= t.hosts) {
+        return problem(
+            &format!("output.capture_hosts[{j}]"),
+            format!("host {} does not exist; expected a host index 0..={}", out.capture_hosts[j], t.hosts - 1),
+        );
+    }
+    if out.capture_max_packets == Some(0) {
+        return problem("output.capture_max_packets", "capture_max_packets = 0 is invalid; expected an integer >= 1".into());
+    }
+    Ok(())
+}
+
+fn check_limits(l: &LimitsSection) -> Result<(), Problem> {
+    if let Some(ms) = l.max_sim_time_ms {
+        if !ms.is_finite() || ms <= 0.0 {
+            return problem("limits.max_sim_time_ms", format!("max_sim_time_ms = {} is invalid; expected a finite number of milliseconds > 0", fmt_f(ms)));
+        }
+    }
+    if l.max_events == Some(0) {
+        return problem("limits.max_events", "max_events = 0 is invalid; expected an integer >= 1".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_float_profile_parameter_is_range_checked() {
+        // Keeps `override_times` in step with profile.rs: every f64 parameter must be listed.
+        let (p, _) = profile::by_name("cx4-edr").unwrap();
+        let v = serde_json::to_value(&p).unwrap();
+        let checked = checked_time_parameters();
+        for name in HwProfile::PARAMETER_NAMES {
+            if v[*name].as_number().is_some_and(|n| n.is_f64()) {
+                assert!(checked.contains(name), "{name} is a float profile parameter but check() does not range-check it");
+            }
+        }
+    }
+}
