@@ -139,6 +139,26 @@ def test_reproduce_perftest_rows_are_ok():
     assert p.returncode == 0
 
 
+def test_ctrl_c_during_reproduce_all_still_writes_the_studies_done(monkeypatch, capsys):
+    import rdmasim.reproduce as reproduce
+
+    done = []
+
+    def fake_run_study(name, progress=False):
+        if name == "odp":  # the second study: Ctrl-C while it runs
+            raise KeyboardInterrupt
+        done.append(name)
+        return [dict(zip(ROW_KEYS, (name.upper(), "m", 1.0, 1.0, "x", True)))]
+
+    monkeypatch.setattr(reproduce, "run_study", fake_run_study)
+    assert main(["reproduce", "all", "--json"]) == 130
+    out, err = capsys.readouterr()
+    assert done == ["perftest"]
+    assert list(json.loads(out)) == ["perftest"]  # valid JSON with the finished study
+    names = list(studies())
+    assert f"interrupted during study 'odp'; complete: perftest; not run: {', '.join(names[2:])}" in err
+
+
 def test_reproduce_unknown_study_exits_2():
     p = rdmasim("reproduce", "nope")
     assert p.returncode == 2 and "perftest" in p.stderr

@@ -187,18 +187,30 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             raise _InputError(f"unknown study {n!r}, expected one of: {', '.join(registry)}, all"
                               + (f" (parts of {base}: {', '.join(getattr(registry[base], 'PARTS', ()))})" if base in registry else ""))
     results: Dict[str, List[Dict[str, Any]]] = {}
+    interrupted = None
     for n in names:
         if not args.json:
             print(f"== {n}: {getattr(registry[n.partition(':')[0]], 'TITLE', '')}", flush=True)
-        rows = reproduce.run_study(n, progress=(not args.json) and _interactive())
+        try:
+            rows = reproduce.run_study(n, progress=(not args.json) and _interactive())
+        except KeyboardInterrupt:
+            interrupted = n
+            break
         results[n] = rows
         if not args.json:
             print(reproduce.format_table(rows))
             print()
     all_rows = [r for rows in results.values() for r in rows]
     if args.json:
+        # On Ctrl-C the studies already done are still written, as valid JSON.
         print(json.dumps(results if args.study == "all" else all_rows, indent=2))
-    else:
+    if interrupted is not None:
+        left = names[names.index(interrupted) + 1:]
+        done = ", ".join(results) or "none"
+        print(f"rdmasim: interrupted during study {interrupted!r}; complete: {done}"
+              + (f"; not run: {', '.join(left)}" if left else ""), file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if not args.json:
         ok = sum(r["ok"] for r in all_rows)
         print(f"{ok}/{len(all_rows)} rows ok" + ("" if ok == len(all_rows) else
               f"; not ok: {', '.join(r['id'] for r in all_rows if not r['ok'])}"))
