@@ -107,6 +107,54 @@ def test_run_that_hits_a_limit_still_writes_and_says_so(tmp_path, capsys):
     assert json.loads((tmp_path / "o" / "summary.json").read_text())["finished"] is False
 
 
+def test_an_output_path_that_cannot_hold_results_is_refused_before_the_run(write_bw_toml, tmp_path, capsys):
+    a_file = tmp_path / "results"
+    a_file.write_text("not a directory")
+    assert main(["run", str(write_bw_toml), "-o", str(a_file), "--quiet"]) == 2
+    assert main(["run", str(write_bw_toml), "-o", str(a_file / "sub"), "--quiet"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""  # nothing was run
+    assert f"cannot write results to {a_file}: it is a file, not a directory" in err
+    assert f"cannot write results to {a_file / 'sub'}: " in err and "Traceback" not in err
+
+
+def test_results_that_cannot_be_written_after_the_run_go_to_a_temporary_directory(write_bw_toml, tmp_path,
+                                                                                  monkeypatch, capsys):
+    from rdmasim.result import Result
+
+    real_write = Result.write
+    out = tmp_path / "o"
+
+    def write_fails_in_out(self, directory, format="csv"):
+        if Path(directory) == out:  # e.g. the disk filled up during the run
+            raise OSError(28, "No space left on device")
+        return real_write(self, directory, format=format)
+
+    monkeypatch.setattr(Result, "write", write_fails_in_out)
+    assert main(["run", str(write_bw_toml), "-o", str(out), "--quiet"]) == 3
+    stdout, err = capsys.readouterr()
+    assert f"cannot write results to {out}: No space left on device; writing them to " in err
+    fallback = Path(err.split("writing them to ")[1].split(" instead")[0])
+    assert f"files to {fallback}" in stdout
+    saved = Result.read(fallback)
+    assert saved.finished and len(saved.tables["perftest"]) > 0
+
+
+def test_a_plot_that_cannot_be_written_is_skipped_with_a_warning(tmp_path, capsys):
+    from rdmasim.reproduce._plots import pyplot, save
+
+    plt = pyplot()
+    if plt is None:
+        pytest.skip("matplotlib not installed")
+    a_file = tmp_path / "plots"
+    a_file.write_text("not a directory")
+    fig, _ = plt.subplots()
+    assert save(fig, a_file / "fig.png") is None
+    assert f"cannot write {a_file / 'fig.png'}: " in capsys.readouterr().err
+    assert save(plt.subplots()[0], tmp_path / "ok" / "fig.png") == tmp_path / "ok" / "fig.png"
+    assert (tmp_path / "ok" / "fig.png").stat().st_size > 0
+
+
 def test_profiles_lists_parameters_with_values_and_sources(capsys):
     assert main(["profiles", "cx4-edr"]) == 0
     out = capsys.readouterr().out

@@ -1,16 +1,20 @@
 """The ``rdmasim`` command: run, validate, perftest, profiles, reproduce, bench.
 
 Exit codes: 0 success; 1 a reproduction row did not match; 2 bad input (scenario error,
-missing file, unknown name); 130 interrupted (partial results are still written).
+missing file, unknown name, an output directory that cannot be written); 3 the results could
+not be written where asked and went to a temporary directory (named on stderr); 130
+interrupted (partial results are still written).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
+import tempfile
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import __version__
 from . import perftest as pt
@@ -19,7 +23,7 @@ from .result import FORMATS, Result
 from .runner import RunInterrupted, run, validate
 from .scenario import scenario_dict
 
-EXIT_OK, EXIT_MISMATCH, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_MISMATCH, EXIT_USAGE, EXIT_OUTPUT, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 
 class _InputError(Exception):
@@ -84,9 +88,36 @@ def _print_summary(res: Result, source: str, out: Path, written: List[Path], tes
 
 
 # ---- sub-commands ----------------------------------------------------------------------------
+def _output_dir(out: Path) -> Path:
+    """Creates the results directory before a run, so a path that cannot hold them is reported
+    before any simulating rather than after."""
+    if out.exists() and not out.is_dir():
+        raise _InputError(f"cannot write results to {out}: it is a file, not a directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise _InputError(f"cannot write results to {out}: {e.strerror or e}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise _InputError(f"cannot write results to {out}: permission denied")
+    return out
+
+
+def _write_results(res: Result, out: Path, fmt: str) -> Tuple[Path, List[Path]]:
+    """Writes ``res`` to ``out``; when that fails after the run (disk full, directory removed),
+    to a fresh temporary directory instead, so the run is not lost."""
+    try:
+        return out, res.write(out, format=fmt)
+    except OSError as e:
+        fallback = Path(tempfile.mkdtemp(prefix="rdmasim-results-"))
+        print(f"rdmasim: error: cannot write results to {out}: {e.strerror or e}; "
+              f"writing them to {fallback} instead", file=sys.stderr)
+        return fallback, res.write(fallback, format=fmt)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     path = _scenario_file(args.scenario)
-    out = Path(args.output) if args.output else Path("out") / path.stem
+    validate(path)  # a bad scenario is reported before any directory is made
+    out = _output_dir(Path(args.output) if args.output else Path("out") / path.stem)
     try:
         test = _perftest_test(scenario_dict(path))
     except ScenarioError:
@@ -96,7 +127,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         res = run(path, progress=(not args.quiet) and _interactive(), desc=path.name)
     except RunInterrupted as e:
         res, interrupted = e.result, True
-    written = res.write(out, format=args.format)
+    wanted = out
+    out, written = _write_results(res, out, args.format)
     _print_summary(res, str(path), out, written, test)
     if interrupted:
         print(f"rdmasim: interrupted: partial results written to {out}", file=sys.stderr)
@@ -104,7 +136,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not res.finished:
         print(f"rdmasim: warning: run stopped early ({res.stop_reason}); partial results written to {out}",
               file=sys.stderr)
-    return EXIT_OK
+    return EXIT_OK if out == wanted else EXIT_OUTPUT
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

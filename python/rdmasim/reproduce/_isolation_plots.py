@@ -5,21 +5,21 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 from ._plots import pyplot, save
 
 
 def plot_all(out: Path, matrix: Dict[str, Dict[Any, float]], curves: Dict[str, Dict[Any, float]],
              cpu: Dict[str, Dict[Any, float]], cases: Any, kv: Dict[str, Dict[Any, Dict[str, float]]]) -> List[Path]:
-    """Every argument but ``cases`` is keyed by profile first (isolation.PROFILES)."""
+    """Writes the plots into ``out`` and returns those written (one that cannot be is named on
+    stderr and skipped). Every argument but ``cases`` is keyed by profile first (isolation.PROFILES)."""
     plt = pyplot()
     if plt is None:
         return []
     from . import isolation as iso
 
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
+    written: List[Optional[Path]] = []
 
     for profile in iso.PROFILES:
         written.append(_c1_matrix(plt, out, profile, matrix[profile]))
@@ -92,10 +92,10 @@ def plot_all(out: Path, matrix: Dict[str, Dict[Any, float]], curves: Dict[str, D
         ax.set_title(f"C8 HERD vs elephant, {profile}{study}")
     fig.tight_layout()
     written.append(save(fig, out / "c8_herd.png", dpi=110))
-    return written
+    return [p for p in written if p is not None]
 
 
-def _c1_matrix(plt: Any, out: Path, profile: str, matrix: Dict[Any, float]) -> Path:
+def _c1_matrix(plt: Any, out: Path, profile: str, matrix: Dict[Any, float]) -> Optional[Path]:
     """C1: ratio matrix (larger / smaller; equal sizes max / min)."""
     from . import isolation as iso
 
@@ -115,7 +115,7 @@ def _c1_matrix(plt: Any, out: Path, profile: str, matrix: Dict[Any, float]) -> P
     return save(fig, out / f"c1_matrix_{profile}.png", dpi=110)
 
 
-def _c2_c3_curves(plt: Any, out: Path, profile: str, curves: Dict[Any, float]) -> Path:
+def _c2_c3_curves(plt: Any, out: Path, profile: str, curves: Dict[Any, float]) -> Optional[Path]:
     """C2 / C3: ratio vs size ratio, event and busy polling."""
     from . import isolation as iso
 

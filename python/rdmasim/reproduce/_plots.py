@@ -1,9 +1,11 @@
 """Plot plumbing shared by the studies: a headless pyplot (or None when matplotlib is missing,
-since plots are optional) and saving a figure into a directory that may not exist yet."""
+since plots are optional) and writing a figure or other artifact into a directory that may not
+exist yet, or may not be writable."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Optional
 
 
 def pyplot() -> Any:
@@ -18,11 +20,25 @@ def pyplot() -> Any:
     return plt
 
 
-def save(fig: Any, path: Path, **savefig_kw: Any) -> Path:
-    """Writes ``fig`` to ``path`` (creating its directory), closes it and returns the path."""
+def artifact(path: Path, write: Callable[[Path], Any]) -> Optional[Path]:
+    """Writes one artifact of a study (a plot, a capture, a table) with ``write(path)``, creating
+    its directory, and returns ``path``. One that cannot be written is named on stderr and
+    skipped (None): the study's rows, computed before, are not lost to an unwritable directory."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write(path)
+    except OSError as e:
+        print(f"rdmasim: warning: cannot write {path}: {e.strerror or e}; skipped", file=sys.stderr)
+        return None
+    return path
+
+
+def save(fig: Any, path: Path, **savefig_kw: Any) -> Optional[Path]:
+    """Writes ``fig`` to ``path`` (see :func:`artifact`), closes it and returns the path, or None
+    when it could not be written."""
     import matplotlib.pyplot as plt
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, **savefig_kw)
-    plt.close(fig)
-    return path
+    try:
+        return artifact(path, lambda p: fig.savefig(p, **savefig_kw))
+    finally:
+        plt.close(fig)

@@ -36,7 +36,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ..runner import run as run_scenario
 from ..sweep import sweep
 from . import row
-from ._plots import pyplot, save
+from ._plots import artifact, pyplot, save
 
 TITLE = "ODP pitfalls (seeds/000): packet damming and packet flood, their causes and mitigations"
 ORDER = 20
@@ -241,9 +241,9 @@ def trace_rows(plots: Dict[str, Any], floor_ms: float, fault_us: float, retry_us
     dropped = int(client.get("dropped_responses", 0))
     path = out_dir() / "odp_dammed.pcap"
     pkts: List[Tuple[float, int, int, int]] = []
+    capture = "no capture"
     if res.pcap:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(res.pcap)
+        capture = str(artifact(path, lambda p: p.write_bytes(res.pcap)) or f"capture not written to {path}")
         pkts = read_pcap(res.pcap)
     READ_REQ, READ_RESP_ONLY = 0x0C, 0x10
     req2 = [t for t, _, op, psn in pkts if op == READ_REQ and psn == 1]
@@ -257,7 +257,7 @@ def trace_rows(plots: Dict[str, Any], floor_ms: float, fault_us: float, retry_us
     wait_end = 2 * fault_us + retry_us + 20.0
     lost = f"READ 2 at {req2[0]:.0f} us, its response at {resp2[0]:.0f} us, {dropped} responses dropped" if req2 and resp2 else None
     return [
-        row("A4", f"dammed run (both-side, READ 2 at {iv:g} us; {path}): READ 2's response arrives inside the client's fault wait ({fault_us:g}-{wait_end:g} us) and is dropped",
+        row("A4", f"dammed run (both-side, READ 2 at {iv:g} us; {capture}): READ 2's response arrives inside the client's fault wait ({fault_us:g}-{wait_end:g} us) and is dropped",
             "lost", lost, "", bool(req2 and resp2) and fault_us <= resp2[0] < wait_end and dropped == 2),
         row("A4", "silence: longest gap between packets", "the full timeout", gap[0] / 1000, "ms",
             abs(gap[0] / 1000 - floor_ms) <= FLOOR_TOL * floor_ms),
@@ -361,9 +361,7 @@ def mitigation_rows(ex: Executor) -> List[Dict[str, Any]]:
         rows.append(row("M", f"{pit}: {name}", f"baseline {base[pit] / 1000:.1f} ms",
                         f"{t / 1000:.2f} ms ({cost})", "ms", t >= stall[pit] if "baseline" in name else saves > 0))
         lines.append(f"| {pit} | {name} | {t / 1000:.2f} ms | {float(r.get('setup_us', 0)):.0f} us | {int(r.get('pinned_pages', 0))} | {r.get('packets')} |")
-    path = out_dir() / "odp_mitigations.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines) + "\n")
+    artifact(out_dir() / "odp_mitigations.md", lambda p: p.write_text("\n".join(lines) + "\n"))
     return rows
 
 
@@ -373,7 +371,6 @@ def write_plots(plots: Dict[str, Any]) -> None:
     if plt is None:
         return
     d = out_dir()
-    d.mkdir(parents=True, exist_ok=True)
     if "intervals" in plots:
         fig, ax = plt.subplots(figsize=(7, 4))
         for (side, reads), times in plots["intervals"].items():
