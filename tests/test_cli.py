@@ -75,6 +75,25 @@ def test_a_bad_scenario_exits_2_naming_file_and_key_without_traceback(bad_toml, 
     assert v.returncode == 2 and "qp.timeout" in v.stderr and "Traceback" not in v.stderr
 
 
+def test_perftest_names_the_flag_of_a_bad_value_before_any_report(capsys):
+    assert main(["perftest", "ib_write_bw", "-s", "0"]) == 2
+    assert main(["perftest", "ib_write_lat", "-q", "2"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""  # no perftest header for a run that cannot start
+    assert "ib_write_bw -s/--size: size = 0 is out of range; expected 1..=2147483648 bytes" in err
+    assert "ib_write_lat -q/--qp: ib_write_lat uses one QP" in err
+
+
+def test_a_directory_given_as_scenario_or_trace_output_is_named(tmp_path, capsys):
+    a_file = tmp_path / "f"
+    a_file.write_text("")
+    assert main(["run", str(tmp_path)]) == 2
+    assert main(["trace", "-n", "2", "-o", str(a_file), "--", "true"]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot read scenario {tmp_path}: it is a directory, expected a TOML file" in err
+    assert f"cannot write traces to {a_file}: it is a file, not a directory" in err
+
+
 def test_a_missing_scenario_file_exits_2(tmp_path):
     p = rdmasim("run", str(tmp_path / "nope.toml"))
     assert p.returncode == 2 and "nope.toml" in p.stderr and "Traceback" not in p.stderr

@@ -49,6 +49,8 @@ def _size(text: str) -> int:
 
 def _scenario_file(path: str) -> Path:
     p = Path(path)
+    if p.is_dir():
+        raise _InputError(f"cannot read scenario {path}: it is a directory, expected a TOML file")
     if not p.is_file():
         raise _InputError(f"cannot read scenario {path}: no such file")
     return p
@@ -149,12 +151,27 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+#: The perftest flag that sets each scenario key, so that bad values are named as typed.
+_PERFTEST_FLAGS = {
+    "workload.size": "-s/--size", "workload.all_sizes": "-a/--all", "workload.iters": "-n/--iters",
+    "workload.inline_size": "-I/--inline_size", "workload.tx_depth": "-t/--tx-depth", "workload.qps": "-q/--qp",
+    "qp.timeout": "-u/--qp-timeout", "qp.mtu": "-m/--mtu", "hardware.profile": "--profile", "seed": "--seed",
+}
+
+
 def cmd_perftest(args: argparse.Namespace) -> int:
     sc = pt.scenario(
         args.test, size=args.size, all_sizes=args.all, iters=args.iters, inline_size=args.inline_size,
         tx_depth=args.tx_depth, qps=args.qps, events=args.events, qp_timeout=args.qp_timeout,
         mtu=args.mtu, profile=args.profile, seed=args.seed,
     )
+    try:  # before the header, and in the terms of the command line, not of the scenario built
+        validate(sc)
+    except ScenarioError as e:
+        flag = _PERFTEST_FLAGS.get(getattr(e, "key", ""))
+        if flag is None:
+            raise
+        raise _InputError(f"{args.test} {flag}: {e.message}") from None
     if not args.json:
         print(pt.header(args.test, sc), flush=True)
     interrupted = False
@@ -216,8 +233,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     for n in names:
         base, _, part = n.partition(":")
         if base not in registry or (part and part not in getattr(registry[base], "PARTS", ())):
+            parts = getattr(registry[base], "PARTS", ()) if base in registry else ()
             raise _InputError(f"unknown study {n!r}, expected one of: {', '.join(registry)}, all"
-                              + (f" (parts of {base}: {', '.join(getattr(registry[base], 'PARTS', ()))})" if base in registry else ""))
+                              + (f" (parts of {base}: {', '.join(parts)})" if parts else
+                                 f" ({base} has no parts)" if base in registry and part else ""))
     results: Dict[str, List[Dict[str, Any]]] = {}
     interrupted = None
     for n in names:

@@ -94,9 +94,13 @@ def trace(n: int, argv: Sequence[str], out_dir: Path, timeout: Optional[float] =
     """Runs ``argv`` on ``n`` ranks under the PMPI library; returns the trace directory."""
     if n < 1:
         raise ValueError("n must be >= 1")
-    lib = build_library()
     out_dir = Path(out_dir).resolve()
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        kind = "it is a file, not a directory" if out_dir.is_file() else (e.strerror or str(e))
+        raise TraceToolError(f"cannot write traces to {out_dir}: {kind}") from None
+    lib = build_library()
     for old in out_dir.glob("rank.*.trace"):
         old.unlink()
     exe, extra = _mpiexec()
