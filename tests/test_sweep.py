@@ -115,4 +115,19 @@ def test_a_bad_point_raises_the_scenario_error(write_bw):
     with ThreadPoolExecutor(max_workers=2) as pool:
         with pytest.raises(rdmasim.ScenarioError) as info:
             rdmasim.sweep(write_bw, {"hardware.profile": ["cx4-edr", "cx0-none"]}, executor=pool, table="summary")
-    assert info.value.key == "hardware.profile" and info.value.source == "<dict>"
+    assert info.value.key == "hardware.profile" and info.value.source == "sweep point hardware.profile='cx0-none'"
+
+
+def test_a_bad_value_late_in_the_grid_is_named_before_any_point_runs(write_bw, monkeypatch):
+    import importlib
+
+    sweep_module = importlib.import_module("rdmasim.sweep")  # `rdmasim.sweep` is the function
+
+    ran = []
+    monkeypatch.setattr(sweep_module, "run_point", lambda spec, table: ran.append(spec) or ({}, []))
+    with pytest.raises(rdmasim.ScenarioError) as info:
+        rdmasim.sweep(write_bw, {"workload.size": [4096, 65536, 0]})
+    assert ran == []  # the first two points did not run only to be lost
+    e = info.value
+    assert e.source == "sweep point workload.size=0" and e.key == "workload.size"
+    assert str(e).startswith("sweep point workload.size=0: key `workload.size`: size = 0 is out of range")

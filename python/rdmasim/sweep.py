@@ -7,8 +7,9 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import pandas as pd
 
+from .errors import ScenarioError, scenario_error
 from .result import order_columns
-from .runner import run
+from .runner import run, validate
 from .scenario import ScenarioLike, get_dotted, scenario_dict, set_dotted
 
 __all__ = ["sweep", "grid_points", "run_point"]
@@ -38,6 +39,16 @@ def run_point(scenario: Dict[str, Any], table: str) -> Tuple[Dict[str, Any], Lis
     else:
         rows = list(res.raw.get("tables", {}).get(table, []))
     return summary, rows
+
+
+def _check_point(spec: Dict[str, Any], point: Mapping[str, Any]) -> None:
+    """Validates one point's scenario; an error names the point (``sweep point workload.size=0``)."""
+    try:
+        validate(spec)
+    except ScenarioError as e:
+        where = ", ".join(f"{k}={v!r}" for k, v in point.items()) or "(base scenario)"
+        raise scenario_error(f"sweep point {where}", getattr(e, "key", ""), None,
+                             getattr(e, "message", str(e))) from None
 
 
 def _submit(executor: Any, fn, *args):
@@ -80,7 +91,7 @@ def sweep(
     base = scenario_dict(scenario)
     points = grid_points(grid)
     seed_list: List[Optional[int]] = list(seeds) if seeds is not None else [None]
-    jobs = []
+    specs = []
     for point in points:
         for seed in seed_list:
             spec = copy.deepcopy(base)
@@ -88,7 +99,11 @@ def sweep(
                 set_dotted(spec, key, value)
             if seed is not None:
                 spec["seed"] = int(seed)
-            jobs.append((point, spec, _submit(executor, run_point, spec, table)))
+            _check_point(spec, point)
+            specs.append((point, spec))
+    # Every point is checked before any runs: a bad value late in the grid does not cost the
+    # runs before it.
+    jobs = [(point, spec, _submit(executor, run_point, spec, table)) for point, spec in specs]
 
     records: List[Dict[str, Any]] = []
     for point, spec, fut in jobs:
