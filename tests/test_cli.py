@@ -78,10 +78,12 @@ def test_a_bad_scenario_exits_2_naming_file_and_key_without_traceback(bad_toml, 
 def test_perftest_names_the_flag_of_a_bad_value_before_any_report(capsys):
     assert main(["perftest", "ib_write_bw", "-s", "0"]) == 2
     assert main(["perftest", "ib_write_lat", "-q", "2"]) == 2
+    assert main(["perftest", "ib_write_bw", "-e"]) == 2
     out, err = capsys.readouterr()
     assert out == ""  # no perftest header for a run that cannot start
     assert "ib_write_bw -s/--size: size = 0 is out of range; expected 1..=2147483648 bytes" in err
     assert "ib_write_lat -q/--qp: ib_write_lat uses one QP" in err
+    assert 'ib_write_bw -e/--events: ib_write_bw cannot wait for completion events: perftest rejects -e for WRITE tests ("Events feature not available on WRITE verb")' in err
 
 
 def test_a_directory_given_as_scenario_or_trace_output_is_named(tmp_path, capsys):

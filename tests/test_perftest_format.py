@@ -57,14 +57,14 @@ def test_header_block_names_the_test_like_perftest():
 
 
 def test_scenario_maps_perftest_flags_to_the_scenario_schema():
-    sc = pt.scenario("ib_write_bw", size=4096, iters=10, qps=2, tx_depth=64, inline_size=0, events=True,
+    sc = pt.scenario("ib_send_bw", size=4096, iters=10, qps=2, tx_depth=64, inline_size=0, events=True,
                      qp_timeout=4, mtu=1024, profile="cx3-fdr", seed=9)
     assert sc["hardware"] == {"profile": "cx3-fdr"}
     assert sc["qp"] == {"timeout": 4, "mtu": 1024}
     assert sc["seed"] == 9
     w = sc["workload"]
     assert (w["kind"], w["test"], w["size"], w["iters"], w["qps"], w["tx_depth"], w["inline_size"], w["events"]) == \
-        ("perftest", "ib_write_bw", 4096, 10, 2, 64, 0, True)
+        ("perftest", "ib_send_bw", 4096, 10, 2, 64, 0, True)
     with pytest.raises(ValueError):
         pt.scenario("ib_atomic_bw")
 

@@ -156,6 +156,7 @@ _PERFTEST_FLAGS = {
     "workload.size": "-s/--size", "workload.all_sizes": "-a/--all", "workload.iters": "-n/--iters",
     "workload.inline_size": "-I/--inline_size", "workload.tx_depth": "-t/--tx-depth", "workload.qps": "-q/--qp",
     "qp.timeout": "-u/--qp-timeout", "qp.mtu": "-m/--mtu", "hardware.profile": "--profile", "seed": "--seed",
+    "workload.events": "-e/--events",
 }
 
 

@@ -112,9 +112,6 @@ impl Simulation {
         let mut pollers = Vec::new();
         match &scenario.workload {
             WorkloadSection::Perftest(p) => {
-                if p.events && p.test == crate::scenario::PerftestTest::IbWriteLat {
-                    return Err(err("workload.events", "ib_write_lat polls memory and cannot wait for events (perftest rejects -e here too)".into()));
-                }
                 let app = apps.len() as u32;
                 apps.push(App::Perftest(Perftest::new(&mut world, app, p, attr)));
                 // Which threads poll: the client always; the server too when it must see

@@ -9,10 +9,11 @@ fn client_cpu(r: &serde_json::Value) -> f64 {
 
 #[test]
 fn busy_polling_burns_a_core_event_mode_does_not() {
-    let busy = run(&perftest("cx4-edr", "ib_write_bw", "size = 1048576\niters = 200", ""));
+    // ib_send_bw: perftest takes -e for SEND and READ tests, not for WRITE ones.
+    let busy = run(&perftest("cx4-edr", "ib_send_bw", "size = 1048576\niters = 200", ""));
     assert_eq!(client_cpu(&busy), 1.0);
-    let event_large = run(&perftest("cx4-edr", "ib_write_bw", "size = 1048576\niters = 200\nevents = true", ""));
-    let event_small = run(&perftest("cx4-edr", "ib_write_bw", "size = 64\niters = 20000\nevents = true", ""));
+    let event_large = run(&perftest("cx4-edr", "ib_send_bw", "size = 1048576\niters = 200\nevents = true", ""));
+    let event_small = run(&perftest("cx4-edr", "ib_send_bw", "size = 64\niters = 20000\nevents = true", ""));
     let (large, small) = (client_cpu(&event_large), client_cpu(&event_small));
     assert!(large < 0.05, "1 MiB messages: {large}");
     assert!(small > 5.0 * large, "64 B messages should cost far more CPU: {small} vs {large}");

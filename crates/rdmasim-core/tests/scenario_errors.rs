@@ -36,6 +36,7 @@ const CASES: &[(&str, &str, Option<usize>, &[&str])] = &[
     ("loss_rate_too_high.toml", "faults[1].loss_rate", Some(15), &["loss_rate = 1.5 is out of range", "expected a probability in [0, 1)"]),
     ("ber_too_high.toml", "faults[0].ber", Some(11), &["ber = 0.01 is out of range", "[0, 0.001]"]),
     ("drop_nth_zero.toml", "faults[0].drop_nth[1]", Some(11), &["packet number 0 is invalid", "expected >= 1"]),
+    ("events_on_write_bw.toml", "workload.events", Some(9), &["ib_write_bw cannot wait for completion events", "\"Events feature not available on WRITE verb\"", "expected events = false"]),
     ("inline_read.toml", "workload.inline_size", Some(9), &["ib_read_bw cannot use inline data", "expected inline_size = 0"]),
     ("syntax_error.toml", "workload.kind", Some(6), &["TOML syntax error", "closing quote missing"]),
     ("bad_table_header.toml", "", Some(5), &["TOML syntax error: invalid table header"]),

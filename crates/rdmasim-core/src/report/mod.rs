@@ -1,4 +1,5 @@
 //! Counters, statistics and result tables.
 pub mod capture;
+pub mod perftest_lat;
 pub mod stats;
 pub mod tables;

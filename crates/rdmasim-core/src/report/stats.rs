@@ -14,7 +14,8 @@ pub struct Summary {
     pub max: f64,
 }
 
-/// Nearest-rank percentile of sorted samples (p in 0..=100), as perftest computes its tails.
+/// Nearest-rank percentile of sorted samples (p in 0..=100). (perftest's own report line uses
+/// index ceil(n·p) after dropping the top two samples: `report/perftest_lat.rs`.)
 pub fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;

@@ -7,6 +7,7 @@ use crate::engine::Time;
 use crate::hca::cq::{Cqe, WcStatus};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
 use crate::hca::verbs::QpRef;
+use crate::report::perftest_lat::perftest_lat;
 use crate::report::stats::summarize;
 use crate::report::tables::{row, Tables};
 use crate::scenario::{PerftestSection, PerftestTest};
@@ -291,15 +292,15 @@ impl Perftest {
     }
 
     fn lat_row(&self, partial: bool) -> (crate::sim::Row, Vec<f64>) {
-        let mut s = self.lat_samples.clone();
-        let st = summarize(&mut s);
+        // The report line as perftest computes it; the `latency` table has every sample's.
+        let st = perftest_lat(&self.lat_samples);
         let r = row(json!({
-            "test": self.test.name(), "bytes": self.size(), "iterations": st.count,
-            "t_min_us": st.min, "t_max_us": st.max, "t_typical_us": st.median, "t_avg_us": st.avg,
-            "t_stdev_us": st.stdev, "p50_us": st.median, "p99_us": st.p99, "p99_9_us": st.p99_9, "p99_99_us": st.p99_99,
+            "test": self.test.name(), "bytes": self.size(), "iterations": self.lat_samples.len(),
+            "t_min_us": st.min, "t_max_us": st.max, "t_typical_us": st.typical, "t_avg_us": st.avg,
+            "t_stdev_us": st.stdev, "p50_us": st.typical, "p99_us": st.p99, "p99_9_us": st.p99_9, "p99_99_us": st.p99_99,
             "errors": self.errors, "first_error": self.first_error, "partial": partial,
         }));
-        (r, s)
+        (r, self.lat_samples.clone())
     }
 
     fn lat_metric(&self) -> &'static str {

@@ -20,6 +20,14 @@ pub(super) fn check_workload(s: &Scenario, hw: &HwProfile, path_mtu: u32) -> Res
 
 fn check_perftest(p: &PerftestSection, s: &Scenario, hw: &HwProfile, path_mtu: u32) -> Result<(), Problem> {
     let tn = p.test.name();
+    // perftest_parameters.c, parser(): "Events feature not available on WRITE verb"; and
+    // ib_write_lat polls the buffer the peer writes, with no completion to wait for.
+    if p.events && matches!(p.test, PerftestTest::IbWriteBw | PerftestTest::IbWriteLat) {
+        return problem(
+            "workload.events",
+            format!("{tn} cannot wait for completion events: perftest rejects -e for WRITE tests (\"Events feature not available on WRITE verb\"); expected events = false, or a SEND or READ test"),
+        );
+    }
     if let Some(sz) = p.size {
         if sz == 0 || sz > MAX_SIZE {
             return problem("workload.size", format!("size = {sz} is out of range; expected 1..={MAX_SIZE} bytes"));
