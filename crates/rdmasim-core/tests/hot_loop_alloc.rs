@@ -5,6 +5,7 @@
 use rdmasim_core::api::Simulation;
 use rdmasim_core::bench::BENCH_SCENARIO;
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -12,16 +13,28 @@ struct Counting;
 
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 
+thread_local! {
+    /// Set on the thread that runs the measured stretch: the test harness's own threads (which
+    /// record results and start tests meanwhile) allocate too, and must not be counted.
+    static MEASURING: Cell<bool> = const { Cell::new(false) };
+}
+
+fn count() {
+    if MEASURING.with(Cell::get) {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        count();
         System.alloc(layout)
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         System.dealloc(ptr, layout)
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        count();
         System.realloc(ptr, layout, new_size)
     }
 }
@@ -38,7 +51,9 @@ fn allocations_in_steady_state(scenario: &str, warm_up: u64, events: u64) -> u64
     let mut sim = Simulation::from_toml(scenario, "<alloc test>").expect("valid scenario");
     assert!(!sim.step(warm_up), "the run ended during the warm-up");
     let before = ALLOCATIONS.load(Ordering::Relaxed);
+    MEASURING.with(|m| m.set(true));
     let done = sim.step(events);
+    MEASURING.with(|m| m.set(false));
     let after = ALLOCATIONS.load(Ordering::Relaxed);
     assert!(!done, "the run ended inside the measured stretch");
     after - before

@@ -169,7 +169,7 @@ impl World {
         let psn = match ctl.kind {
             PktKind::Ack => {
                 qp.ack_pending = false;
-                qp.epsn.wrapping_sub(1)
+                qp.ack_psn
             }
             _ => ctl.psn,
         };

@@ -158,6 +158,10 @@ pub struct Qp {
     pub read_resps: VecDeque<ReadResponse>,
     /// Pending coalesced ACK (index in the HCA's control queue is not kept: a flag suffices).
     pub ack_pending: bool,
+    /// The PSN the pending ACK acknowledges, fixed when it is generated or coalesced (rxe
+    /// `send_ack(qp, syndrome, psn)`), not read at transmit time: a READ accepted while the ACK
+    /// waits for the port must not be covered before its responses are sent.
+    pub ack_psn: u32,
     /// An ACK is owed once the pending READ responses are out: responses and ACKs share the
     /// PSN order, and an ACK overtaking a READ's responses would read as an implied NAK.
     pub ack_after_reads: bool,
@@ -211,6 +215,7 @@ impl Qp {
             cur_recv_bytes: 0,
             read_resps: VecDeque::new(),
             ack_pending: false,
+            ack_psn: 0,
             ack_after_reads: false,
             nak_after_reads: None,
             cur_write_len: 0,

@@ -210,7 +210,16 @@ impl World {
         }
         match pkt.kind {
             PktKind::Ack => {
+                let before = self.hcas[h as usize].qps[qi as usize].snd_una;
                 self.acknowledge(h, qi, pkt.psn.wrapping_add(1));
+                // Forward progress renews both retry budgets (rxe `check_ack` →
+                // `reset_retry_counters`): retry_cnt bounds one episode without progress, not
+                // the losses of a whole message. A NAK's implicit ACK does not renew them.
+                let qp = &mut self.hcas[h as usize].qps[qi as usize];
+                if qp.snd_una > before {
+                    qp.retries = 0;
+                    qp.rnr_retries = 0;
+                }
             }
             // A NAK for a PSN already acknowledged is stale (it waited behind READ responses,
             // hca/responder.rs `nak_after_reads`, while the requester moved on): nothing to redo.
@@ -220,7 +229,11 @@ impl World {
                 let hca = &mut self.hcas[h as usize];
                 hca.counters.packet_seq_err += 1;
                 if self.take_transport_retry(h, qi) {
-                    self.go_back(h, qi, pkt.psn);
+                    // From the NAKed PSN, or from an earlier READ still missing responses
+                    // (`acknowledge` holds snd_una there): rxe restarts at the oldest
+                    // incomplete WQE.
+                    let from = self.hcas[h as usize].qps[qi as usize].snd_una.min(pkt.psn);
+                    self.go_back(h, qi, from);
                 }
             }
             PktKind::RnrNak { timer } => {
@@ -304,7 +317,7 @@ impl World {
         loop {
             let qp = &mut self.hcas[h as usize].qps[qi as usize];
             let Some(w) = qp.sq.front().copied() else { break };
-            if w.first_psn >= upto || qp.tx_wqe == 0 {
+            if w.first_psn >= upto {
                 break;
             }
             if w.wr.op == WrOp::Read && !w.done {
@@ -321,7 +334,8 @@ impl World {
                 break;
             }
             qp.sq.pop_front();
-            qp.tx_wqe -= 1;
+            // tx_wqe = 0: a timer rewind had put the cursor back inside this WQE (moved below).
+            qp.tx_wqe = qp.tx_wqe.saturating_sub(1);
             qp.snd_una = w.end_psn();
             qp.retries = 0;
             qp.rnr_retries = 0;
@@ -334,8 +348,14 @@ impl World {
         }
         let upto = upto.min(held_at);
         let qp = &mut self.hcas[h as usize].qps[qi as usize];
-        if upto > qp.snd_una && upto <= qp.snd_nxt {
+        if upto > qp.snd_una && upto <= qp.high_psn {
             qp.snd_una = upto;
+        }
+        if qp.snd_nxt < qp.snd_una {
+            // A late ACK covers packets a timer rewind was about to send again (rxe completes
+            // on any ACK whatever its send position): resume after them.
+            qp.snd_nxt = qp.snd_una;
+            qp.tx_wqe = qp.wqe_index_of(qp.snd_una);
         }
         let advanced = qp.snd_una > old_una;
         if advanced {

@@ -35,7 +35,9 @@ impl World {
                 let npkts = qp.packets_for(pkt.dma_len);
                 qp.read_resps.push_back(ReadResponse { first_psn: pkt.psn, npkts, next: 0, len: pkt.dma_len, ready_at: now + t.dma_read });
                 self.activate(h, qi);
-            } else if pkt.ack_req {
+            } else {
+                // C9-105: a duplicate SEND or WRITE is acknowledged again, AckReq or not (rxe
+                // `duplicate_request`): a timer rewind may resend only packets without AckReq.
                 self.queue_ack(h, qi);
             }
             return;
@@ -50,7 +52,10 @@ impl World {
             None => qp.rq.is_empty(),
             Some(s) => hca.srqs[s as usize].wqes.is_empty(),
         };
-        if pkt.kind != PktKind::ReadReq && !(matches!(pkt.kind, PktKind::Send { first: true, .. }) && no_recv) {
+        // A packet that needs a receive WQE and finds none is dropped with an RNR NAK before it
+        // is executed (rxe `check_resource`): neither placed nor counted.
+        let needs_recv = matches!(pkt.kind, PktKind::Send { first: true, .. } | PktKind::Write { last: true, imm: true, .. });
+        if pkt.kind != PktKind::ReadReq && !(needs_recv && no_recv) {
             qp.rx_bytes += pkt.payload as u64;
         }
         qp.nak_outstanding = false;
@@ -82,7 +87,6 @@ impl World {
             }
             PktKind::Write { first, last, imm } => {
                 if first {
-                    hca.counters.rx_write_requests += 1;
                     qp.cur_write_len = pkt.dma_len;
                 }
                 if last && imm {
@@ -92,6 +96,9 @@ impl World {
                     let qp = &mut self.hcas[h as usize].qps[qi as usize];
                     let cqe = Cqe { wr_id: rwqe.wr_id, hca: h, qp: qp.num, status: WcStatus::Success, opcode: WcOpcode::RecvRdmaWithImm, byte_len: qp.cur_write_len };
                     self.cqe_at(now + t.recv_wqe_fetch + t.dma_write, cqe);
+                }
+                if first {
+                    self.hcas[h as usize].counters.rx_write_requests += 1;
                 }
                 let qp = &mut self.hcas[h as usize].qps[qi as usize];
                 qp.epsn += 1;
@@ -146,14 +153,17 @@ impl World {
         }
     }
 
-    /// Queues an ACK unless one for this QP is already waiting (it will carry the latest PSN).
+    /// Queues an ACK of everything received so far, or moves the waiting one up to it.
     fn queue_ack(&mut self, h: u32, qi: u32) {
         let qp = &mut self.hcas[h as usize].qps[qi as usize];
-        if qp.ack_pending {
-            return;
-        }
         if !qp.read_resps.is_empty() {
             qp.ack_after_reads = true;
+            return;
+        }
+        // No READ response is pending, so every READ accepted so far has been answered: the
+        // ACK may cover them.
+        qp.ack_psn = qp.epsn.wrapping_sub(1);
+        if qp.ack_pending {
             return;
         }
         qp.ack_pending = true;
@@ -205,6 +215,7 @@ impl World {
                 if qp.ack_after_reads {
                     qp.ack_after_reads = false;
                     qp.ack_pending = true;
+                    qp.ack_psn = qp.epsn.wrapping_sub(1);
                     hca.control.push_back(Control { qp: qi, kind: PktKind::Ack, psn: 0 });
                 }
                 if let Some(nak) = qp.nak_after_reads.take() {
