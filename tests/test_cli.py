@@ -270,3 +270,44 @@ def test_run_status_says_when_work_requests_failed(tmp_path):
     assert "status   : completed, with 2 work requests completed in error or flushed" in p.stdout
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["finished"] is True and summary["error_completions"] == 2
+
+
+def test_a_real_perftest_command_line_runs_with_machine_flags_noted(capsys):
+    # As typed on a real client: device, GID index, CPU-frequency check, the server's address last.
+    assert main(["perftest", "ib_write_bw", "-d", "mlx5_0", "-x", "3", "-F", "-s", "64K", "-n", "50",
+                 "-q", "2", "10.0.0.1"]) == 0
+    out, err = capsys.readouterr()
+    assert "rdmasim: ignoring -d mlx5_0, -x 3, -F, 10.0.0.1: the simulated hosts are cabled back to back" in err
+    row = [l for l in out.splitlines() if l.startswith(" 65536")]
+    assert len(row) == 1 and row[0].split()[1] == "100"  # perftest's #iterations: all QPs' (50 x 2)
+    assert " TX depth        : 50" in out  # clamped to -n, as perftest does
+    assert " CQ Moderation   : 1" in out
+
+
+def test_perftest_flags_that_change_the_test_are_refused_by_name(capsys):
+    assert main(["perftest", "ib_write_bw", "-Q", "100"]) == 2
+    assert main(["perftest", "ib_send_bw", "-D", "10"]) == 2
+    assert main(["perftest", "ib_write_bw", "-c", "UD"]) == 2
+    assert main(["perftest", "ib_write_bw", "-r", "4"]) == 2
+    assert main(["perftest", "ib_read_bw", "-o", "17"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "ib_write_bw -Q/--cq-mod: not modelled by the simulated perftest: every work request is signaled" in err
+    assert "ib_send_bw -D/--duration: not modelled by the simulated perftest: runs are by iterations (-n)" in err
+    assert "ib_write_bw -c/--connection UD: rdmasim models RC only" in err
+    assert "ib_write_bw -r/--rx-depth: receive queue depth applies to SEND tests only" in err
+    assert "ib_read_bw -o/--outs: max_rd_atomic = 17 is out of range; expected 1..=16" in err
+
+
+def test_perftest_rx_depth_and_outs_reach_the_scenario(capsys):
+    # -r 1 with 64 SENDs in flight: the server runs out of receives and RNR-NAKs (the point of -r).
+    assert main(["perftest", "ib_send_bw", "-r", "1", "-n", "200", "--json"]) == 0
+    few = json.loads(capsys.readouterr().out)[0]
+    assert main(["perftest", "ib_send_bw", "-n", "200", "--json"]) == 0
+    many = json.loads(capsys.readouterr().out)[0]
+    assert few["bw_avg_MBps"] < 0.5 * many["bw_avg_MBps"], (few, many)
+    assert main(["perftest", "ib_read_bw", "-o", "1", "-s", "4096", "-n", "500", "--json"]) == 0
+    one = json.loads(capsys.readouterr().out)[0]
+    assert main(["perftest", "ib_read_bw", "-s", "4096", "-n", "500", "--json"]) == 0
+    sixteen = json.loads(capsys.readouterr().out)[0]
+    assert one["bw_avg_MBps"] < 0.5 * sixteen["bw_avg_MBps"], (one, sixteen)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 import tempfile
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import __version__
 from . import perftest as pt
+from . import perftest_flags
 from .errors import ScenarioError
 from .result import FORMATS, Result
 from .runner import RunInterrupted, run, validate
@@ -36,15 +36,6 @@ def _err(msg: str) -> None:
 
 def _interactive() -> bool:
     return sys.stderr.isatty()
-
-
-def _size(text: str) -> int:
-    """A byte count, optionally with a binary K/M/G suffix: 65536, 64K, 64KiB, 8M."""
-    m = re.fullmatch(r"\s*(\d+)\s*([KMG])?(?:I?B)?\s*", text, re.IGNORECASE)
-    if not m:
-        raise argparse.ArgumentTypeError(f"invalid size {text!r}")
-    shift = 10 * ("KMG".index(m.group(2).upper()) + 1) if m.group(2) else 0
-    return int(m.group(1)) << shift
 
 
 def _scenario_file(path: str) -> Path:
@@ -156,16 +147,23 @@ _PERFTEST_FLAGS = {
     "workload.size": "-s/--size", "workload.all_sizes": "-a/--all", "workload.iters": "-n/--iters",
     "workload.inline_size": "-I/--inline_size", "workload.tx_depth": "-t/--tx-depth", "workload.qps": "-q/--qp",
     "qp.timeout": "-u/--qp-timeout", "qp.mtu": "-m/--mtu", "hardware.profile": "--profile", "seed": "--seed",
-    "workload.events": "-e/--events",
+    "workload.events": "-e/--events", "workload.rx_depth": "-r/--rx-depth", "qp.max_rd_atomic": "-o/--outs",
 }
 
 
 def cmd_perftest(args: argparse.Namespace) -> int:
+    problem = perftest_flags.refused(args.test, args)
+    if problem:
+        raise _InputError(problem)
     sc = pt.scenario(
         args.test, size=args.size, all_sizes=args.all, iters=args.iters, inline_size=args.inline_size,
-        tx_depth=args.tx_depth, qps=args.qps, events=args.events, qp_timeout=args.qp_timeout,
-        mtu=args.mtu, profile=args.profile, seed=args.seed,
+        tx_depth=args.tx_depth, rx_depth=args.rx_depth, qps=args.qps, events=args.events,
+        qp_timeout=args.qp_timeout, mtu=args.mtu, max_rd_atomic=args.outs, profile=args.profile, seed=args.seed,
     )
+    ignored = perftest_flags.ignored(args)
+    if ignored:
+        print(f"rdmasim: ignoring {', '.join(ignored)}: the simulated hosts are cabled back to back",
+              file=sys.stderr)
     try:  # before the header, and in the terms of the command line, not of the scenario built
         validate(sc)
     except ScenarioError as e:
@@ -325,18 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser("perftest", help="run a perftest benchmark (ib_write_bw, ib_read_lat, ...)",
                        description="Simulated perftest: the same flags and report layout.")
     t.add_argument("test", choices=pt.TESTS)
-    t.add_argument("-s", "--size", type=_size, help="message size in bytes (default 65536 BW, 2 latency)")
-    t.add_argument("-a", "--all", action="store_true", help="run sizes from 2 till 2^23")
-    t.add_argument("-n", "--iters", type=int, help="number of exchanges (default 5000 BW, 1000 latency)")
-    t.add_argument("-I", "--inline_size", type=int, help="max size of message to be sent inline")
-    t.add_argument("-t", "--tx-depth", dest="tx_depth", type=int, help="size of tx queue (default 128)")
-    t.add_argument("-q", "--qp", dest="qps", type=int, help="number of QPs (default 1)")
-    t.add_argument("-u", "--qp-timeout", dest="qp_timeout", type=int,
-                   help="QP timeout: 4.096 usec * 2^timeout (default 14)")
-    t.add_argument("-e", "--events", action="store_true", help="sleep on CQ events (default poll)")
-    t.add_argument("-m", "--mtu", type=int, choices=(256, 512, 1024, 2048, 4096), help="path MTU (default: profile's)")
-    t.add_argument("--report_gbits", "--report-gbits", dest="report_gbits", action="store_true",
-                   help="report BW in Gb/sec instead of MB/sec")
+    perftest_flags.add_arguments(t)
     t.add_argument("--profile", default=pt.DEFAULT_PROFILE, help=f"hardware profile (default {pt.DEFAULT_PROFILE})")
     t.add_argument("--seed", type=int, help="random seed (default 1)")
     t.add_argument("--json", action="store_true", help="print the report rows as JSON")
@@ -366,7 +353,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and hasattr(args, "trailing_server_host"):
+        extra = args.trailing_server_host(args, extra)
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return int(args.func(args))
     except ScenarioError as e:

@@ -62,10 +62,12 @@ def scenario(
     iters: Optional[int] = None,
     inline_size: Optional[int] = None,
     tx_depth: Optional[int] = None,
+    rx_depth: Optional[int] = None,
     qps: Optional[int] = None,
     events: bool = False,
     qp_timeout: Optional[int] = None,
     mtu: Optional[int] = None,
+    max_rd_atomic: Optional[int] = None,
     profile: str = DEFAULT_PROFILE,
     seed: Optional[int] = None,
     name: Optional[str] = None,
@@ -77,12 +79,12 @@ def scenario(
     _check_test(test)
     workload: Dict[str, Any] = {
         "kind": "perftest", "test": test, "size": size, "all_sizes": all_sizes or None,
-        "iters": iters, "inline_size": inline_size, "tx_depth": tx_depth, "qps": qps,
+        "iters": iters, "inline_size": inline_size, "tx_depth": tx_depth, "rx_depth": rx_depth, "qps": qps,
         "events": events or None,
     }
-    qp = {"timeout": qp_timeout, "mtu": mtu}
+    qp = {k: v for k, v in {"timeout": qp_timeout, "mtu": mtu, "max_rd_atomic": max_rd_atomic}.items() if v is not None}
     sc: Dict[str, Any] = {"name": name or test, "seed": seed, "hardware": {"profile": profile}, "workload": workload}
-    if any(v is not None for v in qp.values()):
+    if qp:
         sc["qp"] = qp
     return sc
 
@@ -112,6 +114,8 @@ def header(test: str, sc: Mapping[str, Any]) -> str:
     verb = _verb(test)
     qps = w.get("qps") or 1
     tx_depth = w.get("tx_depth") or (1 if lat else 128)
+    iters = w.get("iters") or (5000 if test == "ib_write_bw" else 1000)
+    tx_depth = min(tx_depth, iters)  # perftest's force_dependecies clamps it to -n
     mtu = (sc.get("qp") or {}).get("mtu") or _profile_mtu(profile)
     inline = w.get("inline_size")
     if inline is None:
@@ -124,6 +128,10 @@ def header(test: str, sc: Mapping[str, Any]) -> str:
         f" Number of qps   : {qps}\t\tTransport type : IB",
         " Connection type : RC\t\tUsing SRQ      : OFF",
         f" TX depth        : {tx_depth}",
+    ]
+    if not lat:  # every work request is signaled: perftest's -Q 1 (its default is 100 up to 8 KiB)
+        lines.append(" CQ Moderation   : 1")
+    lines += [
         f" Mtu             : {mtu if mtu is not None else '?'}[B]",
         " Link type       : IB",
         (" Outstand reads  : %d" % ((sc.get("qp") or {}).get("max_rd_atomic") or 16)) if verb == "read"
@@ -175,6 +183,9 @@ def format_rows(test: str, rows: Iterable[Mapping[str, Any]], report_gbits: bool
                 size, iters, _num(r, "t_min_us"), _num(r, "t_max_us"), _num(r, "t_typical_us"),
                 _num(r, "t_avg_us"), _num(r, "t_stdev_us"), _num(r, "p99_us"), _num(r, "p99_9_us")))
             continue
+        # perftest prints the iterations of all QPs (num_of_calculated_iters × num_of_qps in
+        # print_report_bw); the table's `iterations` is per QP.
+        iters *= max(_int(r, "qps"), 1)
         peak, avg = _num(r, "bw_peak_MBps"), _num(r, "bw_avg_MBps")
         if report_gbits:
             peak = _num(r, "bw_peak_Gbps") if "bw_peak_Gbps" in r else bw_gbps(peak)
