@@ -285,14 +285,16 @@ def test_a_real_perftest_command_line_runs_with_machine_flags_noted(capsys):
 
 
 def test_perftest_flags_that_change_the_test_are_refused_by_name(capsys):
-    assert main(["perftest", "ib_write_bw", "-Q", "100"]) == 2
+    assert main(["perftest", "ib_write_bw", "-l", "4"]) == 2
+    assert main(["perftest", "ib_write_lat", "-Q", "10"]) == 2
     assert main(["perftest", "ib_send_bw", "-D", "10"]) == 2
     assert main(["perftest", "ib_write_bw", "-c", "UD"]) == 2
     assert main(["perftest", "ib_write_bw", "-r", "4"]) == 2
     assert main(["perftest", "ib_read_bw", "-o", "17"]) == 2
     out, err = capsys.readouterr()
     assert out == ""
-    assert "ib_write_bw -Q/--cq-mod: not modelled by the simulated perftest: every work request is signaled" in err
+    assert "ib_write_bw -l/--post_list: not modelled by the simulated perftest: one work request per post" in err
+    assert "ib_write_lat -Q/--cq-mod: CQ moderation applies to BW tests only" in err
     assert "ib_send_bw -D/--duration: not modelled by the simulated perftest: runs are by iterations (-n)" in err
     assert "ib_write_bw -c/--connection UD: rdmasim models RC only" in err
     assert "ib_write_bw -r/--rx-depth: receive queue depth applies to SEND tests only" in err

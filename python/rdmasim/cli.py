@@ -148,6 +148,7 @@ _PERFTEST_FLAGS = {
     "workload.inline_size": "-I/--inline_size", "workload.tx_depth": "-t/--tx-depth", "workload.qps": "-q/--qp",
     "qp.timeout": "-u/--qp-timeout", "qp.mtu": "-m/--mtu", "hardware.profile": "--profile", "seed": "--seed",
     "workload.events": "-e/--events", "workload.rx_depth": "-r/--rx-depth", "qp.max_rd_atomic": "-o/--outs",
+    "workload.cq_mod": "-Q/--cq-mod",
 }
 
 
@@ -157,7 +158,7 @@ def cmd_perftest(args: argparse.Namespace) -> int:
         raise _InputError(problem)
     sc = pt.scenario(
         args.test, size=args.size, all_sizes=args.all, iters=args.iters, inline_size=args.inline_size,
-        tx_depth=args.tx_depth, rx_depth=args.rx_depth, qps=args.qps, events=args.events,
+        tx_depth=args.tx_depth, rx_depth=args.rx_depth, cq_mod=args.cq_mod, qps=args.qps, events=args.events,
         qp_timeout=args.qp_timeout, mtu=args.mtu, max_rd_atomic=args.outs, profile=args.profile, seed=args.seed,
     )
     ignored = perftest_flags.ignored(args)

@@ -63,6 +63,7 @@ def scenario(
     inline_size: Optional[int] = None,
     tx_depth: Optional[int] = None,
     rx_depth: Optional[int] = None,
+    cq_mod: Optional[int] = None,
     qps: Optional[int] = None,
     events: bool = False,
     qp_timeout: Optional[int] = None,
@@ -79,7 +80,7 @@ def scenario(
     _check_test(test)
     workload: Dict[str, Any] = {
         "kind": "perftest", "test": test, "size": size, "all_sizes": all_sizes or None,
-        "iters": iters, "inline_size": inline_size, "tx_depth": tx_depth, "rx_depth": rx_depth, "qps": qps,
+        "iters": iters, "inline_size": inline_size, "tx_depth": tx_depth, "rx_depth": rx_depth, "cq_mod": cq_mod, "qps": qps,
         "events": events or None,
     }
     qp = {k: v for k, v in {"timeout": qp_timeout, "mtu": mtu, "max_rd_atomic": max_rd_atomic}.items() if v is not None}
@@ -129,8 +130,8 @@ def header(test: str, sc: Mapping[str, Any]) -> str:
         " Connection type : RC\t\tUsing SRQ      : OFF",
         f" TX depth        : {tx_depth}",
     ]
-    if not lat:  # every work request is signaled: perftest's -Q 1 (its default is 100 up to 8 KiB)
-        lines.append(" CQ Moderation   : 1")
+    if not lat:
+        lines.append(f" CQ Moderation   : {cq_moderation(w, tx_depth)}")
     lines += [
         f" Mtu             : {mtu if mtu is not None else '?'}[B]",
         " Link type       : IB",
@@ -140,6 +141,17 @@ def header(test: str, sc: Mapping[str, Any]) -> str:
         RESULT_LINE,
     ]
     return "\n".join(lines)
+
+
+def cq_moderation(w: Mapping[str, Any], tx_depth: int) -> int:
+    """The CQ moderation a BW test runs with, by perftest's force_dependecies: -Q if given, else
+    DEF_CQ_MOD = 100, disabled (1) for one size above MSG_SIZE_CQ_MOD_LIMIT = 8192 B unless
+    -a or -e; never above the (clamped) tx depth. The core applies the same rule."""
+    q = w.get("cq_mod")
+    if q is None:
+        big = (w.get("size") or 65536) > 8192
+        q = 1 if big and not w.get("all_sizes") and not w.get("events") else 100
+    return max(1, min(q, tx_depth))
 
 
 def column_header(test: str, report_gbits: bool = False) -> str:

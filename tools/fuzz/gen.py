@@ -124,6 +124,7 @@ def perftest(kind, hosts):
     if not lat and maybe(0.4): s += 'qps = %d\n' % ch(1,2,3,8,64,512,4096)
     if test != 'ib_write_lat' and maybe(0.3): s += 'events = true\n'
     if maybe(0.3): s += 'rx_depth = %d\n' % ch(0,1,2,3,16,128,512,100000)
+    if not lat and maybe(0.3): s += 'cq_mod = %d\n' % ch(1,2,3,7,100,1024)
     if hosts > 2 or maybe(0.3):
         a, b = pick2(hosts); s += 'client = %d\nserver = %d\n' % (a, b)
     return s

@@ -37,6 +37,8 @@ const CASES: &[(&str, &str, Option<usize>, &[&str])] = &[
     ("ber_too_high.toml", "faults[0].ber", Some(11), &["ber = 0.01 is out of range", "[0, 0.001]"]),
     ("drop_nth_zero.toml", "faults[0].drop_nth[1]", Some(11), &["packet number 0 is invalid", "expected >= 1"]),
     ("events_on_write_bw.toml", "workload.events", Some(9), &["ib_write_bw cannot wait for completion events", "\"Events feature not available on WRITE verb\"", "expected events = false"]),
+    ("cq_mod_on_lat.toml", "workload.cq_mod", Some(8), &["ib_write_lat has no CQ moderation", "remove cq_mod"]),
+    ("cq_mod_zero.toml", "workload.cq_mod", Some(8), &["cq_mod = 0 is out of range; expected 1..=1024"]),
     ("inline_read.toml", "workload.inline_size", Some(9), &["ib_read_bw cannot use inline data", "expected inline_size = 0"]),
     ("syntax_error.toml", "workload.kind", Some(6), &["TOML syntax error", "closing quote missing"]),
     ("bad_table_header.toml", "", Some(5), &["TOML syntax error: invalid table header"]),

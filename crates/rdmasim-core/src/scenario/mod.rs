@@ -206,6 +206,11 @@ pub struct PerftestSection {
     /// A depth below tx_depth makes SENDs outrun the receives: RNR NAKs.
     #[serde(default)]
     pub rx_depth: Option<u32>,
+    /// `-Q/--cq-mod`: bandwidth tests signal one work request in `cq_mod` and count each
+    /// completion as `cq_mod` (default as perftest: 100, or 1 for a single size above 8 KiB
+    /// without events; never above tx_depth).
+    #[serde(default)]
+    pub cq_mod: Option<u32>,
     /// Host index of the client (the side that posts) and of the server.
     #[serde(default)]
     pub client: u32,

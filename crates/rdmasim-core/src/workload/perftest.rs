@@ -16,6 +16,10 @@ use serde_json::json;
 
 /// perftest's receive queue depth for ib_send_* (DEF_RX_SEND).
 const RX_DEPTH: u64 = 512;
+/// perftest's CQ moderation (DEF_CQ_MOD), disabled (DISABLED_CQ_MOD_VALUE = 1) for a single
+/// message size above MSG_SIZE_CQ_MOD_LIMIT unless events are used (force_dependecies).
+const DEF_CQ_MOD: u32 = 100;
+const MSG_SIZE_CQ_MOD_LIMIT: u32 = 8192;
 /// Timer tags: the client / server saw the last byte of a WRITE land (memory polling).
 const TAG_CLIENT_SAW_WRITE: u64 = 1;
 const TAG_SERVER_SAW_WRITE: u64 = 2;
@@ -26,6 +30,8 @@ pub struct Perftest {
     pub sizes: Vec<u32>,
     pub iters: u64,
     pub tx_depth: u32,
+    /// Bandwidth tests signal one work request in `cq_mod` (perftest -Q).
+    pub cq_mod: u32,
     pub inline_size: u32,
     pub rx_depth: u64,
     pub client: u32,
@@ -41,8 +47,13 @@ pub struct Perftest {
     msg_lat_us: Vec<f64>,
     /// When the client saw its latest completion (the stop timestamp of a partial row).
     last_completion: Option<Time>,
-    /// Completion time by message id (wr_id), for the peak-bandwidth windows.
+    /// Completion time by message id (wr_id), for the peak-bandwidth windows: for a message
+    /// posted unsignaled, when the completion of the signaled one after it on its QP was seen.
     completed_at: Vec<Time>,
+    /// This QP's index of each message, by message id.
+    seq_of: Vec<u64>,
+    /// Message ids of each QP's requests in post order.
+    ids_of_conn: Vec<Vec<u64>>,
     iter_start: Time,
     lat_samples: Vec<f64>,
     errors: u64,
@@ -66,14 +77,26 @@ impl Perftest {
             _ => 0,
         };
         let nconn = if lat { 1 } else { s.qps.max(1) };
+        let iters = s.iters.unwrap_or(if s.test == PerftestTest::IbWriteBw { 5000 } else { 1000 });
+        let tx_depth = s.tx_depth.unwrap_or(if lat { 1 } else { 128 });
+        let cq_mod = match s.cq_mod {
+            _ if lat => 1,
+            Some(q) => q,
+            None if !s.all_sizes && !s.events && sizes[0] > MSG_SIZE_CQ_MOD_LIMIT => 1,
+            None => DEF_CQ_MOD,
+        }
+        // perftest: tx_depth is clamped to iters, and cq_mod to tx_depth.
+        .min(tx_depth.min(u32::try_from(iters).unwrap_or(u32::MAX)))
+        .max(1);
         let conns = (0..nconn).map(|_| w.connect_rc(s.client, app, s.server, app, attr)).collect();
         Perftest {
             app,
             test: s.test,
             sizes,
             // perftest: DEF_ITERS_WB = 5000 for ib_write_bw, DEF_ITERS = 1000 otherwise.
-            iters: s.iters.unwrap_or(if s.test == PerftestTest::IbWriteBw { 5000 } else { 1000 }),
-            tx_depth: s.tx_depth.unwrap_or(if lat { 1 } else { 128 }),
+            iters,
+            tx_depth,
+            cq_mod,
             inline_size: s.inline_size.unwrap_or(inline_default),
             rx_depth: s.rx_depth.map(u64::from).unwrap_or(RX_DEPTH),
             client: s.client,
@@ -88,6 +111,8 @@ impl Perftest {
             msg_lat_us: vec![],
             last_completion: None,
             completed_at: vec![],
+            seq_of: vec![],
+            ids_of_conn: vec![],
             iter_start: Time::ZERO,
             lat_samples: vec![],
             errors: 0,
@@ -151,6 +176,9 @@ impl Perftest {
         self.msg_lat_us.clear();
         self.last_completion = None;
         self.completed_at.clear();
+        self.seq_of.clear();
+        self.ids_of_conn.resize_with(n, Vec::new);
+        self.ids_of_conn.iter_mut().for_each(Vec::clear);
         self.lat_samples.clear();
         self.t_start = w.now();
         let size = self.size();
@@ -182,21 +210,52 @@ impl Perftest {
         }
     }
 
+    /// A latency test's request: only READs, whose completion ends the iteration, are signaled.
     fn post(&mut self, w: &mut World, qp: QpRef, wr_id: u64) {
+        let signaled = self.op() == WrOp::Read;
+        self.post_wr(w, qp, wr_id, signaled);
+    }
+
+    fn post_wr(&mut self, w: &mut World, qp: QpRef, wr_id: u64, signaled: bool) {
         let size = self.size();
         let op = self.op();
         let inline = op != WrOp::Read && size <= self.inline_size;
-        // Latency tests only need the completions they wait for.
-        let signaled = op == WrOp::Read || !self.test.is_latency();
         w.post_send(qp, WorkRequest { wr_id, op, len: size, inline, signaled, remote_va: 0x1000 });
     }
 
     fn post_bw(&mut self, w: &mut World, conn: usize) {
         let id = self.post_times.len() as u64;
+        let seq = self.posted[conn];
         self.post_times.push(w.now());
+        self.seq_of.push(seq);
+        self.ids_of_conn[conn].push(id);
         self.posted[conn] += 1;
+        // perftest's run_iter_bw: one request in cq_mod is signaled, and the QP's last one.
+        let m = u64::from(self.cq_mod);
+        let signaled = seq % m == m - 1 || seq + 1 == self.iters;
         let qp = self.conns[conn].0;
-        self.post(w, qp, id);
+        self.post_wr(w, qp, id, signaled);
+    }
+
+    /// Records the completion of message `wr_id` of QP `conn` and, when it succeeded, of the
+    /// unsignaled ones posted before it on that QP (a CQE stands for them, as perftest counts
+    /// `cq_mod` per completion). Returns how many messages it completed.
+    fn complete_messages(&mut self, conn: usize, wr_id: u64, now: Time, success: bool) -> u64 {
+        if self.completed_at.len() < self.post_times.len() {
+            self.completed_at.resize(self.post_times.len(), Time::ZERO);
+        }
+        let Some(&seq) = self.seq_of.get(wr_id as usize) else { return 0 };
+        let from = if success { self.completed[conn] } else { seq };
+        let mut n = 0;
+        for k in from..=seq {
+            let id = self.ids_of_conn[conn][k as usize] as usize;
+            if self.completed_at[id] == Time::ZERO {
+                self.completed_at[id] = now;
+                self.msg_lat_us.push((now - self.post_times[id]).as_us_f64());
+                n += 1;
+            }
+        }
+        n
     }
 
     fn on_completion(&mut self, w: &mut World, c: Cqe) {
@@ -216,17 +275,12 @@ impl Perftest {
             return;
         }
         let Some(conn) = self.conns.iter().position(|(q, _)| q.qpn == c.qp) else { return };
-        self.completed[conn] += 1;
         let now = w.now();
         self.last_completion = Some(now);
-        if let Some(t) = self.post_times.get(c.wr_id as usize) {
-            self.msg_lat_us.push((now - *t).as_us_f64());
-            if self.completed_at.len() < self.post_times.len() {
-                self.completed_at.resize(self.post_times.len(), Time::ZERO);
-            }
-            self.completed_at[c.wr_id as usize] = now;
-        }
-        if c.status == WcStatus::Success && self.posted[conn] < self.iters {
+        let success = c.status == WcStatus::Success;
+        self.completed[conn] += self.complete_messages(conn, c.wr_id, now, success);
+        // Refill the QP up to tx_depth outstanding (perftest: scnt - ccnt < tx_depth).
+        while success && self.posted[conn] < self.iters && self.posted[conn] - self.completed[conn] < u64::from(self.tx_depth) {
             self.post_bw(w, conn);
         }
         if self.completed.iter().all(|&k| k >= self.iters) || (c.status != WcStatus::Success && self.all_failed(w)) {
@@ -283,7 +337,7 @@ impl Perftest {
         let peak = peak_rate(&self.post_times, &self.completed_at, (self.tx_depth as usize * self.conns.len()).max(1), size).max(avg);
         const MIB: f64 = 1048576.0;
         row(json!({
-            "test": self.test.name(), "bytes": self.size(), "iterations": msgs / self.conns.len().max(1) as u64, "qps": self.conns.len(),
+            "test": self.test.name(), "bytes": self.size(), "iterations": msgs / self.conns.len().max(1) as u64, "qps": self.conns.len(), "cq_mod": self.cq_mod,
             "bw_peak_MBps": peak / MIB, "bw_avg_MBps": avg / MIB,
             "bw_peak_Gbps": peak * 8.0 / 1e9, "bw_avg_Gbps": avg * 8.0 / 1e9,
             "msg_rate_Mpps": if elapsed > 0.0 { msgs as f64 / elapsed / 1e6 } else { 0.0 },

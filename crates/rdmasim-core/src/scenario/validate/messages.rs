@@ -54,6 +54,7 @@ pub fn expected_for(key: &str) -> Option<String> {
         "workload.inline_size" => "an integer 0..=1024 (bytes; 0 for ib_read_*)",
         "workload.tx_depth" => "an integer 1..=32768",
         "workload.rx_depth" => "an integer 0..=32768",
+        "workload.cq_mod" => "an integer 1..=1024",
         "workload.qps" => "an integer 1..=4096",
         "workload.client" | "workload.server" => "a host index below topology.hosts",
         "faults" => "an array of tables, written [[faults]]",

@@ -1,7 +1,7 @@
 //! Checks of `[workload]`: each kind's ranges, and its hosts against the topology. The flows
 //! and odp-reads kinds check themselves (`scenario::flows`, `scenario::odp`).
 use super::checks::{problem, Problem};
-use super::{MAX_INLINE, MAX_ITERS, MAX_PSNS_PER_QP, MAX_QPS, MAX_SIZE, MAX_TX_DEPTH};
+use super::{MAX_CQ_MOD, MAX_INLINE, MAX_ITERS, MAX_PSNS_PER_QP, MAX_QPS, MAX_SIZE, MAX_TX_DEPTH};
 use crate::hca::profile::HwProfile;
 use crate::hca::srq::SrqFlowControl;
 use crate::scenario::{PerftestSection, PerftestTest, Scenario, TopologyKind, TopologySection, WorkloadSection};
@@ -44,6 +44,14 @@ fn check_perftest(p: &PerftestSection, s: &Scenario, hw: &HwProfile, path_mtu: u
     // 0 is allowed: a server that posts no receive (every SEND meets an RNR NAK).
     if p.rx_depth.is_some_and(|d| d > MAX_TX_DEPTH) {
         return problem("workload.rx_depth", format!("rx_depth = {} is out of range; expected 0..={MAX_TX_DEPTH} receives", p.rx_depth.unwrap_or(0)));
+    }
+    if let Some(q) = p.cq_mod {
+        if !(1..=MAX_CQ_MOD).contains(&q) {
+            return problem("workload.cq_mod", format!("cq_mod = {q} is out of range; expected 1..={MAX_CQ_MOD} (perftest's MIN_CQ_MOD..MAX_CQ_MOD)"));
+        }
+        if p.test.is_latency() {
+            return problem("workload.cq_mod", format!("{tn} has no CQ moderation (perftest applies -Q to bandwidth tests); remove cq_mod"));
+        }
     }
     if let Some(d) = p.tx_depth {
         if d == 0 || d > MAX_TX_DEPTH {
