@@ -72,5 +72,6 @@ def test_scenario_maps_perftest_flags_to_the_scenario_schema():
 def test_payload_bound_counts_headers_and_one_reth_per_message():
     # 64 KiB at MTU 4096: 16 packets x (8 LRH + 12 BTH + 4 ICRC + 2 VCRC) + 16 RETH
     assert payload_bound_gbps("cx4-edr") == pytest.approx(100 * 65536 / (65536 + 16 * 26 + 16))
-    assert payload_bound_gbps("cx3-fdr") == pytest.approx(4 * 14.0625 * 64 / 66 * 65536 / 65968)
+    # ConnectX-3: perftest's 2048 B MTU, 32 packets
+    assert payload_bound_gbps("cx3-fdr") == pytest.approx(4 * 14.0625 * 64 / 66 * 65536 / (65536 + 32 * 26 + 16))
     assert payload_bound_gbps("cx4-edr", size=2) == pytest.approx(100 * 2 / (2 + 26 + 16))

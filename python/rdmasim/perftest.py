@@ -18,7 +18,7 @@ from .runner import run
 
 __all__ = [
     "TESTS", "DEFAULT_PROFILE", "MB", "is_latency", "scenario", "run_perftest",
-    "header", "column_header", "format_rows", "report", "bw_gbps",
+    "header", "column_header", "format_rows", "report", "bw_gbps", "default_mtu",
 ]
 
 TESTS = ("ib_write_bw", "ib_write_lat", "ib_read_bw", "ib_read_lat", "ib_send_bw", "ib_send_lat")
@@ -96,13 +96,16 @@ def run_perftest(test: str, *, progress: bool = False, **options: Any) -> Result
 
 
 # ---- report ----------------------------------------------------------------------------------
-def _profile_mtu(profile: str) -> Optional[int]:
+def default_mtu(profile: str) -> Optional[int]:
+    """The path MTU perftest runs with on `profile` when -m is not given: the port's active MTU,
+    or less where perftest forces it (2048 on ConnectX-3: profile parameter ``perftest_mtu``)."""
     try:
         from .profiles import profiles
 
         df = profiles(profile)
-        v = df.loc[df["parameter"] == "mtu", "value"]
-        return int(v.iloc[0]) if len(v) else None
+        value = dict(zip(df["parameter"], df["value"]))
+        mtu, forced = int(value["mtu"]), int(value.get("perftest_mtu") or 0)
+        return min(mtu, forced) if forced else mtu
     except Exception:  # the header is cosmetic; never fail a run over it
         return None
 
@@ -117,7 +120,7 @@ def header(test: str, sc: Mapping[str, Any]) -> str:
     tx_depth = w.get("tx_depth") or (1 if lat else 128)
     iters = w.get("iters") or (5000 if test == "ib_write_bw" else 1000)
     tx_depth = min(tx_depth, iters)  # perftest's force_dependecies clamps it to -n
-    mtu = (sc.get("qp") or {}).get("mtu") or _profile_mtu(profile)
+    mtu = (sc.get("qp") or {}).get("mtu") or default_mtu(profile)
     inline = w.get("inline_size")
     if inline is None:
         inline = 220 if test == "ib_write_lat" else 236 if test == "ib_send_lat" else 0

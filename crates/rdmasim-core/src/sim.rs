@@ -100,7 +100,12 @@ impl Simulation {
             rnr_retry: qa.rnr_retry,
             min_rnr_timer: qa.min_rnr_timer,
             max_rd_atomic: qa.max_rd_atomic,
-            mtu: qa.mtu.unwrap_or(world.profile.mtu),
+            mtu: match (qa.mtu, &scenario.workload) {
+                (Some(m), _) => m,
+                // perftest picks its own MTU on some devices (ConnectX-3: 2048 on a 4096 port).
+                (None, WorkloadSection::Perftest(_)) if world.profile.perftest_mtu > 0 => world.profile.mtu.min(world.profile.perftest_mtu),
+                (None, _) => world.profile.mtu,
+            },
         };
         // Every QP uses this path MTU, so no packet is larger: the send engine's credit check
         // before it picks a QP (hca/nic.rs) needs room for this packet, not a port-MTU one

@@ -5,9 +5,10 @@ use rdmasim_core::api::Simulation;
 
 #[test]
 fn write_bw_reaches_the_link_data_rate_less_headers() {
-    // A 64 KiB WRITE is 16 packets of 4096 B: 16 × 26 B of LRH/BTH/ICRC/VCRC and one RETH.
-    let efficiency = 65536.0 / (65536.0 + 16.0 * 26.0 + 16.0);
-    for (profile, data_gbps) in [("cx3-fdr", 14.0625 * 4.0 * 64.0 / 66.0), ("cx4-edr", 100.0), ("cx5-edr", 100.0)] {
+    // A 64 KiB WRITE is 64 KiB / MTU packets, each with 26 B of LRH/BTH/ICRC/VCRC, and one
+    // RETH. perftest runs ConnectX-3 at 2048 B on a 4096 B port (its set_mtu), others at 4096.
+    for (profile, data_gbps, mtu) in [("cx3-fdr", 14.0625 * 4.0 * 64.0 / 66.0, 2048.0), ("cx4-edr", 100.0, 4096.0), ("cx5-edr", 100.0, 4096.0)] {
+        let efficiency = 65536.0 / (65536.0 + 65536.0 / mtu * 26.0 + 16.0);
         let r = run(&perftest(profile, "ib_write_bw", "size = 65536\niters = 2000", ""));
         let bw = f(&table(&r, "perftest")[0], "bw_avg_Gbps");
         let peak = f(&table(&r, "perftest")[0], "bw_peak_Gbps");
@@ -16,6 +17,11 @@ fn write_bw_reaches_the_link_data_rate_less_headers() {
         assert!(peak >= bw && peak <= bound * 1.0001, "{profile}: peak {peak} outside [{bw}, {bound}]");
         assert!(bw >= 0.95 * bound, "{profile}: {bw} below 95% of {bound}");
     }
+    // An explicit path MTU wins over perftest's choice.
+    let r = run(&perftest("cx3-fdr", "ib_write_bw", "size = 65536\niters = 2000", "[qp]\nmtu = 4096"));
+    let bound_4096 = 14.0625 * 4.0 * 64.0 / 66.0 * 65536.0 / (65536.0 + 16.0 * 26.0 + 16.0);
+    let bw = f(&table(&r, "perftest")[0], "bw_avg_Gbps");
+    assert!(bw > 53.85 * 1.005 && bw <= bound_4096 * 1.0001, "cx3-fdr at MTU 4096: {bw}");
 }
 
 #[test]

@@ -81,6 +81,9 @@ profile_params! {
     link_width: u8,
     /// Active path MTU in bytes.
     mtu: u32,
+    /// Path MTU the perftest workload uses when the scenario sets no `qp.mtu` (perftest's
+    /// set_mtu without -m); 0 = the active MTU.
+    perftest_mtu: u32,
     /// Propagation delay of a cable, ns per metre.
     cable_ns_per_m: f64,
     /// Receive buffer per virtual lane at each port, bytes (link-level credits of 64 B).
@@ -224,6 +227,7 @@ fn sources_common() -> ProfileSources {
         link_gen: SRC_IBTA_RATE,
         link_width: SRC_IBTA_RATE,
         mtu: SRC_MTU,
+        perftest_mtu: "perftest set_mtu: without -m it takes the port's active MTU (0 here)",
         cable_ns_per_m: SRC_CABLE,
         vl_buffer_bytes: "assumption: 32 KiB per VL, enough for line rate over a few metres of cable (credits cover the round trip)",
         post_send_cpu_ns: "assumption: ~50-100 ns to build a WQE and write the doorbell (Kalia et al., ATC'16 'Design Guidelines for High Performance RDMA Systems', sec. 3)",
@@ -278,6 +282,7 @@ pub fn builtin() -> Vec<(HwProfile, ProfileSources)> {
         link_gen: LinkGen::Edr,
         link_width: 4,
         mtu: 4096,
+        perftest_mtu: 0,
         cable_ns_per_m: 5.0,
         vl_buffer_bytes: 32 * 1024,
         post_send_cpu_ns: 70.0,
@@ -335,12 +340,14 @@ pub fn builtin() -> Vec<(HwProfile, ProfileSources)> {
     fdr.switch_latency_ns = 170.0;
     fdr.odp_damming = false;
     fdr.odp_flood = false;
+    fdr.perftest_mtu = 2048;
     let mut s_fdr = sources_common();
     s_fdr.link_gen = "ConnectX-3 VPI product brief: FDR 56 Gb/s (4x, 14.0625 Gb/s per lane, 64b/66b)";
     s_fdr.tx_packet_ns = "assumption: ~90 M packets/s for the older engine (a ConnectX-3 message-rate figure is not in its product brief)";
     s_fdr.pcie_lanes = "ConnectX-3 VPI product brief and adapter list (MCX353A/MCX354A-FCBT: PCIe 3.0 x8)";
     s_fdr.odp_damming = "ConnectX-3 (mlx4) has no ODP, and seeds/001 reports RNR retries on it without damming: off";
     s_fdr.odp_flood = "ConnectX-3 (mlx4) has no ODP: off";
+    s_fdr.perftest_mtu = "perftest src/perftest_parameters.c set_mtu: \"CX3_PRO and CX3 have a HW bug in 4K MTU, so we're forcing it to be 2K MTU\" when the port's MTU is 4096 and no -m is given";
     s_fdr.doorbell_ns = "assumption: older PCIe Gen3 x8 part; +50 ns over ConnectX-4 puts 2 B write latency near ConnectX-3 perftest reports (~0.8-1 us)";
 
     let mut cx5 = edr.clone();

@@ -142,6 +142,11 @@ fn check_hardware(h: &HardwareSection) -> Result<HwProfile, Problem> {
             return problem(&ov("mtu"), format!("MTU {m} is not an InfiniBand MTU; expected 256, 512, 1024, 2048 or 4096"));
         }
     }
+    if let Some(m) = o.perftest_mtu {
+        if m != 0 && !VALID_MTUS.contains(&m) {
+            return problem(&ov("perftest_mtu"), format!("perftest_mtu = {m} is not an InfiniBand MTU; expected 0 (the active MTU), 256, 512, 1024, 2048 or 4096"));
+        }
+    }
     for (name, v) in override_times(o) {
         if let Some(v) = v {
             if !v.is_finite() || v < 0.0 {
