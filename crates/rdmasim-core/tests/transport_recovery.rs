@@ -178,3 +178,19 @@ fn a_late_ack_after_a_timer_rewind_is_honoured() {
         .collect();
     assert!(resent_acked.is_empty(), "packets resent after their ACK arrived (us, psn): {resent_acked:?}");
 }
+
+/// C9-148 / rxe: a READ's responses carry the MSN that counts that READ, even when later READs
+/// were already accepted (pipelined) before its responses leave.
+#[test]
+fn read_responses_carry_their_own_reads_msn() {
+    let mut s = idle("");
+    let (a, _) = s.world.connect_rc(0, 0, 1, 0, attr());
+    for id in 0..3 {
+        s.world.post_send(a, wr(id, WrOp::Read, 8192)); // two response packets each
+    }
+    run_until(&mut s, 100);
+    assert!(s.world.qp(a).sq.is_empty());
+    let cap = &s.world.capture.as_ref().unwrap().records;
+    let msns: Vec<(u32, u32)> = cap.iter().filter(|(_, p)| matches!(p.kind, PktKind::ReadResp { .. }) && p.dst_qp == a.qpn).map(|(_, p)| (p.psn, p.msn)).collect();
+    assert_eq!(msns, vec![(0, 1), (1, 1), (2, 2), (3, 2), (4, 3), (5, 3)]);
+}

@@ -87,6 +87,10 @@ pub struct ReadResponse {
     pub next: u32,
     pub len: u32,
     pub ready_at: Time,
+    /// The MSN its responses carry: the responder's count with this READ included (rxe
+    /// increments it when it executes the READ, C9-148), not the count when a response leaves,
+    /// which later pipelined READs have already raised.
+    pub msn: u32,
 }
 
 #[derive(Clone, Copy, Debug)]

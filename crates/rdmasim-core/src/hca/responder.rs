@@ -33,7 +33,8 @@ impl World {
             hca.counters.duplicate_request += 1;
             if pkt.kind == PktKind::ReadReq {
                 let npkts = qp.packets_for(pkt.dma_len);
-                qp.read_resps.push_back(ReadResponse { first_psn: pkt.psn, npkts, next: 0, len: pkt.dma_len, ready_at: now + t.dma_read });
+                let msn = qp.msn; // a replay: everything up to now has been executed
+                qp.read_resps.push_back(ReadResponse { first_psn: pkt.psn, npkts, next: 0, len: pkt.dma_len, ready_at: now + t.dma_read, msn });
                 self.activate(h, qi);
             } else {
                 // C9-105: a duplicate SEND or WRITE is acknowledged again, AckReq or not (rxe
@@ -112,9 +113,10 @@ impl World {
             PktKind::ReadReq => {
                 hca.counters.rx_read_requests += 1;
                 let npkts = qp.packets_for(pkt.dma_len);
-                qp.read_resps.push_back(ReadResponse { first_psn: pkt.psn, npkts, next: 0, len: pkt.dma_len, ready_at: now + t.dma_read });
                 qp.epsn += npkts;
                 qp.msn += 1;
+                let msn = qp.msn;
+                qp.read_resps.push_back(ReadResponse { first_psn: pkt.psn, npkts, next: 0, len: pkt.dma_len, ready_at: now + t.dma_read, msn });
                 qp.rx_msgs += 1;
                 self.activate(h, qi);
                 return; // the response is the acknowledgement
@@ -201,7 +203,7 @@ impl World {
             ack_req: false,
             payload,
             wire_bytes: ib_wire_bytes(kind, payload),
-            msn: qp.msn,
+            msn: r.msn,
             dma_len: 0,
             remote_va: 0,
             damage: Damage::None,
