@@ -291,6 +291,8 @@ def test_perftest_flags_that_change_the_test_are_refused_by_name(capsys):
     assert main(["perftest", "ib_write_bw", "-c", "UD"]) == 2
     assert main(["perftest", "ib_write_bw", "-r", "4"]) == 2
     assert main(["perftest", "ib_read_bw", "-o", "17"]) == 2
+    assert main(["perftest", "ib_write_lat", "-n", "3"]) == 2
+    assert main(["perftest", "ib_write_bw", "-t", "20000"]) == 2
     out, err = capsys.readouterr()
     assert out == ""
     assert "ib_write_bw -l/--post_list: not modelled by the simulated perftest: one work request per post" in err
@@ -299,6 +301,8 @@ def test_perftest_flags_that_change_the_test_are_refused_by_name(capsys):
     assert "ib_write_bw -c/--connection UD: rdmasim models RC only" in err
     assert "ib_write_bw -r/--rx-depth: receive queue depth applies to SEND tests only" in err
     assert "ib_read_bw -o/--outs: max_rd_atomic = 17 is out of range; expected 1..=16" in err
+    assert "ib_write_lat -n/--iters: 3 is outside perftest's range 5..100000000" in err
+    assert "ib_write_bw -t/--tx-depth: 20000 is outside perftest's range 1..15000" in err
 
 
 def test_perftest_rx_depth_and_outs_reach_the_scenario(capsys):

@@ -106,8 +106,26 @@ def _size(text: str) -> int:
     return int(m.group(1)) << shift
 
 
+#: perftest's own ranges for values given on its command line (CHECK_VALUE with MIN_/MAX_ from
+#: src/perftest_parameters.h): the CLI refuses what perftest refuses, though a scenario file
+#: may go beyond them (scenario.md has its limits).
+_PERFTEST_RANGES = (
+    ("iters", "-n/--iters", 5, 100_000_000),
+    ("tx_depth", "-t/--tx-depth", 1, 15_000),
+    ("rx_depth", "-r/--rx-depth", 1, 16_384),
+    ("inline_size", "-I/--inline_size", 0, 912),
+    ("qps", "-q/--qp", 1, 16_384),
+    ("cq_mod", "-Q/--cq-mod", 1, 1_024),
+)
+
+
 def refused(test: str, args: argparse.Namespace) -> Optional[str]:
-    """The error for the first perftest flag given that the simulator does not model, if any."""
+    """The error for the first perftest flag given that the simulator does not model, or whose
+    value perftest would refuse, if any."""
+    for dest, flag, lo, hi in _PERFTEST_RANGES:
+        v = getattr(args, dest)
+        if v is not None and not lo <= v <= hi:
+            return f"{test} {flag}: {v} is outside perftest's range {lo}..{hi}"
     if args.connection.upper() != "RC":
         return f"{test} -c/--connection {args.connection}: rdmasim models RC only"
     if args.outs is not None and not test.startswith("ib_read"):
