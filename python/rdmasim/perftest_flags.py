@@ -74,13 +74,13 @@ def add_arguments(t: argparse.ArgumentParser) -> None:
     t.add_argument("-r", "--rx-depth", dest="rx_depth", type=int, help="rx queue size, send tests (default 512)")
     t.add_argument("-q", "--qp", dest="qps", type=int, help="number of QPs, BW tests (default 1)")
     t.add_argument("-o", "--outs", dest="outs", type=int,
-                   help="outstanding reads per QP, READ tests (default 16, the profile's max_rd_atomic)")
+                   help="outstanding reads per QP, READ tests (default 16: qp.max_rd_atomic)")
     t.add_argument("-Q", "--cq-mod", dest="cq_mod", type=int,
                    help="generate a CQE every N work requests, BW tests (default 100; 1 above 8 KiB without -a or -e)")
     t.add_argument("-u", "--qp-timeout", dest="qp_timeout", type=int,
                    help="QP timeout: 4.096 usec * 2^timeout (default 14)")
     t.add_argument("-e", "--events", action="store_true", help="sleep on CQ events (default poll)")
-    t.add_argument("-m", "--mtu", type=int, choices=(256, 512, 1024, 2048, 4096), help="path MTU (default: profile's)")
+    t.add_argument("-m", "--mtu", type=int, choices=(256, 512, 1024, 2048, 4096), help="path MTU (default: the port's; 2048 on cx3-fdr, as perftest forces on ConnectX-3)")
     t.add_argument("-c", "--connection", default="RC", help="connection type: RC only (the model's transport)")
     t.add_argument("--report_gbits", "--report-gbits", dest="report_gbits", action="store_true",
                    help="report BW in Gb/sec instead of MB/sec")
