@@ -32,18 +32,9 @@ impl World {
         if pkt.psn < qp.epsn {
             hca.counters.duplicate_request += 1;
             if pkt.kind == PktKind::ReadReq {
-                // A READ still being answered restarts its answer at the re-requested PSN (rxe
-                // `duplicate_request` resets the resource): the rest of the first stream would
-                // only be dropped by the requester, which now waits for this PSN.
-                let psn = pkt.psn;
-                if let Some(r) = qp.read_resps.iter_mut().find(|r| r.first_psn <= psn && psn < r.first_psn + r.npkts) {
-                    r.next = psn - r.first_psn;
-                    r.ready_at = r.ready_at.max(now + t.dma_read);
-                } else {
-                    let npkts = qp.packets_for(pkt.dma_len);
-                    let msn = qp.msn; // a replay: everything up to now has been executed
-                    qp.read_resps.push_back(ReadResponse { first_psn: psn, npkts, next: 0, len: pkt.dma_len, ready_at: now + t.dma_read, msn });
-                }
+                let npkts = qp.packets_for(pkt.dma_len);
+                let msn = qp.msn; // a replay: everything up to now has been executed
+                qp.read_resps.push_back(ReadResponse { first_psn: pkt.psn, npkts, next: 0, len: pkt.dma_len, ready_at: now + t.dma_read, msn });
                 self.activate(h, qi);
             } else {
                 // C9-105: a duplicate SEND or WRITE is acknowledged again, AckReq or not (rxe
