@@ -101,6 +101,10 @@ fn a_queued_ack_keeps_the_psn_it_was_generated_for() {
     assert!(s.world.qp(a).sq.is_empty());
     let acks: Vec<u32> = packets_of(&s, a).iter().filter(|p| p.0 == PktKind::Ack).map(|p| p.1).collect();
     assert_eq!(acks, vec![0], "the WRITE's ACK names PSN 0, not the READ's");
+    // ... and the MSN counting the WRITE alone (1), not the READ accepted meanwhile (2).
+    let cap = &s.world.capture.as_ref().unwrap().records;
+    let ack_msn: Vec<u32> = cap.iter().filter(|(_, p)| p.kind == PktKind::Ack && p.dst_qp == a.qpn).map(|(_, p)| p.msn).collect();
+    assert_eq!(ack_msn, vec![1]);
     assert_eq!(counter(&r, 0, "implied_nak_seq_err"), 0);
     assert_eq!(counter(&r, 1, "duplicate_request"), 0);
 }
@@ -193,4 +197,29 @@ fn read_responses_carry_their_own_reads_msn() {
     let cap = &s.world.capture.as_ref().unwrap().records;
     let msns: Vec<(u32, u32)> = cap.iter().filter(|(_, p)| matches!(p.kind, PktKind::ReadResp { .. }) && p.dst_qp == a.qpn).map(|(_, p)| (p.psn, p.msn)).collect();
     assert_eq!(msns, vec![(0, 1), (1, 1), (2, 2), (3, 2), (4, 3), (5, 3)]);
+}
+
+/// rxe `get_req`: a READ being answered is answered to its end; a duplicate READ is replayed
+/// after it, in arrival order. A READ whose last response is lost, followed by a 1 MiB READ:
+/// go-back-N re-requests both, and the replay of the first must not wait behind a restarted
+/// second stream (restarting it, as tried in 82a0dd4, left recovery to the 500 ms timer).
+#[test]
+fn a_lost_read_response_before_a_large_read_recovers_without_the_timer() {
+    // h1->h0 packet 2 is the first READ's second (last) response.
+    let mut s = idle("[[faults]]\nlink = \"h1->h0\"\ndrop_nth = [2]");
+    let (a, _) = s.world.connect_rc(0, 0, 1, 0, attr());
+    s.world.post_send(a, wr(1, WrOp::Read, 8192));
+    s.world.post_send(a, wr(2, WrOp::Read, 1 << 20));
+    let mut done_at = None;
+    while s.world.now() < Time::us(4900) && done_at.is_none() {
+        assert!(!s.step(1));
+        if s.world.qp(a).sq.is_empty() {
+            done_at = Some(s.world.now());
+        }
+    }
+    let r = json(&s);
+    let done = done_at.expect("both READs done by 4.9 ms");
+    assert!(done < Time::us(250), "done at {done:?}");
+    assert_eq!(counter(&r, 0, "local_ack_timeout_err"), 0);
+    assert_eq!(counter(&r, 0, "implied_nak_seq_err"), 1);
 }

@@ -166,12 +166,12 @@ impl World {
     fn build_control(&mut self, h: u32, ctl: crate::hca::Control) -> Packet {
         let hca = &mut self.hcas[h as usize];
         let qp = &mut hca.qps[ctl.qp as usize];
-        let psn = match ctl.kind {
+        let (psn, msn) = match ctl.kind {
             PktKind::Ack => {
                 qp.ack_pending = false;
-                qp.ack_psn
+                (qp.ack_psn, qp.ack_msn)
             }
-            _ => ctl.psn,
+            _ => (ctl.psn, qp.msn),
         };
         Packet {
             slid: hca.lid,
@@ -184,7 +184,7 @@ impl World {
             ack_req: false,
             payload: 0,
             wire_bytes: ib_wire_bytes(ctl.kind, 0),
-            msn: qp.msn,
+            msn,
             dma_len: 0,
             remote_va: 0,
             damage: Damage::None,

@@ -166,6 +166,8 @@ pub struct Qp {
     /// `send_ack(qp, syndrome, psn)`), not read at transmit time: a READ accepted while the ACK
     /// waits for the port must not be covered before its responses are sent.
     pub ack_psn: u32,
+    /// The MSN that ACK carries, fixed with its PSN.
+    pub ack_msn: u32,
     /// An ACK is owed once the pending READ responses are out: responses and ACKs share the
     /// PSN order, and an ACK overtaking a READ's responses would read as an implied NAK.
     pub ack_after_reads: bool,
@@ -220,6 +222,7 @@ impl Qp {
             read_resps: VecDeque::new(),
             ack_pending: false,
             ack_psn: 0,
+            ack_msn: 0,
             ack_after_reads: false,
             nak_after_reads: None,
             cur_write_len: 0,
