@@ -80,7 +80,11 @@ impl CpuThread {
     /// most one wake-up pending per completion channel).
     pub fn busy_at(&self, t: Time) -> Time {
         let work_after = self.cpu_free.saturating_sub(t).saturating_sub(self.tick.detours_in(t, self.cpu_free));
-        let event_after = self.event_charged_until.saturating_sub(t.max(self.event_charged_from));
+        // The part of the last event span after `t`, less the work that runs inside it (work
+        // handed over after the span was charged took that part of it: `run`).
+        let span_from = t.max(self.event_charged_from);
+        let work_in_span = self.event_charged_until.min(self.cpu_free).saturating_sub(span_from);
+        let event_after = self.event_charged_until.saturating_sub(span_from).saturating_sub(work_in_span);
         self.cpu_busy.saturating_sub(work_after + event_after)
     }
 
@@ -184,6 +188,15 @@ mod tests {
         t.charge_event(Time::us(30), Time::us(4));
         assert_eq!(t.busy_at(Time::us(27)), Time::us(11));
         assert_eq!(t.busy_at(Time::us(30)), Time::us(14));
+        // Work handed over inside an event span (6..10 us, charged at 0..1 us of work) runs
+        // 7..9 us: by 8 us the core did 0..1, 6..7 (event) and 7..8 (work).
+        let mut u = CpuThread::new(0);
+        u.run(Time::ZERO, Time::us(1));
+        u.charge_event(Time::us(10), Time::us(4));
+        u.run(Time::us(7), Time::us(2));
+        assert_eq!(u.cpu_busy, Time::us(5));
+        assert_eq!(u.busy_at(Time::us(8)), Time::us(3));
+        assert_eq!(u.busy_at(Time::us(10)), Time::us(5));
         // Before anything ran: nothing (not an underflow).
         assert_eq!(t.busy_at(Time::us(5)), Time::ZERO);
     }
