@@ -12,10 +12,6 @@ fn sim(toml: &str) -> Simulation {
     s
 }
 
-fn json(s: &Simulation) -> serde_json::Value {
-    serde_json::from_str(&s.result_json()).unwrap()
-}
-
 #[test]
 fn lossy_link_delivers_every_byte_and_counts_retransmissions() {
     let toml = perftest(
@@ -53,7 +49,7 @@ fn rnr_wait_follows_the_ibta_timer_table() {
             &format!("[qp]\nmin_rnr_timer = {code}\n[output]\ncapture = true"),
         );
         let s = sim(&toml);
-        let r = json(&s);
+        let r = results(&s);
         assert_eq!(r["stop_reason"], "completed", "{r}");
         assert!(counter(&r, 0, "rnr_nak_retry_err") >= 1);
         assert!(counter(&r, 1, "out_of_buffer") >= 1);
@@ -78,7 +74,7 @@ fn timeout_wait(qp_timeout: u8, floor_override: &str) -> Time {
         &format!("[hardware.overrides]\n{floor_override}\n[qp]\ntimeout = {qp_timeout}\n[[faults]]\nlink = \"h0->h1\"\ndrop_nth = [3]\n[output]\ncapture = true"),
     );
     let s = sim(&toml);
-    let r = json(&s);
+    let r = results(&s);
     assert_eq!(r["stop_reason"], "completed", "{r}");
     assert_eq!(counter(&r, 0, "local_ack_timeout_err"), 1);
     let recs: Vec<_> = s.world.capture.as_ref().unwrap().records.iter().filter(|(_, p)| p.slid == 1 && p.kind.is_request()).copied().collect();
@@ -161,7 +157,7 @@ fn an_ack_never_overtakes_read_responses() {
     s.world.post_send(a, wr(WrOp::Read, 65536));
     s.world.post_send(a, wr(WrOp::Write, 4096));
     s.run();
-    let r = json(&s);
+    let r = results(&s);
     assert_eq!(counter(&r, 0, "implied_nak_seq_err"), 0);
     assert_eq!(counter(&r, 1, "duplicate_request"), 0);
     assert_eq!(counter(&r, 0, "retransmitted_packets"), 0);
@@ -194,7 +190,7 @@ fn read_then_send(send_len: u32, rest: &str) -> (Vec<(PktKind, u32)>, serde_json
     s.world.post_send(client, send);
     s.run();
     let recs = s.world.capture.as_ref().unwrap().records.iter().map(|(_, p)| (p.kind, p.psn)).collect();
-    (recs, json(&s))
+    (recs, results(&s))
 }
 
 /// Asserts that the first NAK matching `is_nak` left after the READ's last response and that

@@ -10,10 +10,6 @@ use rdmasim_core::hca::packet::PktKind;
 use rdmasim_core::hca::qp::{QpAttr, WorkRequest, WrOp};
 use rdmasim_core::hca::verbs::QpRef;
 
-fn json(s: &Simulation) -> serde_json::Value {
-    serde_json::from_str(&s.result_json()).unwrap()
-}
-
 fn attr() -> QpAttr {
     QpAttr { timeout: 14, retry_cnt: 7, rnr_retry: 7, min_rnr_timer: 12, max_rd_atomic: 16, mtu: 4096 }
 }
@@ -97,7 +93,7 @@ fn a_queued_ack_keeps_the_psn_it_was_generated_for() {
     s.world.post_send(a, wr(90, WrOp::Write, 64));
     s.world.post_send(a, wr(91, WrOp::Read, 4096));
     s.run();
-    let r = json(&s);
+    let r = results(&s);
     assert!(s.world.qp(a).sq.is_empty());
     let acks: Vec<u32> = packets_of(&s, a).iter().filter(|p| p.0 == PktKind::Ack).map(|p| p.1).collect();
     assert_eq!(acks, vec![0], "the WRITE's ACK names PSN 0, not the READ's");
@@ -125,7 +121,7 @@ fn a_sequence_nak_beyond_an_incomplete_read_restarts_at_the_read() {
     run_until(&mut s, 2);
     s.world.post_send(c, wr(3, WrOp::Write, 1 << 20));
     run_until(&mut s, 200);
-    let r = json(&s);
+    let r = results(&s);
     assert!(s.world.qp(a).sq.is_empty());
     let requests: Vec<(PktKind, u32)> =
         packets_of(&s, a).iter().filter(|p| p.0.is_request()).map(|p| (p.0, p.1)).collect();
@@ -147,7 +143,7 @@ fn an_rnr_naked_write_with_immediate_is_counted_once() {
     run_until(&mut s, 25);
     s.world.post_recv(b, 7, 4096);
     run_until(&mut s, 200);
-    let r = json(&s);
+    let r = results(&s);
     assert!(s.world.qp(a).sq.is_empty());
     assert!(counter(&r, 1, "out_of_buffer") >= 2, "the case needs RNR NAKs");
     assert_eq!(s.world.qp(b).rx_bytes, 4096);
@@ -167,14 +163,14 @@ fn a_late_ack_after_a_timer_rewind_is_honoured() {
     let (a, _) = s.world.connect_rc(0, 0, 1, 0, at);
     s.world.post_send(a, wr(1, WrOp::Write, 1 << 20));
     run_until(&mut s, 4000);
-    let r = json(&s);
+    let r = results(&s);
     assert!(s.world.qp(a).sq.is_empty());
     assert!(counter(&r, 0, "local_ack_timeout_err") > 10, "the case needs spurious timeouts");
     // Capture times are departures. An ACK is at the requester 10 us later (2 km at 5 ns/m)
     // plus its receive pipeline; a request departing 1 us after that was chosen after it.
     let arrival = 11_000.0;
     let cap = &s.world.capture.as_ref().unwrap().records;
-    let mut acked_by = |t: f64| cap.iter().filter(|(ta, p)| p.kind == PktKind::Ack && ta.as_ns_f64() + arrival < t).map(|(_, p)| p.psn as i64).max().unwrap_or(-1);
+    let acked_by = |t: f64| cap.iter().filter(|(ta, p)| p.kind == PktKind::Ack && ta.as_ns_f64() + arrival < t).map(|(_, p)| p.psn as i64).max().unwrap_or(-1);
     let resent_acked: Vec<(f64, u32)> = cap
         .iter()
         .filter(|(t, p)| p.kind.is_request() && (p.psn as i64) <= acked_by(t.as_ns_f64()))
@@ -217,7 +213,7 @@ fn a_lost_read_response_before_a_large_read_recovers_without_the_timer() {
             done_at = Some(s.world.now());
         }
     }
-    let r = json(&s);
+    let r = results(&s);
     let done = done_at.expect("both READs done by 4.9 ms");
     assert!(done < Time::us(250), "done at {done:?}");
     assert_eq!(counter(&r, 0, "local_ack_timeout_err"), 0);

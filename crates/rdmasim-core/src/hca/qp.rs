@@ -236,6 +236,13 @@ impl Qp {
         len.div_ceil(self.attr.mtu).max(1)
     }
 
+    /// Points the pending ACK at everything received in sequence so far (its PSN and MSN are
+    /// fixed here, not when it leaves). Only while no READ response waits: those go first.
+    pub fn ack_received_so_far(&mut self) {
+        self.ack_psn = self.epsn.wrapping_sub(1);
+        self.ack_msn = self.msn;
+    }
+
     /// Index in `sq` of the WQE containing PSN `psn` (sq.len() when none).
     pub fn wqe_index_of(&self, psn: u32) -> usize {
         self.sq.iter().position(|w| psn < w.end_psn()).unwrap_or(self.sq.len())

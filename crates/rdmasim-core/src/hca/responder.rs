@@ -164,8 +164,7 @@ impl World {
         }
         // No READ response is pending, so every READ accepted so far has been answered: the
         // ACK may cover them.
-        qp.ack_psn = qp.epsn.wrapping_sub(1);
-        qp.ack_msn = qp.msn;
+        qp.ack_received_so_far();
         if qp.ack_pending {
             return;
         }
@@ -218,8 +217,7 @@ impl World {
                 if qp.ack_after_reads {
                     qp.ack_after_reads = false;
                     qp.ack_pending = true;
-                    qp.ack_psn = qp.epsn.wrapping_sub(1);
-                    qp.ack_msn = qp.msn;
+                    qp.ack_received_so_far();
                     hca.control.push_back(Control { qp: qi, kind: PktKind::Ack, psn: 0 });
                 }
                 if let Some(nak) = qp.nak_after_reads.take() {

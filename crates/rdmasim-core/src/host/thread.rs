@@ -45,13 +45,9 @@ impl CpuThread {
         // already polled) can land inside that span. One core does one or the other: the
         // overlap is the thread working, not waiting for the event, so it is not charged twice
         // (ib_send_bw -e, 4 KiB: the server read 105 % of its core before).
+        // (`busy_at` leaves the same overlap out of the span's remainder.)
         let overlap = self.cpu_free.min(self.event_charged_until).saturating_sub(start.max(self.event_charged_from)).min(cost);
-        if overlap > Time::ZERO {
-            self.cpu_busy = self.cpu_busy.saturating_sub(overlap);
-            if start <= self.event_charged_from {
-                self.event_charged_from = self.cpu_free.min(self.event_charged_until);
-            }
-        }
+        self.cpu_busy = self.cpu_busy.saturating_sub(overlap);
         self.cpu_free
     }
 

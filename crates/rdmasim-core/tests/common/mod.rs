@@ -10,6 +10,11 @@ use std::process::Command;
 pub fn run(toml: &str) -> Value {
     let mut sim = Simulation::from_toml(toml, "<test>").unwrap_or_else(|e| panic!("scenario error: {e}"));
     sim.run();
+    results(&sim)
+}
+
+/// A simulation's results so far as JSON (tables, counters), for tests that step it themselves.
+pub fn results(sim: &Simulation) -> Value {
     serde_json::from_str(&sim.result_json()).unwrap()
 }
 
