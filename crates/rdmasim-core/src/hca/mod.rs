@@ -12,6 +12,7 @@ pub mod responder;
 pub mod srq;
 pub mod stall;
 pub mod retx_wait;
+pub mod send_sched;
 pub mod rx_dma;
 pub mod timers;
 pub mod verbs;
@@ -74,8 +75,8 @@ pub struct Hca {
     pub srqs: Vec<srq::Srq>,
     pub counters: HcaCounters,
     pub control: VecDeque<Control>,
-    /// QPs with (possibly) something to send, in service order.
-    pub sched: VecDeque<u32>,
+    /// QPs with (possibly) something to send, in service order (send_sched.rs).
+    pub sched: send_sched::SendSched,
     /// The send engine is busy until then (per-packet occupancy).
     pub engine_free: Time,
     /// Time of the pending HcaKick (Time::MAX = none).
@@ -101,7 +102,7 @@ impl Hca {
             srqs: Vec::new(),
             counters: HcaCounters::default(),
             control: VecDeque::new(),
-            sched: VecDeque::new(),
+            sched: send_sched::SendSched::new(),
             engine_free: Time::ZERO,
             kick_at: Time::MAX,
             rx_pipeline: Time::from_ns_f64(profile.rx_pipeline_ns),

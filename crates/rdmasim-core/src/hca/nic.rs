@@ -25,13 +25,7 @@ pub(crate) fn max_packet_bytes(mtu: u32) -> u32 {
 impl World {
     /// Puts a QP on the scheduler's list and pokes the engine.
     pub(crate) fn activate(&mut self, h: u32, qi: u32) {
-        let hca = &mut self.hcas[h as usize];
-        let qp = &mut hca.qps[qi as usize];
-        qp.not_before = Time::ZERO;
-        if !qp.in_sched {
-            qp.in_sched = true;
-            hca.sched.push_back(qi);
-        }
+        self.hcas[h as usize].sched.list_or_wake(qi);
         self.hca_try_send(h);
     }
 
@@ -85,24 +79,21 @@ impl World {
         if !self.credits_or_wait(ch, 0, hca.max_packet_bytes) {
             return;
         }
+        // One turn of the round robin at most: each QP listed now is passed over (it said when
+        // it will have a packet, and nothing changed since) or asked, in list order. QPs
+        // activated meanwhile join at the back and wait for the next turn.
         let mut earliest = Time::MAX;
         let n = self.hcas[h as usize].sched.len();
-        for _ in 0..n {
-            // The QP stays at the front while it is asked (work it activates meanwhile joins at
-            // the back), and leaves the front only if its turn ends: a QP keeping its turn
-            // packet after packet costs no queue traffic.
-            let Some(&qi) = self.hcas[h as usize].sched.front() else { break };
-            // A QP that said when it will have a packet, and has not changed since, would only
-            // say it again: rotate past it without asking (with thousands of QPs waiting for
-            // their WQE fetch, asking each one per packet dominated the run).
-            let not_before = self.hcas[h as usize].qps[qi as usize].not_before;
-            if not_before > now {
-                earliest = earliest.min(not_before);
-                let sched = &mut self.hcas[h as usize].sched;
-                sched.pop_front();
-                sched.push_back(qi);
-                continue;
+        let mut visited = 0;
+        while visited < n {
+            let (passed, due) = self.hcas[h as usize].sched.rotate_past_waiting(now, n - visited);
+            earliest = earliest.min(due);
+            visited += passed;
+            if visited == n {
+                break;
             }
+            let Some(qi) = self.hcas[h as usize].sched.front() else { break };
+            visited += 1;
             match self.qp_next(h, qi, now) {
                 Next::Packet { pkt, more, end_of_message } => {
                     let policy = self.profile.arbitration;
@@ -111,6 +102,8 @@ impl World {
                     let qp = &mut hca.qps[qi as usize];
                     if more {
                         qp.turn_bytes += self.packets.get(pkt).payload;
+                        // The QP stays at the front while its turn lasts: a QP keeping its
+                        // turn packet after packet costs no list traffic.
                         let stay = !end_of_message
                             && match policy {
                                 Arbitration::PacketRoundRobin => false,
@@ -119,12 +112,10 @@ impl World {
                             };
                         if !stay {
                             qp.turn_bytes = 0;
-                            hca.sched.pop_front();
-                            hca.sched.push_back(qi);
+                            hca.sched.rotate_front(Time::ZERO);
                         }
                     } else {
                         qp.turn_bytes = 0;
-                        qp.in_sched = false;
                         hca.sched.pop_front();
                     }
                     self.emit(h, pkt);
@@ -132,15 +123,10 @@ impl World {
                 }
                 Next::Wait(t) => {
                     earliest = earliest.min(t);
-                    let hca = &mut self.hcas[h as usize];
-                    hca.qps[qi as usize].not_before = t;
-                    hca.sched.pop_front();
-                    hca.sched.push_back(qi);
+                    self.hcas[h as usize].sched.rotate_front(t);
                 }
                 Next::Idle => {
-                    let hca = &mut self.hcas[h as usize];
-                    hca.sched.pop_front();
-                    hca.qps[qi as usize].in_sched = false;
+                    self.hcas[h as usize].sched.pop_front();
                 }
             }
         }

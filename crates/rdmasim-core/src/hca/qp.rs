@@ -140,11 +140,6 @@ pub struct Qp {
     pub rewound_to: Option<u32>,
     /// No transmission before this time (RNR wait).
     pub paused_until: Time,
-    /// In the NIC scheduler's active list.
-    pub in_sched: bool,
-    /// The engine need not ask this QP before then: the time its last answer said it would
-    /// have a packet (WQE fetch, RNR wait). Reset whenever the QP is activated or posted to.
-    pub not_before: Time,
     /// Bytes of the current WQE sent in this scheduler turn (chunk arbitration).
     pub turn_bytes: u32,
 
@@ -208,8 +203,6 @@ impl Qp {
             timer_event_at: Time::MAX,
             rewound_to: None,
             paused_until: Time::ZERO,
-            in_sched: false,
-            not_before: Time::ZERO,
             turn_bytes: 0,
             epsn: 0,
             msn: 0,

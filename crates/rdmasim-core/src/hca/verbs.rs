@@ -68,11 +68,7 @@ impl World {
         let first_psn = q.next_psn;
         q.next_psn += npkts;
         q.sq.push_back(SendWqe { wr, first_psn, npkts, ready_at: ready, fetch, read_rcvd: 0, done: false });
-        q.not_before = Time::ZERO;
-        if !q.in_sched {
-            q.in_sched = true;
-            hca.sched.push_back(qp.index());
-        }
+        hca.sched.list_or_wake(qp.index());
         self.kick_hca_at(qp.hca, ready);
         doorbell
     }
