@@ -59,6 +59,31 @@ fn retries_reset_on_every_ack_that_advances_not_only_on_completion() {
     assert!(counter(&r, 0, "packet_seq_err") > 7 * 2, "packet_seq_err = {}", counter(&r, 0, "packet_seq_err"));
 }
 
+/// What resets the budget inside one message is a positive ACK, and the requester asks for one
+/// only every `ack_req_every` packets (and on the last); a sequence NAK's implicit ACK inside a
+/// WQE does not reset it (rxe `check_psn` resets only when the NAK completes a WQE). At 5 %
+/// loss a go-back-N pass rarely delivers 64 packets in a row (0.95^64 = 4 %), so 1 MiB messages
+/// run out of retries; with an ACK requested on every packet the same losses are repaired.
+#[test]
+fn heavy_loss_exhausts_retries_when_positive_acks_are_rare() {
+    let outcome = |ack_req_every: u32| {
+        let toml = perftest(
+            "cx4-edr",
+            "ib_write_bw",
+            "size = 1048576\niters = 20",
+            &format!("[hardware.overrides]\nretransmit_floor_ms = 0.0\nack_req_every = {ack_req_every}\n[qp]\ntimeout = 10\n[[faults]]\nlink = \"h0-h1\"\nloss_rate = 0.05"),
+        );
+        let r = run(&toml);
+        let row = table(&r, "perftest")[0].clone();
+        (row["first_error"].as_str().unwrap_or("").to_string(), counter(&r, 0, "req_transport_retries_exceeded"), counter(&r, 0, "packet_seq_err"))
+    };
+    let (error, exceeded, naks) = outcome(64);
+    assert_eq!((error.as_str(), exceeded), ("IBV_WC_RETRY_EXC_ERR", 1), "ack_req_every 64: {naks} NAKs");
+    let (error, exceeded, naks) = outcome(1);
+    assert_eq!((error.as_str(), exceeded), ("", 0), "ack_req_every 1");
+    assert!(naks > 7 * 20, "every message lost more packets than retry_cnt: {naks} NAKs");
+}
+
 /// C9-105 (rxe `duplicate_request`): a duplicate SEND or WRITE packet is acknowledged again
 /// whether or not it asks for an ACK. With a local ACK timeout shorter than the round trip of a
 /// 2 km cable, the timer rewinds to packets the responder already has; none of the first
