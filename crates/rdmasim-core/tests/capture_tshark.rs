@@ -1,7 +1,7 @@
 //! A capture of a lossy simulated run decodes in tshark with no malformed packet, and shows the
 //! loss's signature: a NAK (PSN sequence error) and the retransmitted packets.
 mod common;
-use common::{find_tshark, tshark};
+use common::{find_tshark, results, tshark};
 use rdmasim_core::api::Simulation;
 
 #[test]
@@ -10,7 +10,7 @@ fn lossy_run_capture_shows_nak_and_retransmission_in_tshark() {
     let text = std::fs::read_to_string(path).unwrap();
     let mut sim = Simulation::from_toml(&text, path).unwrap();
     sim.run();
-    let r: serde_json::Value = serde_json::from_str(&sim.result_json()).unwrap();
+    let r = results(&sim);
     assert_eq!(r["stop_reason"], "completed");
     let pcap = sim.pcap().expect("the scenario asks for a capture");
     let dir = std::env::temp_dir().join(format!("rdmasim-capture-{}", std::process::id()));

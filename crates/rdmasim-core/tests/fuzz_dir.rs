@@ -2,6 +2,8 @@
 //! `FUZZ_PATH` in this debug build, where overflow checks and debug assertions are on, and
 //! prints one line per file: `RESULT <file>: <stop reason> t=<µs> ev=<events>`, `SCENARIO_ERROR
 //! <message>` or `PANIC <message> @ <location>`. Ignored in the normal test run.
+mod common;
+use common::results;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -31,7 +33,7 @@ fn fuzz_scenarios() {
                 Err(e) => return format!("SCENARIO_ERROR {}", e.to_string().replace('\n', " ")),
             };
             sim.run();
-            let r: serde_json::Value = serde_json::from_str(&sim.result_json()).unwrap();
+            let r = results(&sim);
             format!("{} t={} ev={}", r["stop_reason"], r["sim_time_us"], r["events"])
         });
         let line = outcome.unwrap_or_else(|_| format!("PANIC {}", last_panic.lock().unwrap()));

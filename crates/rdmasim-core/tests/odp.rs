@@ -33,7 +33,7 @@ fn responder_fault_draws_an_rnr_nak_and_the_retry_lands_after_the_fault() {
     let resp = recs.iter().find(|(_, p)| matches!(p.kind, PktKind::ReadResp { .. })).unwrap();
     let t = resp.0.as_us_f64();
     assert!((500.0..520.0).contains(&t), "response at {t} µs");
-    let r: serde_json::Value = serde_json::from_str(&s.result_json()).unwrap();
+    let r = results(&s);
     assert_eq!(odp(&r, 1, "responder_page_faults"), 1);
     assert!(odp(&r, 1, "fault_rnr_naks") >= 45, "one RNR NAK per 10 µs retry during the fault");
     assert!((500.0..520.0).contains(&run_time(&r)));
@@ -183,7 +183,7 @@ fn reads_spanning_pages_complete_with_both_side_odp() {
     let last_resp_of_read1 = recs.iter().position(|(_, p)| p.kind == PktKind::ReadResp { first: false, last: true } && p.psn == 1).unwrap();
     let nak_for_read2 = recs.iter().position(|(_, p)| matches!(p.kind, PktKind::RnrNak { .. }) && p.psn == 2).unwrap();
     assert!(nak_for_read2 > last_resp_of_read1, "the RNR NAK for READ 2 left before READ 1's responses");
-    let r: serde_json::Value = serde_json::from_str(&s.result_json()).unwrap();
+    let r = results(&s);
     // Client pages 0, 1, 2 fault one after the other (fault 0.5 ms + re-request 3.5 ms each),
     // after the server's 0.5 ms fault: ~12.5 ms.
     assert_eq!(odp(&r, 0, "requester_page_faults"), 3);
