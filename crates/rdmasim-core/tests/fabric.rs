@@ -36,6 +36,29 @@ fn latency_orders_write_send_read() {
     }
 }
 
+/// PortXmitWait counts time with data to send and no credits, not time the HCA's QPs spend
+/// waiting for their WQEs. Two QPs share a port whose receiver drains at PCIe 3.0 x1 speed
+/// (credits are short); each WQE is fetched when its QP is first served. A slower fetch leaves
+/// the QPs without a packet for longer, during which the receiver drains: the wait must not
+/// grow with it. Counting from the moment credits ran short whatever the QPs had ready, it did
+/// (21.71 M ticks at fetch 0, 21.77 M at 50 µs; now 21.69 M and 16.70 M).
+#[test]
+fn port_xmit_wait_leaves_out_time_no_qp_had_a_packet() {
+    let xmit_wait = |fetch_ns: u32| {
+        let r = run(&perftest(
+            "cx4-edr",
+            "ib_write_bw",
+            "size = 65536\niters = 50\nqps = 2\ntx_depth = 1",
+            &format!("[hardware.overrides]\nrx_dma_drain = true\npcie_lanes = 1\nwqe_fetch_on_schedule = true\nwqe_fetch_ns = {fetch_ns}"),
+        ));
+        (port(&r, 0, "PortXmitWait"), f(&table(&r, "perftest")[0], "bw_avg_Gbps"))
+    };
+    let (base, base_bw) = xmit_wait(0);
+    let (slow, slow_bw) = xmit_wait(50_000);
+    assert!(base > 0 && slow_bw < base_bw, "the receiver limits both runs and the fetch slows the second: {base_bw} vs {slow_bw} Gb/s");
+    assert!(slow < base, "PortXmitWait {slow} ticks with 50 us fetches, {base} without");
+}
+
 #[test]
 fn credits_throttle_a_long_link_without_loss() {
     // One packet of receive buffer per VL and 100 m of cable: the sender waits a credit round

@@ -72,10 +72,12 @@ impl SendSched {
         SendSched { nodes: Vec::new(), root: NIL, deque: VecDeque::new(), tree_mode: false }
     }
 
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    #[inline]
     pub fn len(&self) -> usize {
         if self.tree_mode {
             self.size(self.root) as usize
@@ -89,6 +91,7 @@ impl SendSched {
     }
 
     /// The QP at the front of the list.
+    #[inline]
     pub fn front(&self) -> Option<u32> {
         if !self.tree_mode {
             return self.deque.front().copied();
@@ -103,21 +106,46 @@ impl SendSched {
         Some(t)
     }
 
+    /// When no listed QP is to be asked at `now` (each said it has nothing before some later
+    /// time), the earliest of those times; `None` when some QP is due now (or none is listed).
+    #[inline]
+    pub fn nothing_due_until(&self, now: Time) -> Option<Time> {
+        if self.tree_mode {
+            let earliest = self.earliest(self.root);
+            return (earliest > now && earliest != Time::MAX).then_some(earliest);
+        }
+        // Usually the front is due: stop at the first that is.
+        let mut earliest = Time::MAX;
+        for &qi in &self.deque {
+            let t = self.nodes[qi as usize].not_before;
+            if t <= now {
+                return None;
+            }
+            earliest = earliest.min(t);
+        }
+        (earliest != Time::MAX).then_some(earliest)
+    }
+
     /// The QP has (new) work: it joins the back of the list, or, already listed, keeps its
     /// place and is asked again at its next turn.
+    #[inline]
     pub fn list_or_wake(&mut self, qi: u32) {
-        if self.contains(qi) {
-            self.wake(qi);
-            return;
-        }
         let i = qi as usize;
         if self.nodes.len() <= i {
             self.nodes.resize(i + 1, UNLISTED);
         }
-        self.nodes[i] = Node { size: 1, prio: priority(qi), listed: true, ..UNLISTED };
+        let n = &mut self.nodes[i];
+        if n.listed {
+            n.not_before = Time::ZERO;
+            if self.tree_mode {
+                self.tree_wake(qi);
+            }
+            return;
+        }
+        n.listed = true;
+        n.not_before = Time::ZERO;
         if self.tree_mode {
-            self.root = self.merge(self.root, qi);
-            self.nodes[self.root as usize].parent = NIL;
+            self.tree_push_back(qi);
         } else {
             self.deque.push_back(qi);
             if self.deque.len() > TREE_ABOVE {
@@ -126,11 +154,23 @@ impl SendSched {
         }
     }
 
+    #[inline(never)]
+    fn tree_push_back(&mut self, qi: u32) {
+        let n = &mut self.nodes[qi as usize];
+        *n = Node { left: NIL, right: NIL, parent: NIL, size: 1, prio: priority(qi), earliest: n.not_before, ..*n };
+        self.root = self.merge(self.root, qi);
+        self.nodes[self.root as usize].parent = NIL;
+    }
+
     /// Rotates the QPs at the front that need not be asked yet (`not_before > now`) to the
     /// back, but at most `limit` of them; returns how many moved and the earliest
     /// `not_before` among them (`Time::MAX` if none).
+    #[inline]
     pub fn rotate_past_waiting(&mut self, now: Time, limit: usize) -> (usize, Time) {
-        if !self.tree_mode {
+        if self.tree_mode {
+            return self.tree_rotate_past_waiting(now, limit);
+        }
+        {
             let (mut moved, mut earliest) = (0, Time::MAX);
             let limit = limit.min(self.deque.len());
             while moved < limit {
@@ -143,8 +183,12 @@ impl SendSched {
                 self.deque.rotate_left(1);
                 moved += 1;
             }
-            return (moved, earliest);
+            (moved, earliest)
         }
+    }
+
+    #[inline(never)]
+    fn tree_rotate_past_waiting(&mut self, now: Time, limit: usize) -> (usize, Time) {
         let waiting = self.waiting_prefix(now).min(limit);
         if waiting == 0 {
             return (0, Time::MAX);
@@ -158,14 +202,19 @@ impl SendSched {
 
     /// The front QP's turn ends: it goes to the back, to be asked again no earlier than
     /// `not_before` (`Time::ZERO`: at its next turn).
+    #[inline]
     pub fn rotate_front(&mut self, not_before: Time) {
-        if !self.tree_mode {
-            if let Some(qi) = self.deque.pop_front() {
-                self.nodes[qi as usize].not_before = not_before;
-                self.deque.push_back(qi);
-            }
-            return;
+        if self.tree_mode {
+            return self.tree_rotate_front(not_before);
         }
+        if let Some(qi) = self.deque.pop_front() {
+            self.nodes[qi as usize].not_before = not_before;
+            self.deque.push_back(qi);
+        }
+    }
+
+    #[inline(never)]
+    fn tree_rotate_front(&mut self, not_before: Time) {
         let (front, rest) = self.split(self.root, 1);
         if front == NIL {
             return;
@@ -178,12 +227,18 @@ impl SendSched {
     }
 
     /// The front QP has no more work: it leaves the list.
+    #[inline]
     pub fn pop_front(&mut self) -> Option<u32> {
-        if !self.tree_mode {
-            let qi = self.deque.pop_front()?;
-            self.nodes[qi as usize] = UNLISTED;
-            return Some(qi);
+        if self.tree_mode {
+            return self.tree_pop_front();
         }
+        let qi = self.deque.pop_front()?;
+        self.nodes[qi as usize].listed = false;
+        Some(qi)
+    }
+
+    #[inline(never)]
+    fn tree_pop_front(&mut self) -> Option<u32> {
         let (front, rest) = self.split(self.root, 1);
         if front == NIL {
             return None;
@@ -204,10 +259,7 @@ impl SendSched {
         self.tree_mode = true;
         self.root = NIL;
         while let Some(qi) = self.deque.pop_front() {
-            let n = &mut self.nodes[qi as usize];
-            *n = Node { left: NIL, right: NIL, parent: NIL, size: 1, earliest: n.not_before, ..*n };
-            self.root = self.merge(self.root, qi);
-            self.nodes[self.root as usize].parent = NIL;
+            self.tree_push_back(qi);
         }
     }
 
@@ -244,12 +296,8 @@ impl SendSched {
 
     /// A listed QP is to be asked at its next turn: its `not_before` drops to zero and so does
     /// every enclosing subtree's minimum.
-    fn wake(&mut self, qi: u32) {
+    fn tree_wake(&mut self, qi: u32) {
         let mut t = qi;
-        self.nodes[t as usize].not_before = Time::ZERO;
-        if !self.tree_mode {
-            return;
-        }
         while t != NIL && self.nodes[t as usize].earliest != Time::ZERO {
             self.nodes[t as usize].earliest = Time::ZERO;
             t = self.nodes[t as usize].parent;
