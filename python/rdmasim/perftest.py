@@ -13,12 +13,15 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional
 
 import pandas as pd
 
+from . import _core
+from .errors import ScenarioError
 from .result import Result
 from .runner import run
+from .scenario import ScenarioLike, scenario_text
 
 __all__ = [
     "TESTS", "DEFAULT_PROFILE", "MB", "is_latency", "scenario", "run_perftest",
-    "header", "column_header", "format_rows", "report", "bw_gbps", "default_mtu",
+    "header", "column_header", "format_rows", "report", "bw_gbps", "default_mtu", "effective_settings",
 ]
 
 TESTS = ("ib_write_bw", "ib_write_lat", "ib_read_bw", "ib_read_lat", "ib_send_bw", "ib_send_lat")
@@ -96,65 +99,53 @@ def run_perftest(test: str, *, progress: bool = False, **options: Any) -> Result
 
 
 # ---- report ----------------------------------------------------------------------------------
+def effective_settings(sc: ScenarioLike) -> Dict[str, Any]:
+    """What perftest scenario `sc` runs with, every perftest default and limit applied: test,
+    profile, seed, events, sizes, iters, tx_depth (clamped to iters), cq_mod, inline_size,
+    rx_depth, qps, mtu, max_rd_atomic.
+
+    The core works these out with the same code the run uses, so the header printed before a
+    run cannot disagree with it. Raises ``ScenarioError`` for a scenario the core rejects.
+    """
+    text, source = scenario_text(sc)
+    return json.loads(_core.perftest_settings_json(text, source))
+
+
 def default_mtu(profile: str) -> Optional[int]:
     """The path MTU perftest runs with on `profile` when -m is not given: the port's active MTU,
-    or less where perftest forces it (2048 on ConnectX-3: profile parameter ``perftest_mtu``)."""
+    or less where perftest forces it (2048 on ConnectX-3); None for an unknown profile."""
     try:
-        from .profiles import profiles
-
-        df = profiles(profile)
-        value = dict(zip(df["parameter"], df["value"]))
-        mtu, forced = int(value["mtu"]), int(value.get("perftest_mtu") or 0)
-        return min(mtu, forced) if forced else mtu
-    except Exception:  # the header is cosmetic; never fail a run over it
+        return effective_settings(scenario("ib_write_bw", profile=profile))["mtu"]
+    except ScenarioError:
         return None
 
 
 def header(test: str, sc: Mapping[str, Any]) -> str:
-    """perftest's dashed block describing the test (ctx_print_test_info), kept short."""
-    w = sc.get("workload", {})
-    profile = sc.get("hardware", {}).get("profile", DEFAULT_PROFILE)
+    """perftest's dashed block describing the test (ctx_print_test_info), kept short; its
+    values are :func:`effective_settings`. Raises ``ScenarioError`` for a scenario the core
+    rejects."""
+    s = effective_settings(sc)
     lat = is_latency(test)
     verb = _verb(test)
-    qps = w.get("qps") or 1
-    tx_depth = w.get("tx_depth") or (1 if lat else 128)
-    iters = w.get("iters") or (5000 if test == "ib_write_bw" else 1000)
-    tx_depth = min(tx_depth, iters)  # perftest's force_dependecies clamps it to -n
-    mtu = (sc.get("qp") or {}).get("mtu") or default_mtu(profile)
-    inline = w.get("inline_size")
-    if inline is None:
-        inline = 220 if test == "ib_write_lat" else 236 if test == "ib_send_lat" else 0
     lines = [RESULT_LINE, "                    " + _VERB[verb] + (" Latency" if lat else " BW") + " Test"]
-    if w.get("events"):
+    if s["events"]:
         lines.append(" Test with events.")
     lines += [
-        f" Dual-port       : OFF\t\tDevice         : rdmasim:{profile}",
-        f" Number of qps   : {qps}\t\tTransport type : IB",
+        f" Dual-port       : OFF\t\tDevice         : rdmasim:{s['profile']}",
+        f" Number of qps   : {s['qps']}\t\tTransport type : IB",
         " Connection type : RC\t\tUsing SRQ      : OFF",
-        f" TX depth        : {tx_depth}",
+        f" TX depth        : {s['tx_depth']}",
     ]
     if not lat:
-        lines.append(f" CQ Moderation   : {cq_moderation(w, tx_depth)}")
+        lines.append(f" CQ Moderation   : {s['cq_mod']}")
     lines += [
-        f" Mtu             : {mtu if mtu is not None else '?'}[B]",
+        f" Mtu             : {s['mtu']}[B]",
         " Link type       : IB",
-        (" Outstand reads  : %d" % ((sc.get("qp") or {}).get("max_rd_atomic") or 16)) if verb == "read"
-        else f" Max inline data : {inline}[B]",
-        " Simulated       : rdmasim, seed %s" % (sc.get("seed") if sc.get("seed") is not None else 1),
+        f" Outstand reads  : {s['max_rd_atomic']}" if verb == "read" else f" Max inline data : {s['inline_size']}[B]",
+        f" Simulated       : rdmasim, seed {s['seed']}",
         RESULT_LINE,
     ]
     return "\n".join(lines)
-
-
-def cq_moderation(w: Mapping[str, Any], tx_depth: int) -> int:
-    """The CQ moderation a BW test runs with, by perftest's force_dependecies: -Q if given, else
-    DEF_CQ_MOD = 100, disabled (1) for one size above MSG_SIZE_CQ_MOD_LIMIT = 8192 B unless
-    -a or -e; never above the (clamped) tx depth. The core applies the same rule."""
-    q = w.get("cq_mod")
-    if q is None:
-        big = (w.get("size") or 65536) > 8192
-        q = 1 if big and not w.get("all_sizes") and not w.get("events") else 100
-    return max(1, min(q, tx_depth))
 
 
 def column_header(test: str, report_gbits: bool = False) -> str:

@@ -3,7 +3,7 @@
 use crate::engine::{EventQueue, Time};
 use crate::fabric::channel::NodeRef;
 use crate::fabric::topology;
-use crate::hca::profile::{self, HwProfile};
+use crate::hca::profile::HwProfile;
 use crate::hca::qp::QpAttr;
 use crate::hca::Hca;
 use crate::host::{CpuThread, Host, PollMode, Poller};
@@ -11,7 +11,7 @@ use crate::report::capture::Capture;
 use crate::report::tables::{row, row_with, Tables};
 use crate::scenario::validate::{self, Endpoint};
 use crate::scenario::{Scenario, ScenarioError, WorkloadSection};
-use crate::workload::{flows::Flows, mpi::Mpi, odp_reads::OdpReads, perftest::Perftest, srq_episode::SrqEpisode, App};
+use crate::workload::{flows::Flows, mpi::Mpi, odp_reads::OdpReads, perftest::Perftest, perftest_settings, srq_episode::SrqEpisode, App};
 use crate::world::{AppEvent, Event, World};
 use serde::Serialize;
 use serde_json::json;
@@ -56,9 +56,10 @@ impl Simulation {
     pub fn from_scenario(scenario: Scenario, source: &str) -> Result<Simulation, ScenarioError> {
         validate::check(&scenario, source)?;
         let err = |key: &str, message: String| ScenarioError { source: source.into(), key: key.into(), line: None, message };
-        let (mut prof, _) = profile::by_name(&scenario.hardware.profile)
+        let (prof, overridden) = scenario
+            .hardware
+            .resolved_profile()
             .ok_or_else(|| err("hardware.profile", format!("unknown profile {:?}", scenario.hardware.profile)))?;
-        let overridden = prof.apply(&scenario.hardware.overrides);
         let t = &scenario.topology;
         let mut fabric = topology::build(t.kind, t.hosts, t.cable_m, &prof, scenario.seed);
         for (i, f) in scenario.faults.iter().enumerate() {
@@ -100,11 +101,10 @@ impl Simulation {
             rnr_retry: qa.rnr_retry,
             min_rnr_timer: qa.min_rnr_timer,
             max_rd_atomic: qa.max_rd_atomic,
-            mtu: match (qa.mtu, &scenario.workload) {
-                (Some(m), _) => m,
+            mtu: match &scenario.workload {
                 // perftest picks its own MTU on some devices (ConnectX-3: 2048 on a 4096 port).
-                (None, WorkloadSection::Perftest(_)) if world.profile.perftest_mtu > 0 => world.profile.mtu.min(world.profile.perftest_mtu),
-                (None, _) => world.profile.mtu,
+                WorkloadSection::Perftest(_) => perftest_settings::path_mtu(qa, &world.profile),
+                _ => qa.mtu.unwrap_or(world.profile.mtu),
             },
         };
         // Every QP uses this path MTU, so no packet is larger: the send engine's credit check

@@ -99,6 +99,16 @@ fn link_data_bps(profile: &str) -> Option<f64> {
     rdmasim_core::hca::profile::by_name(profile).map(|(p, _)| p.link_speed().data_bps_f64())
 }
 
+/// The values a perftest scenario runs with, every perftest default and limit applied, as JSON
+/// (test, profile, seed, events, sizes, iters, tx_depth, cq_mod, inline_size, rx_depth, qps,
+/// mtu, max_rd_atomic): what perftest's header prints, from the rules the run itself uses.
+/// Raises `ScenarioError` for an invalid scenario or another workload kind.
+#[pyfunction]
+#[pyo3(signature = (toml_text, source = "<string>"))]
+fn perftest_settings_json(py: Python<'_>, toml_text: &str, source: &str) -> PyResult<String> {
+    api::perftest_settings_json(toml_text, source).map_err(|e| scenario_err(py, e))
+}
+
 /// Bytes of the stop/resume retransmission-management table of one SRQ (one bit per source).
 #[pyfunction]
 fn srq_table_bytes(nodes: u64, procs_per_node: u64) -> u64 {
@@ -122,6 +132,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(profiles_json, m)?)?;
     m.add_function(wrap_pyfunction!(link_data_bps, m)?)?;
+    m.add_function(wrap_pyfunction!(perftest_settings_json, m)?)?;
     m.add_function(wrap_pyfunction!(bench_run, m)?)?;
     m.add_function(wrap_pyfunction!(srq_table_bytes, m)?)?;
     Ok(())

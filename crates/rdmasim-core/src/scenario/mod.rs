@@ -49,6 +49,16 @@ pub struct HardwareSection {
     pub overrides: crate::hca::profile::ProfileOverrides,
 }
 
+impl HardwareSection {
+    /// The named profile with the overrides applied, and the names of the parameters they
+    /// changed; None for an unknown name.
+    pub fn resolved_profile(&self) -> Option<(crate::hca::profile::HwProfile, Vec<&'static str>)> {
+        let (mut hw, _) = crate::hca::profile::by_name(&self.profile)?;
+        let overridden = hw.apply(&self.overrides);
+        Some((hw, overridden))
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TopologyKind {

@@ -7,6 +7,7 @@ pub mod kv_pipeline;
 pub mod mpi;
 pub mod odp_reads;
 pub mod perftest;
+pub mod perftest_settings;
 pub mod srq_episode;
 
 use crate::report::tables::Tables;

@@ -11,15 +11,10 @@ use crate::report::perftest_lat::perftest_lat;
 use crate::report::stats::summarize;
 use crate::report::tables::{row, Tables};
 use crate::scenario::{PerftestSection, PerftestTest};
+use crate::workload::perftest_settings::PerftestSettings;
 use crate::world::{AppEvent, World};
 use serde_json::json;
 
-/// perftest's receive queue depth for ib_send_* (DEF_RX_SEND).
-const RX_DEPTH: u64 = 512;
-/// perftest's CQ moderation (DEF_CQ_MOD), disabled (DISABLED_CQ_MOD_VALUE = 1) for a single
-/// message size above MSG_SIZE_CQ_MOD_LIMIT unless events are used (force_dependecies).
-const DEF_CQ_MOD: u32 = 100;
-const MSG_SIZE_CQ_MOD_LIMIT: u32 = 8192;
 /// Timer tags: the client / server saw the last byte of a WRITE land (memory polling).
 const TAG_CLIENT_SAW_WRITE: u64 = 1;
 const TAG_SERVER_SAW_WRITE: u64 = 2;
@@ -27,13 +22,8 @@ const TAG_SERVER_SAW_WRITE: u64 = 2;
 pub struct Perftest {
     pub app: u32,
     pub test: PerftestTest,
-    pub sizes: Vec<u32>,
-    pub iters: u64,
-    pub tx_depth: u32,
-    /// Bandwidth tests signal one work request in `cq_mod` (perftest -Q).
-    pub cq_mod: u32,
-    pub inline_size: u32,
-    pub rx_depth: u64,
+    /// Sizes, iterations, depths and CQ moderation, perftest's defaults applied.
+    pub settings: PerftestSettings,
     pub client: u32,
     pub server: u32,
     /// (client QP, server QP) per connection.
@@ -62,43 +52,14 @@ pub struct Perftest {
     latency_rows: Vec<crate::sim::Row>,
 }
 
-/// Sizes perftest's `-a` runs: 2 B to 8 MiB, powers of two.
-pub fn all_sizes() -> Vec<u32> {
-    (1..=23).map(|e| 1u32 << e).collect()
-}
-
 impl Perftest {
     pub fn new(w: &mut World, app: u32, s: &PerftestSection, attr: QpAttr) -> Perftest {
-        let lat = s.test.is_latency();
-        let sizes = if s.all_sizes { all_sizes() } else { vec![s.size.unwrap_or(if lat { 2 } else { 65536 }) as u32] };
-        let inline_default = match s.test {
-            PerftestTest::IbWriteLat => 220,
-            PerftestTest::IbSendLat => 236,
-            _ => 0,
-        };
-        let nconn = if lat { 1 } else { s.qps.max(1) };
-        let iters = s.iters.unwrap_or(if s.test == PerftestTest::IbWriteBw { 5000 } else { 1000 });
-        let tx_depth = s.tx_depth.unwrap_or(if lat { 1 } else { 128 });
-        let cq_mod = match s.cq_mod {
-            _ if lat => 1,
-            Some(q) => q,
-            None if !s.all_sizes && !s.events && sizes[0] > MSG_SIZE_CQ_MOD_LIMIT => 1,
-            None => DEF_CQ_MOD,
-        }
-        // perftest: tx_depth is clamped to iters, and cq_mod to tx_depth.
-        .min(tx_depth.min(u32::try_from(iters).unwrap_or(u32::MAX)))
-        .max(1);
-        let conns = (0..nconn).map(|_| w.connect_rc(s.client, app, s.server, app, attr)).collect();
+        let settings = PerftestSettings::of(s);
+        let conns = (0..settings.qps).map(|_| w.connect_rc(s.client, app, s.server, app, attr)).collect();
         Perftest {
             app,
             test: s.test,
-            sizes,
-            // perftest: DEF_ITERS_WB = 5000 for ib_write_bw, DEF_ITERS = 1000 otherwise.
-            iters,
-            tx_depth,
-            cq_mod,
-            inline_size: s.inline_size.unwrap_or(inline_default),
-            rx_depth: s.rx_depth.map(u64::from).unwrap_or(RX_DEPTH),
+            settings,
             client: s.client,
             server: s.server,
             conns,
@@ -123,7 +84,7 @@ impl Perftest {
     }
 
     fn size(&self) -> u32 {
-        self.sizes[self.size_idx]
+        self.settings.sizes[self.size_idx]
     }
 
     fn op(&self) -> WrOp {
@@ -138,9 +99,9 @@ impl Perftest {
         if self.done {
             return 1.0;
         }
-        let total = (self.iters * self.conns.len() as u64).max(1) as f64;
+        let total = (self.settings.iters * self.conns.len() as u64).max(1) as f64;
         let cur = if self.test.is_latency() { self.lat_samples.len() as f64 } else { self.completed.iter().sum::<u64>() as f64 };
-        (self.size_idx as f64 + (cur / total).min(1.0)) / self.sizes.len() as f64
+        (self.size_idx as f64 + (cur / total).min(1.0)) / self.settings.sizes.len() as f64
     }
 
     pub fn handle(&mut self, w: &mut World, ev: AppEvent) {
@@ -184,7 +145,8 @@ impl Perftest {
         let size = self.size();
         // Receives are posted once; each size re-posts what it consumes.
         if self.size_idx == 0 && matches!(self.test, PerftestTest::IbSendBw | PerftestTest::IbSendLat) {
-            let depth = if self.test.is_latency() { self.rx_depth.min(self.iters + 1) } else { self.rx_depth.min(self.iters) };
+            let (rx_depth, iters) = (self.settings.rx_depth, self.settings.iters);
+            let depth = if self.test.is_latency() { rx_depth.min(iters + 1) } else { rx_depth.min(iters) };
             for &(c, s) in &self.conns {
                 for i in 0..depth {
                     w.post_recv(s, i, size);
@@ -202,7 +164,7 @@ impl Perftest {
             self.post(w, c, 0);
         } else {
             for i in 0..n {
-                let k = (self.tx_depth as u64).min(self.iters);
+                let k = (self.settings.tx_depth as u64).min(self.settings.iters);
                 for _ in 0..k {
                     self.post_bw(w, i);
                 }
@@ -219,7 +181,7 @@ impl Perftest {
     fn post_wr(&mut self, w: &mut World, qp: QpRef, wr_id: u64, signaled: bool) {
         let size = self.size();
         let op = self.op();
-        let inline = op != WrOp::Read && size <= self.inline_size;
+        let inline = op != WrOp::Read && size <= self.settings.inline_size;
         w.post_send(qp, WorkRequest { wr_id, op, len: size, inline, signaled, remote_va: 0x1000 });
     }
 
@@ -231,8 +193,8 @@ impl Perftest {
         self.ids_of_conn[conn].push(id);
         self.posted[conn] += 1;
         // perftest's run_iter_bw: one request in cq_mod is signaled, and the QP's last one.
-        let m = u64::from(self.cq_mod);
-        let signaled = seq % m == m - 1 || seq + 1 == self.iters;
+        let m = u64::from(self.settings.cq_mod);
+        let signaled = seq % m == m - 1 || seq + 1 == self.settings.iters;
         let qp = self.conns[conn].0;
         self.post_wr(w, qp, id, signaled);
     }
@@ -280,10 +242,10 @@ impl Perftest {
         let success = c.status == WcStatus::Success;
         self.completed[conn] += self.complete_messages(conn, c.wr_id, now, success);
         // Refill the QP up to tx_depth outstanding (perftest: scnt - ccnt < tx_depth).
-        while success && self.posted[conn] < self.iters && self.posted[conn] - self.completed[conn] < u64::from(self.tx_depth) {
+        while success && self.posted[conn] < self.settings.iters && self.posted[conn] - self.completed[conn] < u64::from(self.settings.tx_depth) {
             self.post_bw(w, conn);
         }
-        if self.completed.iter().all(|&k| k >= self.iters) || (c.status != WcStatus::Success && self.all_failed(w)) {
+        if self.completed.iter().all(|&k| k >= self.settings.iters) || (c.status != WcStatus::Success && self.all_failed(w)) {
             self.finish_bw(w);
         }
     }
@@ -319,7 +281,7 @@ impl Perftest {
         let rtt = (w.now() - self.iter_start).as_us_f64();
         // perftest reports half the round trip for ping-pong tests, the whole of it for READ.
         self.lat_samples.push(if self.test == PerftestTest::IbReadLat { rtt } else { rtt / 2.0 });
-        if self.lat_samples.len() as u64 >= self.iters {
+        if self.lat_samples.len() as u64 >= self.settings.iters {
             return self.finish_lat(w);
         }
         self.iter_start = w.now();
@@ -334,10 +296,10 @@ impl Perftest {
         let elapsed = end.saturating_sub(self.t_start).as_secs_f64();
         let msgs: u64 = self.completed.iter().sum();
         let avg = if elapsed > 0.0 { size * msgs as f64 / elapsed } else { 0.0 };
-        let peak = peak_rate(&self.post_times, &self.completed_at, (self.tx_depth as usize * self.conns.len()).max(1), size).max(avg);
+        let peak = peak_rate(&self.post_times, &self.completed_at, (self.settings.tx_depth as usize * self.conns.len()).max(1), size).max(avg);
         const MIB: f64 = 1048576.0;
         row(json!({
-            "test": self.test.name(), "bytes": self.size(), "iterations": msgs / self.conns.len().max(1) as u64, "qps": self.conns.len(), "cq_mod": self.cq_mod,
+            "test": self.test.name(), "bytes": self.size(), "iterations": msgs / self.conns.len().max(1) as u64, "qps": self.conns.len(), "cq_mod": self.settings.cq_mod,
             "bw_peak_MBps": peak / MIB, "bw_avg_MBps": avg / MIB,
             "bw_peak_Gbps": peak * 8.0 / 1e9, "bw_avg_Gbps": avg * 8.0 / 1e9,
             "msg_rate_Mpps": if elapsed > 0.0 { msgs as f64 / elapsed / 1e6 } else { 0.0 },
@@ -378,7 +340,7 @@ impl Perftest {
     }
 
     fn next_size(&mut self, w: &mut World) {
-        if self.errors > 0 || self.size_idx + 1 >= self.sizes.len() {
+        if self.errors > 0 || self.size_idx + 1 >= self.settings.sizes.len() {
             self.done = true;
             return;
         }

@@ -6,6 +6,7 @@ use crate::hca::profile::HwProfile;
 use crate::hca::srq::SrqFlowControl;
 use crate::scenario::{PerftestSection, PerftestTest, Scenario, TopologyKind, TopologySection, WorkloadSection};
 use crate::workload::mpi::MpiSection;
+use crate::workload::perftest_settings::PerftestSettings;
 use crate::workload::srq_episode::SrqEpisodeSection;
 
 pub(super) fn check_workload(s: &Scenario, hw: &HwProfile, path_mtu: u32) -> Result<(), Problem> {
@@ -59,10 +60,10 @@ fn check_perftest(p: &PerftestSection, s: &Scenario, hw: &HwProfile, path_mtu: u
         }
     }
     // PSNs are u32 inside the model (24 bits on the wire): a QP may use at most 2^31,
-    // so comparisons across a go-back never wrap.
-    let sizes: Vec<u64> = if p.all_sizes { (1..=23).map(|k| 1u64 << k).collect() } else { vec![p.size.unwrap_or(if p.test.is_latency() { 2 } else { 65536 })] };
-    let per_iter: u64 = sizes.iter().map(|sz| sz.div_ceil(u64::from(path_mtu)).max(1)).sum();
-    let iters = p.iters.unwrap_or(if p.test == PerftestTest::IbWriteBw { 5000 } else { 1000 });
+    // so comparisons across a go-back never wrap. Counted at the sizes and iterations the run
+    // will use (their ranges are checked above).
+    let PerftestSettings { sizes, iters, .. } = PerftestSettings::of(p);
+    let per_iter: u64 = sizes.iter().map(|&sz| u64::from(sz).div_ceil(u64::from(path_mtu)).max(1)).sum();
     // A limit that stops the run first makes it safe: each packet is an event, and the
     // send engine takes at least tx_packet_ns per packet.
     let by_events = s.limits.max_events.unwrap_or(u64::MAX);
