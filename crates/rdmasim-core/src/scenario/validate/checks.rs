@@ -33,8 +33,8 @@ pub(super) fn check_scenario(s: &Scenario, source: &str, spans: Option<&SpanInde
 fn check_sections(s: &Scenario) -> Result<(), Problem> {
     let hw = check_hardware(&s.hardware)?;
     check_topology(&s.topology)?;
-    let path_mtu = check_qp(&s.qp, &hw, &s.hardware.overrides)?;
-    check_workload(s, &hw, path_mtu)?;
+    check_qp(&s.qp, &hw, &s.hardware.overrides)?;
+    check_workload(s, &hw)?;
     check_faults(s)?;
     check_output(s)?;
     check_limits(&s.limits)
@@ -229,7 +229,7 @@ fn check_topology(t: &TopologySection) -> Result<(), Problem> {
 
 /// The path MTU the QPs will use, once the QP attributes are in range and one packet of it fits
 /// the VL buffer.
-fn check_qp(q: &QpSection, hw: &HwProfile, o: &ProfileOverrides) -> Result<u32, Problem> {
+fn check_qp(q: &QpSection, hw: &HwProfile, o: &ProfileOverrides) -> Result<(), Problem> {
     let ov = |k: &str| format!("hardware.overrides.{k}");
     if q.timeout > 31 {
         return problem("qp.timeout", format!("timeout = {} is out of range; expected 0..=31 (4.096 us x 2^timeout, 0 = infinite)", q.timeout));
@@ -277,7 +277,7 @@ fn check_qp(q: &QpSection, hw: &HwProfile, o: &ProfileOverrides) -> Result<u32, 
             ),
         );
     }
-    Ok(path_mtu)
+    Ok(())
 }
 
 fn check_faults(s: &Scenario) -> Result<(), Problem> {

@@ -6,12 +6,13 @@ use crate::hca::profile::HwProfile;
 use crate::hca::srq::SrqFlowControl;
 use crate::scenario::{PerftestSection, PerftestTest, Scenario, TopologyKind, TopologySection, WorkloadSection};
 use crate::workload::mpi::MpiSection;
-use crate::workload::perftest_settings::PerftestSettings;
+use crate::workload::perftest_settings::{self, PerftestSettings};
 use crate::workload::srq_episode::SrqEpisodeSection;
 
-pub(super) fn check_workload(s: &Scenario, hw: &HwProfile, path_mtu: u32) -> Result<(), Problem> {
+pub(super) fn check_workload(s: &Scenario, hw: &HwProfile) -> Result<(), Problem> {
     match &s.workload {
-        WorkloadSection::Perftest(p) => check_perftest(p, s, hw, path_mtu),
+        // perftest may run below the QP's path MTU (2048 on ConnectX-3, its set_mtu).
+        WorkloadSection::Perftest(p) => check_perftest(p, s, hw, perftest_settings::path_mtu(&s.qp, hw)),
         WorkloadSection::Mpi(m) => check_mpi(m, s.topology.kind),
         WorkloadSection::SrqEpisode(e) => check_srq_episode(e, &s.topology),
         WorkloadSection::OdpReads(o) => crate::scenario::odp::check(o, s.topology.hosts, MAX_QPS),
