@@ -79,9 +79,11 @@ impl World {
         // Every listed QP said it has nothing before some later time (WQE fetch, RNR wait): the
         // port has no data yet, so it does not wait for credits (PortXmitWait) and the walk
         // would only go round once; come back then.
-        if let Some(due) = hca.sched.nothing_due_until(now) {
-            self.kick_hca_at(h, due);
-            return;
+        if !hca.sched.front_is_due(now) {
+            if let Some(due) = hca.sched.nothing_due_until(now) {
+                self.kick_hca_at(h, due);
+                return;
+            }
         }
         if !self.credits_or_wait(ch, 0, hca.max_packet_bytes) {
             return;
@@ -93,13 +95,10 @@ impl World {
         let n = self.hcas[h as usize].sched.len();
         let mut visited = 0;
         while visited < n {
-            let (passed, due) = self.hcas[h as usize].sched.rotate_past_waiting(now, n - visited);
+            let (passed, due, first_due) = self.hcas[h as usize].sched.rotate_to_first_due(now, n - visited);
             earliest = earliest.min(due);
             visited += passed;
-            if visited == n {
-                break;
-            }
-            let Some(qi) = self.hcas[h as usize].sched.front() else { break };
+            let Some(qi) = first_due else { break };
             visited += 1;
             match self.qp_next(h, qi, now) {
                 Next::Packet { pkt, more, end_of_message } => {

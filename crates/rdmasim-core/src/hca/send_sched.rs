@@ -162,29 +162,44 @@ impl SendSched {
         self.nodes[self.root as usize].parent = NIL;
     }
 
+    /// Whether the front QP is to be asked at `now` (the usual case: a cheap look first).
+    #[inline]
+    pub fn front_is_due(&self, now: Time) -> bool {
+        match self.front() {
+            Some(qi) => self.nodes[qi as usize].not_before <= now,
+            None => false,
+        }
+    }
+
     /// Rotates the QPs at the front that need not be asked yet (`not_before > now`) to the
-    /// back, but at most `limit` of them; returns how many moved and the earliest
-    /// `not_before` among them (`Time::MAX` if none).
+    /// back, but at most `limit` of them; returns how many moved, the earliest `not_before`
+    /// among them (`Time::MAX` if none), and the QP now at the front if it is due (`None`
+    /// when `limit` QPs moved).
+    #[inline]
+    pub fn rotate_to_first_due(&mut self, now: Time, limit: usize) -> (usize, Time, Option<u32>) {
+        let (moved, earliest) = self.rotate_past_waiting(now, limit);
+        let first = if moved < limit { self.front().filter(|&qi| self.nodes[qi as usize].not_before <= now) } else { None };
+        (moved, earliest, first)
+    }
+
     #[inline]
     pub fn rotate_past_waiting(&mut self, now: Time, limit: usize) -> (usize, Time) {
         if self.tree_mode {
             return self.tree_rotate_past_waiting(now, limit);
         }
-        {
-            let (mut moved, mut earliest) = (0, Time::MAX);
-            let limit = limit.min(self.deque.len());
-            while moved < limit {
-                let qi = self.deque[0];
-                let not_before = self.nodes[qi as usize].not_before;
-                if not_before <= now {
-                    break;
-                }
-                earliest = earliest.min(not_before);
-                self.deque.rotate_left(1);
-                moved += 1;
+        let limit = limit.min(self.deque.len());
+        let (mut moved, mut earliest) = (0, Time::MAX);
+        while moved < limit {
+            let qi = self.deque[0];
+            let not_before = self.nodes[qi as usize].not_before;
+            if not_before <= now {
+                break;
             }
-            (moved, earliest)
+            earliest = earliest.min(not_before);
+            self.deque.rotate_left(1);
+            moved += 1;
         }
+        (moved, earliest)
     }
 
     #[inline(never)]
