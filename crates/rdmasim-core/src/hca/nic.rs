@@ -79,11 +79,9 @@ impl World {
         // Every listed QP said it has nothing before some later time (WQE fetch, RNR wait): the
         // port has no data yet, so it does not wait for credits (PortXmitWait) and the walk
         // would only go round once; come back then.
-        if !hca.sched.front_is_due(now) {
-            if let Some(due) = hca.sched.nothing_due_until(now) {
-                self.kick_hca_at(h, due);
-                return;
-            }
+        if let Some(due) = hca.sched.nothing_due_until(now) {
+            self.kick_hca_at(h, due);
+            return;
         }
         if !self.credits_or_wait(ch, 0, hca.max_packet_bytes) {
             return;

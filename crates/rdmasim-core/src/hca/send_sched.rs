@@ -86,10 +86,6 @@ impl SendSched {
         }
     }
 
-    pub fn contains(&self, qi: u32) -> bool {
-        self.nodes.get(qi as usize).is_some_and(|n| n.listed)
-    }
-
     /// The QP at the front of the list.
     #[inline]
     pub fn front(&self) -> Option<u32> {
@@ -162,57 +158,46 @@ impl SendSched {
         self.nodes[self.root as usize].parent = NIL;
     }
 
-    /// Whether the front QP is to be asked at `now` (the usual case: a cheap look first).
-    #[inline]
-    pub fn front_is_due(&self, now: Time) -> bool {
-        match self.front() {
-            Some(qi) => self.nodes[qi as usize].not_before <= now,
-            None => false,
-        }
-    }
-
     /// Rotates the QPs at the front that need not be asked yet (`not_before > now`) to the
     /// back, but at most `limit` of them; returns how many moved, the earliest `not_before`
-    /// among them (`Time::MAX` if none), and the QP now at the front if it is due (`None`
-    /// when `limit` QPs moved).
+    /// among them (`Time::MAX` if none), and the due QP they stopped at, now at the front
+    /// (`None` when `limit` QPs moved or none is due).
     #[inline]
     pub fn rotate_to_first_due(&mut self, now: Time, limit: usize) -> (usize, Time, Option<u32>) {
-        let (moved, earliest) = self.rotate_past_waiting(now, limit);
-        let first = if moved < limit { self.front().filter(|&qi| self.nodes[qi as usize].not_before <= now) } else { None };
-        (moved, earliest, first)
-    }
-
-    #[inline]
-    pub fn rotate_past_waiting(&mut self, now: Time, limit: usize) -> (usize, Time) {
         if self.tree_mode {
-            return self.tree_rotate_past_waiting(now, limit);
+            return self.tree_rotate_to_first_due(now, limit);
         }
-        let limit = limit.min(self.deque.len());
         let (mut moved, mut earliest) = (0, Time::MAX);
         while moved < limit {
-            let qi = self.deque[0];
+            let Some(&qi) = self.deque.front() else { break };
             let not_before = self.nodes[qi as usize].not_before;
             if not_before <= now {
-                break;
+                return (moved, earliest, Some(qi));
             }
             earliest = earliest.min(not_before);
             self.deque.rotate_left(1);
             moved += 1;
+            if moved == self.deque.len() {
+                break; // a whole turn: none is due
+            }
         }
-        (moved, earliest)
+        (moved, earliest, None)
     }
 
     #[inline(never)]
-    fn tree_rotate_past_waiting(&mut self, now: Time, limit: usize) -> (usize, Time) {
-        let waiting = self.waiting_prefix(now).min(limit);
-        if waiting == 0 {
-            return (0, Time::MAX);
+    fn tree_rotate_to_first_due(&mut self, now: Time, limit: usize) -> (usize, Time, Option<u32>) {
+        let waiting = self.waiting_prefix(now);
+        let moved = waiting.min(limit);
+        let mut earliest = Time::MAX;
+        if moved > 0 {
+            let (front, rest) = self.split(self.root, moved as u32);
+            earliest = self.nodes[front as usize].earliest;
+            self.root = self.merge(rest, front);
+            self.nodes[self.root as usize].parent = NIL;
         }
-        let (front, rest) = self.split(self.root, waiting as u32);
-        let earliest = self.nodes[front as usize].earliest;
-        self.root = self.merge(rest, front);
-        self.nodes[self.root as usize].parent = NIL;
-        (waiting, earliest)
+        // `waiting_prefix` counts every QP when none is due.
+        let due = if waiting < limit && waiting < self.len() { self.front() } else { None };
+        (moved, earliest, due)
     }
 
     /// The front QP's turn ends: it goes to the back, to be asked again no earlier than
@@ -448,12 +433,12 @@ mod tests {
                 self.q.push_back(qi);
             }
         }
-        fn rotate_past_waiting(&mut self, now: Time, limit: usize) -> (usize, Time) {
+        fn rotate_to_first_due(&mut self, now: Time, limit: usize) -> (usize, Time, Option<u32>) {
             let (mut moved, mut earliest) = (0, Time::MAX);
             while moved < limit {
                 let Some(&f) = self.q.front() else { break };
                 if self.not_before[f as usize] <= now {
-                    break;
+                    return (moved, earliest, Some(f));
                 }
                 earliest = earliest.min(self.not_before[f as usize]);
                 self.q.rotate_left(1);
@@ -462,7 +447,7 @@ mod tests {
                     break;
                 }
             }
-            (moved, earliest)
+            (moved, earliest, None)
         }
         fn rotate_front(&mut self, t: Time) {
             if let Some(f) = self.q.pop_front() {
@@ -500,9 +485,9 @@ mod tests {
                     }
                     2 => {
                         let limit = (lcg(&mut s) % (qps as u64 + 2)) as usize;
-                        let a = tree.rotate_past_waiting(now, limit);
-                        let b = reference.rotate_past_waiting(now, limit);
-                        assert_eq!(a, b, "seed {seed} step {step}: rotate_past_waiting");
+                        let a = tree.rotate_to_first_due(now, limit);
+                        let b = reference.rotate_to_first_due(now, limit);
+                        assert_eq!(a, b, "seed {seed} step {step}: rotate_to_first_due");
                     }
                     3 | 4 => {
                         let t = Time(lcg(&mut s) % 2000);
@@ -556,14 +541,14 @@ mod tests {
         s.rotate_front(Time(10));
         assert_eq!(s.to_vec(), vec![0, 1, 2, 3, 4]);
         // At 25 QP 1 (20) and QP 4 (10) are due: 0 rotates to the back, 1 is at the front.
-        assert_eq!(s.rotate_past_waiting(Time(25), 10), (1, Time(50)));
+        assert_eq!(s.rotate_to_first_due(Time(25), 10), (1, Time(50), Some(1)));
         assert_eq!(s.to_vec(), vec![1, 2, 3, 4, 0]);
         // Nothing due at 5: a full turn, and the order is back where it was.
-        assert_eq!(s.rotate_past_waiting(Time(5), 10), (5, Time(10)));
+        assert_eq!(s.rotate_to_first_due(Time(5), 10), (5, Time(10), None));
         assert_eq!(s.to_vec(), vec![1, 2, 3, 4, 0]);
         // Waking QP 3 makes it the first due.
         s.list_or_wake(3);
-        assert_eq!(s.rotate_past_waiting(Time(5), 10), (2, Time(20)));
+        assert_eq!(s.rotate_to_first_due(Time(5), 10), (2, Time(20), Some(3)));
         assert_eq!(s.front(), Some(3));
     }
 }
