@@ -65,8 +65,9 @@ const AMORTISED_GROWTH: u64 = 64;
 #[test]
 fn the_bench_workload_with_loss_allocates_nothing_per_event() {
     // 8 QPs of 4 KiB WRITEs through a switch with 1e-4 loss: NAKs, go-back-N and timers run too.
-    let n = allocations_in_steady_state(BENCH_SCENARIO, 200_000, 1_000_000);
-    assert!(n <= AMORTISED_GROWTH, "{n} allocations in 1 000 000 events");
+    // The whole run is about 970 000 events.
+    let n = allocations_in_steady_state(BENCH_SCENARIO, 200_000, 600_000);
+    assert!(n <= AMORTISED_GROWTH, "{n} allocations in 600 000 events");
 }
 
 /// An event-polled 1 MB elephant, a busy-polled inline 10 B mouse and a HERD-like store (window 4,

@@ -4,7 +4,7 @@ mod rng;
 mod slab;
 mod time;
 
-pub use queue::EventQueue;
+pub use queue::{EventKey, EventQueue};
 pub use rng::{stream_seed, SimRng};
 pub use slab::Slab;
 pub use time::Time;

@@ -22,11 +22,20 @@ fn key(time: Time, seq: u64) -> u128 {
     (u128::from(time.0) << 64) | u128::from(seq)
 }
 
+/// An event's place in the order (its time and scheduling sequence), taken with
+/// [`EventQueue::reserve`] for an event that may never need to be scheduled: scheduled later
+/// with [`EventQueue::at_key`], it runs exactly where it would have run had it been scheduled
+/// when the key was taken.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+pub struct EventKey(u128);
+
 pub struct EventQueue<E> {
     heap: Vec<Entry<E>>,
     seq: u64,
     now: Time,
     popped: u64,
+    /// Key of the event popped last (0 before the first).
+    current: u128,
 }
 
 impl<E: Copy> EventQueue<E> {
@@ -36,6 +45,7 @@ impl<E: Copy> EventQueue<E> {
             seq: 0,
             now: Time::ZERO,
             popped: 0,
+            current: 0,
         }
     }
     #[inline]
@@ -57,13 +67,28 @@ impl<E: Copy> EventQueue<E> {
     // through memory and reload it whole — a store-forwarding stall per event.
     #[inline(always)]
     pub fn at(&mut self, at: Time, event: E) {
+        let k = self.reserve(at);
+        self.at_key(k, event)
+    }
+    /// Takes the place in the order an event scheduled now at `at` would get, without
+    /// scheduling one.
+    #[inline(always)]
+    pub fn reserve(&mut self, at: Time) -> EventKey {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let time = at.max(self.now);
         self.seq += 1;
-        let new = Entry {
-            key: key(time, self.seq),
-            event,
-        };
+        EventKey(key(time, self.seq))
+    }
+    /// True when an event at `k` would already have run.
+    #[inline]
+    pub fn has_passed(&self, k: EventKey) -> bool {
+        k.0 <= self.current
+    }
+    /// Schedules `event` at a reserved place that has not passed yet.
+    #[inline(always)]
+    pub fn at_key(&mut self, k: EventKey, event: E) {
+        debug_assert!(!self.has_passed(k), "event scheduled at a place already passed");
+        let new = Entry { key: k.0, event };
         // Sift up: parents move down into the hole until the new entry's place is found.
         let h = &mut self.heap;
         let mut pos = h.len();
@@ -117,6 +142,7 @@ impl<E: Copy> EventQueue<E> {
         };
         let time = Time((top.key >> 64) as u64);
         self.now = time;
+        self.current = top.key;
         self.popped += 1;
         Some((time, top.event))
     }
@@ -166,5 +192,26 @@ mod tests {
         assert_eq!(sorted_out, reference, "nothing lost or duplicated");
         assert_eq!(q.popped(), 5000);
         assert!(q.is_empty());
+    }
+
+    /// An event scheduled late at a reserved key runs where it would have run had it been
+    /// scheduled when the key was taken: before the events at the same time scheduled after
+    /// the reservation, after those scheduled before it.
+    #[test]
+    fn a_reserved_key_keeps_its_place() {
+        let mut q: EventQueue<&str> = EventQueue::new();
+        q.at(Time(10), "before");
+        let k = q.reserve(Time(10));
+        q.at(Time(10), "after");
+        q.at(Time(5), "earlier");
+        assert_eq!(q.pop().map(|(_, e)| e), Some("earlier"));
+        assert!(!q.has_passed(k));
+        q.at_key(k, "reserved");
+        let order: Vec<_> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, ["before", "reserved", "after"]);
+        // Once the events around it have run, its place has passed.
+        assert!(q.has_passed(k));
+        let unused = q.reserve(Time(10));
+        assert!(!q.has_passed(unused), "a key taken now is ahead of the last event");
     }
 }

@@ -1,6 +1,6 @@
 //! One direction of a full-duplex link: a serialiser at the sending port, a propagation delay,
 //! the receiver's credit-based buffer per virtual lane, and the link's error model.
-use crate::engine::{SimRng, Time};
+use crate::engine::{EventKey, SimRng, Time};
 use std::collections::VecDeque;
 use crate::fabric::rate::serialize_time;
 
@@ -71,6 +71,11 @@ pub struct Channel {
     pub sent: u64,
     /// A TxDone or kick event for this channel is already scheduled.
     pub wake_scheduled: bool,
+    /// The TxDone of an HCA that had no other work when its packet went out: its place in the
+    /// event order is taken but it is scheduled only if the HCA gets work before then
+    /// (`World::tx_done_pending`). Most such TxDones — every packet of a lone mouse and every
+    /// ACK — would find nothing to send.
+    pub idle_tx_done: Option<EventKey>,
     /// Since when the sender has had data but no credits (PortXmitWait).
     pub wait_since: Option<Time>,
     /// Word time in ps (PortXmitWait tick).

@@ -50,7 +50,12 @@ impl World {
             cap.record(at, h, self.packets.get(pkt));
         }
         if tx_done {
-            self.q.at(at + ser, Event::TxDone { ch });
+            match from {
+                NodeRef::Hca(h) if self.hcas[h as usize].has_no_work() => {
+                    self.channels[ch as usize].idle_tx_done = Some(self.q.reserve(at + ser));
+                }
+                _ => self.q.at(at + ser, Event::TxDone { ch }),
+            }
         }
         match to {
             NodeRef::Hca(h) if damage == Damage::None => self.hca_receive(ch, h, pkt, arrive_at),
@@ -81,6 +86,27 @@ impl World {
         self.ports[port as usize].count_rcv(now, arrive_at, u64::from(wire / 4));
         self.return_credits(ch, freed + prop, vl, wire);
         self.q.at(ready, Event::HcaRx { hca: h, pkt });
+    }
+
+    /// Whether a TxDone will still pull the channel's sender. A TxDone left unscheduled
+    /// (`Channel::idle_tx_done`) is scheduled now, at the place it took, if that has not
+    /// passed; if it has, it would have run and found nothing to send.
+    #[inline]
+    pub(crate) fn tx_done_pending(&mut self, ch: u32) -> bool {
+        let c = &mut self.channels[ch as usize];
+        if let Some(k) = c.idle_tx_done.take() {
+            self.settle_idle_tx_done(ch, k);
+        }
+        self.channels[ch as usize].wake_scheduled
+    }
+
+    #[inline(never)]
+    fn settle_idle_tx_done(&mut self, ch: u32, k: crate::engine::EventKey) {
+        if self.q.has_passed(k) {
+            self.channels[ch as usize].wake_scheduled = false;
+        } else {
+            self.q.at_key(k, Event::TxDone { ch });
+        }
     }
 
     /// The channel's sender may send its next packet.
@@ -140,7 +166,7 @@ impl World {
         if c.credit_wake == now {
             c.credit_wake = Time::MAX;
         }
-        if c.wait_since.is_some() && !c.wake_scheduled && c.busy_until <= now {
+        if c.wait_since.is_some() && c.busy_until <= now && !self.tx_done_pending(ch) {
             self.pull(ch);
         }
     }

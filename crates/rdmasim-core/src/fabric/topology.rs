@@ -52,6 +52,7 @@ impl Builder<'_> {
             rng: SimRng::new(self.seed, CHANNEL_STREAM + id as u64),
             sent: 0,
             wake_scheduled: false,
+            idle_tx_done: None,
             wait_since: None,
             word_ps: ((4u128 * fp as u128) >> 32) as u64,
         });

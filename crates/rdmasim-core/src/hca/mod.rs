@@ -112,6 +112,12 @@ impl Hca {
             odp: mr::Odp::default(),
         }
     }
+    /// No control packet queued and no QP listed for the send engine.
+    #[inline]
+    pub fn has_no_work(&self) -> bool {
+        self.control.is_empty() && self.sched.is_empty()
+    }
+
     /// Index of a QP by number, if it exists.
     #[inline]
     pub fn qp_index(&self, qpn: u32) -> Option<usize> {

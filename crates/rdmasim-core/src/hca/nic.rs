@@ -51,11 +51,14 @@ impl World {
     /// Sends the HCA's next packet if its port and engine are free.
     pub(crate) fn hca_try_send(&mut self, h: u32) {
         let now = self.now();
-        let hca = &self.hcas[h as usize];
-        let ch = hca.tx_ch;
-        let c = &self.channels[ch as usize];
-        if c.wake_scheduled || c.busy_until > now {
+        let ch = self.hcas[h as usize].tx_ch;
+        if self.tx_done_pending(ch) || self.channels[ch as usize].busy_until > now {
             return; // TxDone pulls again
+        }
+        let hca = &self.hcas[h as usize];
+        // Nothing to send: no kick for when the engine frees either.
+        if hca.has_no_work() {
+            return;
         }
         if hca.engine_free > now {
             let at = hca.engine_free;
@@ -71,9 +74,6 @@ impl World {
             let pkt = self.build_control(h, ctl);
             let pkt = self.packets.alloc(pkt);
             self.emit(h, pkt);
-            return;
-        }
-        if hca.sched.is_empty() {
             return;
         }
         // Every listed QP said it has nothing before some later time (WQE fetch, RNR wait): the

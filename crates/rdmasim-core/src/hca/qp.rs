@@ -106,8 +106,12 @@ pub struct Qp {
     pub peer_qp: u32,
     pub attr: QpAttr,
     pub state: QpState,
-    /// Owning application (told of memory written by WRITEs; completions go through `cq`).
+    /// Owning application (completions go through `cq`).
     pub app: u32,
+    /// The app polls memory for this QP's incoming WRITEs (HERD's request region,
+    /// ib_write_lat's last byte), so it is told when one is written (`AppEvent::MemoryWritten`);
+    /// other apps are not: the event would be one per message that does nothing.
+    pub watch_writes: bool,
     /// Completion channel its CQEs go to, and the thread that posts and polls for it
     /// (default: the app's channel and the host's main thread).
     pub cq: u32,
@@ -188,6 +192,7 @@ impl Qp {
             attr,
             state: QpState::Rts,
             app,
+            watch_writes: false,
             cq: app,
             thread: hca,
             sq: VecDeque::new(),

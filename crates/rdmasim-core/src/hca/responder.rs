@@ -106,8 +106,10 @@ impl World {
                 if last {
                     qp.msn += 1;
                     qp.rx_msgs += 1;
-                    let (qpn, len) = (qp.num, qp.cur_write_len);
-                    self.app_at(now + t.dma_write, app, AppEvent::MemoryWritten { hca: h, qp: qpn, len });
+                    if qp.watch_writes {
+                        let (qpn, len) = (qp.num, qp.cur_write_len);
+                        self.app_at(now + t.dma_write, app, AppEvent::MemoryWritten { hca: h, qp: qpn, len });
+                    }
                 }
             }
             PktKind::ReadReq => {

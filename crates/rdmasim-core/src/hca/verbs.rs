@@ -97,6 +97,11 @@ impl World {
         q.thread = thread;
     }
 
+    /// Tells the QP's app each time an incoming WRITE has been written to memory.
+    pub fn watch_writes(&mut self, r: QpRef) {
+        self.hcas[r.hca as usize].qps[r.index() as usize].watch_writes = true;
+    }
+
     pub fn qp(&self, r: QpRef) -> &Qp {
         &self.hcas[r.hca as usize].qps[r.index() as usize]
     }

@@ -81,6 +81,7 @@ struct InFlight {
 impl Kv {
     pub fn new(w: &mut World, app: u32, s: &KvSpec, attr: QpAttr, pollers: &mut Vec<Poller>, qp_table: &mut [Vec<u32>]) -> Kv {
         let (client, server) = w.connect_rc(s.client, app, s.server, app, attr);
+        w.watch_writes(server); // the server polls its request region
         let ct = w.new_thread(s.client);
         let st = w.new_thread(s.server);
         for (qp, th) in [(client, ct), (server, st)] {

@@ -55,7 +55,14 @@ pub struct Perftest {
 impl Perftest {
     pub fn new(w: &mut World, app: u32, s: &PerftestSection, attr: QpAttr) -> Perftest {
         let settings = PerftestSettings::of(s);
-        let conns = (0..settings.qps).map(|_| w.connect_rc(s.client, app, s.server, app, attr)).collect();
+        let conns: Vec<(QpRef, QpRef)> = (0..settings.qps).map(|_| w.connect_rc(s.client, app, s.server, app, attr)).collect();
+        if s.test == PerftestTest::IbWriteLat {
+            // ib_write_lat's ping-pong: each side polls the last byte of its buffer.
+            for &(a, b) in &conns {
+                w.watch_writes(a);
+                w.watch_writes(b);
+            }
+        }
         Perftest {
             app,
             test: s.test,
