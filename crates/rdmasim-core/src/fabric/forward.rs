@@ -51,8 +51,16 @@ impl World {
         }
         if tx_done {
             match from {
-                NodeRef::Hca(h) if self.hcas[h as usize].has_no_work() => {
-                    self.channels[ch as usize].idle_tx_done = Some(self.q.reserve(at + ser));
+                NodeRef::Hca(h) => {
+                    // An HCA sends its next packet once both its port and its send engine are
+                    // free: a short packet leaves before the engine can start another one.
+                    let hca = &self.hcas[h as usize];
+                    let free = (at + ser).max(hca.engine_free);
+                    if hca.has_no_work() {
+                        self.channels[ch as usize].idle_tx_done = Some(self.q.reserve(free));
+                    } else {
+                        self.q.at(free, Event::TxDone { ch });
+                    }
                 }
                 _ => self.q.at(at + ser, Event::TxDone { ch }),
             }
@@ -93,15 +101,15 @@ impl World {
     /// passed; if it has, it would have run and found nothing to send.
     #[inline]
     pub(crate) fn tx_done_pending(&mut self, ch: u32) -> bool {
-        let c = &mut self.channels[ch as usize];
-        if let Some(k) = c.idle_tx_done.take() {
-            self.settle_idle_tx_done(ch, k);
+        if self.channels[ch as usize].idle_tx_done.is_some() {
+            self.settle_idle_tx_done(ch);
         }
         self.channels[ch as usize].wake_scheduled
     }
 
     #[inline(never)]
-    fn settle_idle_tx_done(&mut self, ch: u32, k: crate::engine::EventKey) {
+    fn settle_idle_tx_done(&mut self, ch: u32) {
+        let Some(k) = self.channels[ch as usize].idle_tx_done.take() else { return };
         if self.q.has_passed(k) {
             self.channels[ch as usize].wake_scheduled = false;
         } else {
