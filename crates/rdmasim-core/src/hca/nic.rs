@@ -78,10 +78,14 @@ impl World {
         }
         // Every listed QP said it has nothing before some later time (WQE fetch, RNR wait): the
         // port has no data yet, so it does not wait for credits (PortXmitWait) and the walk
-        // would only go round once; come back then.
-        if let Some(due) = hca.sched.nothing_due_until(now) {
-            self.kick_hca_at(h, due);
-            return;
+        // would only go round once; come back then. Usually the front QP is due, which settles
+        // it at once.
+        let mut front_due = hca.sched.front_if_due(now);
+        if front_due.is_none() {
+            if let Some(due) = hca.sched.nothing_due_until(now) {
+                self.kick_hca_at(h, due);
+                return;
+            }
         }
         if !self.credits_or_wait(ch, 0, hca.max_packet_bytes) {
             return;
@@ -93,10 +97,16 @@ impl World {
         let n = self.hcas[h as usize].sched.len();
         let mut visited = 0;
         while visited < n {
-            let (passed, due, first_due) = self.hcas[h as usize].sched.rotate_to_first_due(now, n - visited);
-            earliest = earliest.min(due);
-            visited += passed;
-            let Some(qi) = first_due else { break };
+            let qi = match front_due.take() {
+                Some(qi) => qi,
+                None => {
+                    let (passed, due, first_due) = self.hcas[h as usize].sched.rotate_to_first_due(now, n - visited);
+                    earliest = earliest.min(due);
+                    visited += passed;
+                    let Some(qi) = first_due else { break };
+                    qi
+                }
+            };
             visited += 1;
             match self.qp_next(h, qi, now) {
                 Next::Packet { pkt, more, end_of_message } => {

@@ -102,6 +102,14 @@ impl SendSched {
         Some(t)
     }
 
+    /// The front QP if it is to be asked at `now`: the usual case (a QP keeping its turn), and
+    /// the cheapest check for it.
+    #[inline]
+    pub fn front_if_due(&self, now: Time) -> Option<u32> {
+        let qi = if self.tree_mode { self.front()? } else { *self.deque.front()? };
+        (self.nodes[qi as usize].not_before <= now).then_some(qi)
+    }
+
     /// When no listed QP is to be asked at `now` (each said it has nothing before some later
     /// time), the earliest of those times; `None` when some QP is due now (or none is listed).
     #[inline]
