@@ -4,7 +4,7 @@ RDMASIM ?= rdmasim
 # bash for the `time` keyword (isolation-study)
 SHELL := /bin/bash
 
-.PHONY: test test-rust test-python develop bench repro isolation-study pmpi-trace fuzz
+.PHONY: test test-rust test-python develop bench bench-instructions repro isolation-study pmpi-trace fuzz
 
 ## Rust core tests (the PyO3 extension crate cannot link as a test binary) and Python tests.
 test: test-rust test-python
@@ -21,6 +21,11 @@ develop:
 
 bench:
 	$(RDMASIM) bench
+
+## Instructions per event of the study's long kinds of case, by cachegrind (deterministic; needs
+## valgrind): compare before and after a change to the hot loop.
+bench-instructions:
+	tools/bench/instructions.sh
 
 repro:
 	$(RDMASIM) reproduce all
