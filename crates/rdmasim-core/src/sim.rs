@@ -92,6 +92,7 @@ impl Simulation {
             threads,
             capture,
             packet_hops: 0,
+            skip_idle_events: true,
         };
         world.plan_switch_outputs();
         let qa = &scenario.qp;

@@ -79,6 +79,11 @@ pub struct World {
     pub capture: Option<Capture>,
     /// Packet transmissions on any channel (a packet crossing a switch counts twice).
     pub packet_hops: u64,
+    /// Events that would do nothing are not scheduled (docs/model.md §1): an idle HCA's
+    /// `TxDone`, an idle engine's kick, a WRITE's notice to an app that does not poll its
+    /// memory. `false` schedules them all, as before; `tests/event_count.rs` checks that the
+    /// results are the same either way.
+    pub skip_idle_events: bool,
 }
 
 impl World {

@@ -51,7 +51,7 @@ impl World {
         }
         if tx_done {
             match from {
-                NodeRef::Hca(h) => {
+                NodeRef::Hca(h) if self.skip_idle_events => {
                     // An HCA sends its next packet once both its port and its send engine are
                     // free: a short packet leaves before the engine can start another one.
                     let hca = &self.hcas[h as usize];

@@ -57,7 +57,7 @@ impl World {
         }
         let hca = &self.hcas[h as usize];
         // Nothing to send: no kick for when the engine frees either.
-        if hca.has_no_work() {
+        if hca.has_no_work() && self.skip_idle_events {
             return;
         }
         if hca.engine_free > now {
@@ -75,6 +75,9 @@ impl World {
             let pkt = self.packets.alloc(pkt);
             self.emit(h, pkt);
             return;
+        }
+        if hca.sched.is_empty() {
+            return; // only when idle events are kept
         }
         // Every listed QP said it has nothing before some later time (WQE fetch, RNR wait): the
         // port has no data yet, so it does not wait for credits (PortXmitWait) and the walk

@@ -106,7 +106,7 @@ impl World {
                 if last {
                     qp.msn += 1;
                     qp.rx_msgs += 1;
-                    if qp.watch_writes {
+                    if qp.watch_writes || !self.skip_idle_events {
                         let (qpn, len) = (qp.num, qp.cur_write_len);
                         self.app_at(now + t.dma_write, app, AppEvent::MemoryWritten { hca: h, qp: qpn, len });
                     }

@@ -69,6 +69,10 @@ impl World {
         q.next_psn += npkts;
         q.sq.push_back(SendWqe { wr, first_psn, npkts, ready_at: ready, fetch, read_rcvd: 0, done: false });
         hca.sched.list_or_wake(qp.index());
+        // The engine has work again: a TxDone left unscheduled because it had none must run
+        // (it pulls the listed QP, which may start waiting for credits before `ready`).
+        let ch = hca.tx_ch;
+        self.tx_done_pending(ch);
         self.kick_hca_at(qp.hca, ready);
         doorbell
     }
