@@ -59,6 +59,30 @@ fn port_xmit_wait_leaves_out_time_no_qp_had_a_packet() {
     assert!(slow < base, "PortXmitWait {slow} ticks with 50 us fetches, {base} without");
 }
 
+/// Four senders pace 4 KiB WRITEs at 30 Gb/s each into one EDR host through a switch (120 Gb/s
+/// offered to a 100 Gb/s link), each posting its next WR while its last packet is still
+/// leaving. A posted WQE has no packet at the port until it has reached the NIC (doorbell,
+/// 300 ns fetch, payload read): while the QP was listed as due from the post on, the port
+/// counted that time as waiting for credits whenever credits were short, 352 416 ticks on h1
+/// (113 µs of a 340 µs run); now it counts 19 024 ticks (6 µs), the time a packet was ready.
+#[test]
+fn port_xmit_wait_leaves_out_a_posted_wqe_on_its_way_to_the_nic() {
+    let flow = |c: u32| {
+        format!("{{ verb = \"write\", size = 262144, count = 4, polling = \"busy\", client = {c}, server = 0, split_bytes = 4096, split_window = 8, pace_gbps = 30 }}")
+    };
+    let flows: Vec<String> = (1..=4).map(flow).collect();
+    let r = run(&format!(
+        "[hardware]\nprofile = \"cx4-edr\"\n[hardware.overrides]\nwqe_fetch_ns = 300\nwqe_fetch_on_schedule = false\n\
+         [topology]\nkind = \"single-switch\"\nhosts = 5\n[workload]\nkind = \"flows\"\nflow = [{}]\n",
+        flows.join(", ")
+    ));
+    let bw: f64 = table(&r, "flows").iter().map(|x| f(x, "bw_Gbps")).sum();
+    assert!((97.0..99.5).contains(&bw), "the receiver's link is full: {bw} Gb/s");
+    let h1 = table(&r, "ports").iter().find(|p| p["node"] == "h1").expect("h1's port");
+    let wait = h1["PortXmitWait"].as_u64().unwrap();
+    assert!((1..60_000).contains(&wait), "PortXmitWait {wait} ticks on h1");
+}
+
 #[test]
 fn credits_throttle_a_long_link_without_loss() {
     // One packet of receive buffer per VL and 100 m of cable: the sender waits a credit round

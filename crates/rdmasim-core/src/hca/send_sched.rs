@@ -134,20 +134,30 @@ impl SendSched {
     /// place and is asked again at its next turn.
     #[inline]
     pub fn list_or_wake(&mut self, qi: u32) {
+        self.list_from(qi, Time::ZERO)
+    }
+
+    /// The QP has new work that cannot be sent before `at` (a work request still on its way
+    /// to the NIC): it joins the back of the list, to be asked no earlier than `at`, or,
+    /// already listed, keeps its place and is asked no later than `at`.
+    #[inline]
+    pub fn list_from(&mut self, qi: u32, at: Time) {
         let i = qi as usize;
         if self.nodes.len() <= i {
             self.nodes.resize(i + 1, UNLISTED);
         }
         let n = &mut self.nodes[i];
         if n.listed {
-            n.not_before = Time::ZERO;
-            if self.tree_mode {
-                self.tree_wake(qi);
+            if at < n.not_before {
+                n.not_before = at;
+                if self.tree_mode {
+                    self.tree_lower(qi, at);
+                }
             }
             return;
         }
         n.listed = true;
-        n.not_before = Time::ZERO;
+        n.not_before = at;
         if self.tree_mode {
             self.tree_push_back(qi);
         } else {
@@ -304,10 +314,11 @@ impl SendSched {
 
     /// A listed QP is to be asked at its next turn: its `not_before` drops to zero and so does
     /// every enclosing subtree's minimum.
-    fn tree_wake(&mut self, qi: u32) {
+    /// A listed QP's `not_before` fell to `at`: the subtree minimums on its path follow.
+    fn tree_lower(&mut self, qi: u32, at: Time) {
         let mut t = qi;
-        while t != NIL && self.nodes[t as usize].earliest != Time::ZERO {
-            self.nodes[t as usize].earliest = Time::ZERO;
+        while t != NIL && self.nodes[t as usize].earliest > at {
+            self.nodes[t as usize].earliest = at;
             t = self.nodes[t as usize].parent;
         }
     }
@@ -432,14 +443,21 @@ mod tests {
     }
 
     impl Reference {
-        fn list_or_wake(&mut self, qi: u32) {
+        fn list_from(&mut self, qi: u32, at: Time) {
             if self.not_before.len() <= qi as usize {
                 self.not_before.resize(qi as usize + 1, Time::ZERO);
             }
-            self.not_before[qi as usize] = Time::ZERO;
+            let nb = &mut self.not_before[qi as usize];
             if !self.q.contains(&qi) {
+                *nb = at;
                 self.q.push_back(qi);
+            } else {
+                *nb = (*nb).min(at);
             }
+        }
+        fn nothing_due_until(&self, now: Time) -> Option<Time> {
+            let earliest = self.q.iter().map(|&q| self.not_before[q as usize]).min()?;
+            (earliest > now).then_some(earliest)
         }
         fn rotate_to_first_due(&mut self, now: Time, limit: usize) -> (usize, Time, Option<u32>) {
             let (mut moved, mut earliest) = (0, Time::MAX);
@@ -488,8 +506,10 @@ mod tests {
                 match op {
                     0 | 1 => {
                         let qi = (lcg(&mut s) % qps as u64) as u32;
-                        tree.list_or_wake(qi);
-                        reference.list_or_wake(qi);
+                        // Now (a wake) or from a later time (a post whose WQE is on its way).
+                        let at = if op == 0 { Time::ZERO } else { Time(lcg(&mut s) % 2000) };
+                        tree.list_from(qi, at);
+                        reference.list_from(qi, at);
                     }
                     2 => {
                         let limit = (lcg(&mut s) % (qps as u64 + 2)) as usize;
@@ -508,6 +528,9 @@ mod tests {
                 }
                 assert_eq!(tree.front(), reference.q.front().copied());
                 assert_eq!(tree.len(), reference.q.len());
+                assert_eq!(tree.nothing_due_until(now), reference.nothing_due_until(now), "seed {seed} step {step}: nothing_due_until");
+                let front_due = reference.q.front().copied().filter(|&f| reference.not_before[f as usize] <= now);
+                assert_eq!(tree.front_if_due(now), front_due, "seed {seed} step {step}: front_if_due");
                 if tree.tree_mode {
                     tree_steps += 1;
                 } else {

@@ -68,7 +68,10 @@ impl World {
         let first_psn = q.next_psn;
         q.next_psn += npkts;
         q.sq.push_back(SendWqe { wr, first_psn, npkts, ready_at: ready, fetch, read_rcvd: 0, done: false });
-        hca.sched.list_or_wake(qp.index());
+        // The QP has nothing new before `ready` (the doorbell's way to the engine, and with
+        // `wqe_fetch_on_schedule` off the WQE fetch too): until then it is passed over, and
+        // the port does not count credit waits (PortXmitWait) for it.
+        hca.sched.list_from(qp.index(), ready);
         // The engine has work again: a TxDone left unscheduled because it had none must run
         // (it pulls the listed QP, which may start waiting for credits before `ready`).
         let ch = hca.tx_ch;
