@@ -67,11 +67,13 @@ impl World {
         let npkts = q.packets_for(wr.len);
         let first_psn = q.next_psn;
         q.next_psn += npkts;
+        // Alone in its send queue, the new WQE is all the QP has to send, and nothing before
+        // `ready` (the doorbell's way to the engine, and with `wqe_fetch_on_schedule` off the
+        // WQE fetch too): until then the QP is passed over, and the port does not count credit
+        // waits (PortXmitWait) for it. Otherwise the QP is asked at its next turn.
+        let only_work = q.tx_wqe == q.sq.len() && q.read_resps.is_empty();
         q.sq.push_back(SendWqe { wr, first_psn, npkts, ready_at: ready, fetch, read_rcvd: 0, done: false });
-        // The QP has nothing new before `ready` (the doorbell's way to the engine, and with
-        // `wqe_fetch_on_schedule` off the WQE fetch too): until then it is passed over, and
-        // the port does not count credit waits (PortXmitWait) for it.
-        hca.sched.list_from(qp.index(), ready);
+        hca.sched.list_from(qp.index(), if only_work { ready } else { Time::ZERO });
         // The engine has work again: a TxDone left unscheduled because it had none must run
         // (it pulls the listed QP, which may start waiting for credits before `ready`).
         let ch = hca.tx_ch;
