@@ -51,7 +51,7 @@ impl Time {
         if self <= other { self } else { other }
     }
     /// `self * 2^exp`, saturating: used for 4.096 µs × 2^timeout.
-    pub fn shl(self, exp: u32) -> Time {
+    pub fn saturating_shl(self, exp: u32) -> Time {
         Time(self.0.checked_shl(exp).filter(|v| v >> exp == self.0).unwrap_or(u64::MAX))
     }
 }

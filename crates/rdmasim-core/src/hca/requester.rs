@@ -87,7 +87,7 @@ impl World {
             // AckReq on the last packet, every `ack_req_every`, and on the packet that fills the
             // window: nothing else would be sent to ask for the ACK that reopens it.
             let fills_window = (qp.snd_nxt + 1).wrapping_sub(qp.snd_una) >= max_inflight;
-            pkt.ack_req = last || (qp.snd_nxt + 1) % ack_every == 0 || fills_window;
+            pkt.ack_req = last || (qp.snd_nxt + 1).is_multiple_of(ack_every) || fills_window;
             qp.snd_nxt += 1;
             if last {
                 qp.tx_wqe += 1;

@@ -163,7 +163,7 @@ impl SendSched {
         } else {
             self.deque.push_back(qi);
             if self.deque.len() > TREE_ABOVE {
-                self.into_tree();
+                self.switch_to_tree();
             }
         }
     }
@@ -267,13 +267,13 @@ impl SendSched {
             self.nodes[rest as usize].parent = NIL;
         }
         if self.len() < DEQUE_BELOW {
-            self.into_deque();
+            self.switch_to_deque();
         }
         Some(front)
     }
 
     /// Deque → tree, same sequence.
-    fn into_tree(&mut self) {
+    fn switch_to_tree(&mut self) {
         self.tree_mode = true;
         self.root = NIL;
         while let Some(qi) = self.deque.pop_front() {
@@ -282,7 +282,7 @@ impl SendSched {
     }
 
     /// Tree → deque, same sequence.
-    fn into_deque(&mut self) {
+    fn switch_to_deque(&mut self) {
         let order = self.in_order();
         self.deque.extend(order);
         self.root = NIL;
@@ -555,7 +555,7 @@ mod tests {
                 s.list_or_wake(qi);
             }
             if tree {
-                s.into_tree(); // five QPs would stay a deque; the tree must behave the same
+                s.switch_to_tree(); // five QPs would stay a deque; the tree must behave the same
             }
             rotation_case(&mut s);
             assert_eq!(s.tree_mode, tree);

@@ -26,10 +26,10 @@ pub fn local_ack_timeout(timeout: u8, floor: Time, adaptive_base: Time, retry: u
     if timeout == 0 {
         return None;
     }
-    let spec = Time::ns(4_096).shl(timeout as u32);
+    let spec = Time::ns(4_096).saturating_shl(timeout as u32);
     let floored = spec.max(floor);
     if adaptive_base > Time::ZERO {
-        let adaptive = adaptive_base.shl(retry as u32);
+        let adaptive = adaptive_base.saturating_shl(retry as u32);
         return Some(floored.min(adaptive.max(spec)));
     }
     Some(floored)

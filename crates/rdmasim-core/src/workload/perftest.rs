@@ -391,7 +391,7 @@ fn latency_row(test: PerftestTest, bytes: u32, samples: &mut [f64], what: &str) 
 /// O(n) with a sliding-window maximum of completion times.
 fn peak_rate(posted: &[Time], completed: &[Time], win: usize, size: f64) -> f64 {
     let n = posted.len().min(completed.len());
-    if n <= win || completed[..n].iter().any(|t| *t == Time::ZERO) {
+    if n <= win || completed[..n].contains(&Time::ZERO) {
         return 0.0;
     }
     let mut best: f64 = 0.0;

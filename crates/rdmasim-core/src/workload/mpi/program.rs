@@ -154,7 +154,7 @@ impl RankProgram {
         let rem = size - pof2;
         // Ranks < 2*rem pair up: the even one sends its data to the odd one and sits out.
         let newrank: i64 = if rank < 2 * rem {
-            if rank % 2 == 0 {
+            if rank.is_multiple_of(2) {
                 self.send(rank + 1, bytes, tag);
                 -1
             } else {
