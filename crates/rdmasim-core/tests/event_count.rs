@@ -35,8 +35,9 @@ fn result_without_event_count(toml: &str, skip_idle_events: bool) -> serde_json:
 
 /// Four paced WRITE flows into one host (incast through a switch): the senders post while a
 /// packet of theirs is still leaving, the case where a skipped TxDone has to be scheduled
-/// after all (`post_send`); without that, PortXmitWait on the senders' ports came out 19 168
-/// instead of 354 292.
+/// after all (`kick_hca_at`). Before a post listed its QP from the WQE's ready time
+/// (`SendSched::list_from`), skipping it changed PortXmitWait on the senders' ports (19 168
+/// ticks instead of 354 292); since then this case no longer tells the two apart.
 const PACED_INCAST: &str = r#"
 [hardware]
 profile = "cx4-edr"

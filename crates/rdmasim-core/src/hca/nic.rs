@@ -29,8 +29,12 @@ impl World {
         self.hca_try_send(h);
     }
 
-    /// Schedules an engine kick at `at` unless one at or before it is pending.
+    /// Schedules an engine kick at `at` unless one at or before it is pending. Whoever kicks
+    /// the engine may have given it work (a post), so a TxDone left unscheduled because the
+    /// HCA had none is scheduled now (`tx_done_pending`): it would have pulled that work.
     pub(crate) fn kick_hca_at(&mut self, h: u32, at: Time) {
+        let ch = self.hcas[h as usize].tx_ch;
+        self.tx_done_pending(ch);
         let now = self.now();
         let hca = &mut self.hcas[h as usize];
         if hca.kick_at >= now && hca.kick_at <= at {

@@ -74,10 +74,6 @@ impl World {
         let only_work = q.tx_wqe == q.sq.len() && q.read_resps.is_empty();
         q.sq.push_back(SendWqe { wr, first_psn, npkts, ready_at: ready, fetch, read_rcvd: 0, done: false });
         hca.sched.list_from(qp.index(), if only_work { ready } else { Time::ZERO });
-        // The engine has work again: a TxDone left unscheduled because it had none must run
-        // (it pulls the listed QP, which may start waiting for credits before `ready`).
-        let ch = hca.tx_ch;
-        self.tx_done_pending(ch);
         self.kick_hca_at(qp.hca, ready);
         doorbell
     }
