@@ -4,7 +4,7 @@ RDMASIM ?= rdmasim
 # bash for the `time` keyword (isolation-study)
 SHELL := /bin/bash
 
-.PHONY: test test-rust test-python develop bench bench-instructions repro isolation-study pmpi-trace fuzz
+.PHONY: test test-rust test-python develop bench bench-instructions repro isolation-study isolation-quantum pmpi-trace fuzz
 
 ## Rust core tests (the PyO3 extension crate cannot link as a test binary) and Python tests.
 test: test-rust test-python
@@ -34,6 +34,11 @@ repro:
 ## 5 min on a 2-core machine (docs/isolation.md sec. 5); the default counts are 1 M and 300 k.
 isolation-study:
 	time RDMASIM_ISOLATION_MICE=10000000 RDMASIM_ISOLATION_KV=5000000 $(RDMASIM) reproduce isolation
+
+## Sensitivity, not a reproduction: the NIC's arbitration quantum swept under both readings
+## (chunk per request, quantum per turn) against C6-C8 (docs/isolation.md sec. 2.1); ~30 s.
+isolation-quantum:
+	$(PYTHON) -m rdmasim.sensitivity.arbitration_quantum out/sensitivity
 
 ## The PMPI tracing library (needs mpicc): build/libpmpi_trace.so. `rdmasim trace` builds its own.
 pmpi-trace:

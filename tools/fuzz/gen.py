@@ -56,7 +56,7 @@ def overrides():
     if maybe(0.15): o['ack_req_every'] = ch(1,2,3,64,1000,1<<30)
     if maybe(0.15): o['max_inflight_packets'] = ch(1,2,3,16,128,4096,8388608)
     if maybe(0.3): o['retransmit_floor_ms'] = fnum(ch(0.0,0.0,0.001,1.0,500.0))
-    if maybe(0.1): o['arbitration'] = '"%s"' % ch('packet-round-robin','message-round-robin','chunk-round-robin')
+    if maybe(0.1): o['arbitration'] = '"%s"' % ch('packet-round-robin','message-round-robin','chunk-round-robin','quantum-round-robin')
     if maybe(0.1): o['arbitration_chunk_bytes'] = ch(1,2,100,4096,16384,1<<30)
     if maybe(0.1): o['cpu_idle'] = '"%s"' % ch('none','haswell','haswell-pkg','sandybridge')
     if maybe(0.05): o['wqe_fetch_on_schedule'] = ch('true','false')

@@ -73,6 +73,29 @@ fn mouse_waits_behind_elephant_chunks_and_packet_arbitration_restores_isolation(
 }
 
 #[test]
+fn a_byte_quantum_sends_a_pipelined_mouses_waiting_requests_in_one_turn() {
+    // A mouse keeping 4 requests in flight (as HERD's client does) beside an elephant. With a
+    // chunk per work request each of its requests waits for an elephant chunk of its own; with
+    // a byte quantum per turn (deficit round robin, mlx5's DWRR scheduling element) the requests
+    // ready at its turn all leave in it, so a request waits about one chunk.
+    let elephant = flow("write", MB, "background = true", "event", "");
+    let piped = mouse("depth = 4");
+    let lat = |arbitration: &str| {
+        let o = format!("arbitration = \"{arbitration}\"");
+        (median(&run(&flows("cx3-fdr", &o, &piped)), 0), median(&run(&flows("cx3-fdr", &o, &(piped.clone() + &elephant))), 0))
+    };
+    let (alone, per_request) = lat("chunk-round-robin");
+    let (alone_q, per_turn) = lat("quantum-round-robin");
+    assert_eq!(alone, alone_q, "alone, nothing to arbitrate");
+    // FDR: a 16 KiB chunk takes 2.4 us.
+    assert!(per_request > alone + 3.0 * 2.4, "a chunk per request: {alone} -> {per_request} us");
+    assert!(per_turn < alone + 1.5 * 2.4, "a quantum per turn: {alone} -> {per_turn} us");
+    // Packet arbitration bounds each request's wait to one 4 KiB packet (0.6 us).
+    let packet = median(&run(&flows("cx3-fdr", "arbitration = \"packet-round-robin\"", &(piped + &elephant))), 0);
+    assert!(packet < alone + 4.0 * 0.65, "packet arbitration: {alone} -> {packet} us");
+}
+
+#[test]
 fn sender_side_splitting_protects_the_mouse() {
     let chunky = "arbitration = \"chunk-round-robin\"";
     let elephant = |extra: &str| flow("write", MB, "background = true", "event", extra);

@@ -122,15 +122,22 @@ impl World {
                     let hca = &mut self.hcas[h as usize];
                     let qp = &mut hca.qps[qi as usize];
                     if more {
-                        qp.turn_bytes += self.packets.get(pkt).payload;
+                        let sent = self.packets.get(pkt);
                         // The QP stays at the front while its turn lasts: a QP keeping its
                         // turn packet after packet costs no list traffic.
-                        let stay = !end_of_message
-                            && match policy {
-                                Arbitration::PacketRoundRobin => false,
-                                Arbitration::MessageRoundRobin => true,
-                                Arbitration::ChunkRoundRobin => qp.turn_bytes < chunk,
-                            };
+                        let stay = match policy {
+                            Arbitration::PacketRoundRobin => false,
+                            Arbitration::MessageRoundRobin => !end_of_message,
+                            Arbitration::ChunkRoundRobin => {
+                                qp.turn_bytes += sent.payload;
+                                !end_of_message && qp.turn_bytes < chunk
+                            }
+                            // Wire bytes, so that payload-less requests (READs) use it up too.
+                            Arbitration::QuantumRoundRobin => {
+                                qp.turn_bytes += sent.wire_bytes;
+                                qp.turn_bytes < chunk
+                            }
+                        };
                         if !stay {
                             qp.turn_bytes = 0;
                             hca.sched.rotate_front(Time::ZERO);
@@ -142,12 +149,17 @@ impl World {
                     self.emit(h, pkt);
                     return;
                 }
+                // Either way the QP's turn is over: it has nothing ready.
                 Next::Wait(t) => {
                     earliest = earliest.min(t);
-                    self.hcas[h as usize].sched.rotate_front(t);
+                    let hca = &mut self.hcas[h as usize];
+                    hca.qps[qi as usize].turn_bytes = 0;
+                    hca.sched.rotate_front(t);
                 }
                 Next::Idle => {
-                    self.hcas[h as usize].sched.pop_front();
+                    let hca = &mut self.hcas[h as usize];
+                    hca.qps[qi as usize].turn_bytes = 0;
+                    hca.sched.pop_front();
                 }
             }
         }

@@ -17,6 +17,10 @@ pub enum Arbitration {
     MessageRoundRobin,
     /// Up to `arbitration_chunk_bytes` of one work request before moving on.
     ChunkRoundRobin,
+    /// Up to `arbitration_chunk_bytes` on the wire per turn, across the QP's work requests: a
+    /// QP with several small messages ready sends them in one turn (a byte quantum, as in
+    /// deficit round robin), and its turn ends early when it has nothing ready.
+    QuantumRoundRobin,
 }
 
 macro_rules! profile_params {
@@ -146,7 +150,7 @@ profile_params! {
     adaptive_retrans_base_us: f64,
     /// How the send engine serves QPs.
     arbitration: Arbitration,
-    /// Chunk size for chunk-round-robin arbitration.
+    /// Chunk size for chunk-round-robin arbitration; the byte quantum of quantum-round-robin.
     arbitration_chunk_bytes: u32,
     /// Switch traversal latency (port to port, cut-through) of the matching switch generation.
     switch_latency_ns: f64,

@@ -144,7 +144,8 @@ pub struct Qp {
     pub rewound_to: Option<u32>,
     /// No transmission before this time (RNR wait).
     pub paused_until: Time,
-    /// Bytes of the current WQE sent in this scheduler turn (chunk arbitration).
+    /// Bytes sent in this scheduler turn: of the current WQE's payload (chunk arbitration), or
+    /// on the wire across WQEs (quantum arbitration).
     pub turn_bytes: u32,
 
     // ---- responder ----

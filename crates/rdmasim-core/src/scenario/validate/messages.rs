@@ -20,7 +20,7 @@ pub fn expected_for(key: &str) -> Option<String> {
         "hardware.overrides.ack_req_every" => "an integer >= 1 (packets)",
         "hardware.overrides.max_inflight_packets" => "an integer 1..=8388608 (2^23 packets)",
         "hardware.overrides.arbitration" => {
-            "one of \"packet-round-robin\", \"message-round-robin\", \"chunk-round-robin\""
+            "one of \"packet-round-robin\", \"message-round-robin\", \"chunk-round-robin\", \"quantum-round-robin\""
         }
         "hardware.overrides.wqe_fetch_on_schedule" | "hardware.overrides.rx_dma_drain" => "true or false",
         "hardware.overrides.pcie_gen" => "a PCIe generation: 3, 4 or 5",
