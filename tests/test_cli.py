@@ -96,6 +96,31 @@ def test_a_directory_given_as_scenario_or_trace_output_is_named(tmp_path, capsys
     assert f"cannot write traces to {a_file}: it is a file, not a directory" in err
 
 
+def test_a_scenario_that_is_not_utf8_names_the_line_and_byte(write_bw_toml, tmp_path, capsys):
+    bad = tmp_path / "latin1.toml"
+    bad.write_bytes(write_bw_toml.read_bytes() + b"# caf\xe9\n")
+    lines = write_bw_toml.read_bytes().count(b"\n")
+    for cmd in (["validate", str(bad)], ["run", str(bad), "-o", str(tmp_path / "o"), "--quiet"]):
+        assert main(cmd) == 2
+        err = capsys.readouterr().err
+        assert f"latin1.toml:{lines + 1}: byte 0xe9 at column 6 is not UTF-8 text" in err and "Traceback" not in err
+
+
+def test_validate_and_run_agree_on_a_scenario_with_a_byte_order_mark(write_bw_toml, tmp_path, capsys):
+    bom = tmp_path / "bom.toml"
+    bom.write_bytes(b"\xef\xbb\xbf" + write_bw_toml.read_bytes())
+    assert main(["validate", str(bom)]) == 0
+    assert main(["run", str(bom), "-o", str(tmp_path / "o"), "--quiet"]) == 0
+
+
+def test_a_scenario_path_that_is_not_a_readable_file_is_named(tmp_path, capsys):
+    assert main(["validate", "/dev/null"]) == 2
+    assert main(["validate", "a" * 5000 + ".toml"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot read scenario /dev/null: not a regular file" in err
+    assert "File name too long" in err and "Traceback" not in err
+
+
 def test_a_missing_scenario_file_exits_2(tmp_path):
     p = rdmasim("run", str(tmp_path / "nope.toml"))
     assert p.returncode == 2 and "nope.toml" in p.stderr and "Traceback" not in p.stderr
@@ -226,6 +251,46 @@ def test_ctrl_c_during_reproduce_all_still_writes_the_studies_done(monkeypatch, 
     assert list(json.loads(out)) == ["perftest"]  # valid JSON with the finished study
     names = list(studies())
     assert f"interrupted during study 'odp'; complete: perftest; not run: {', '.join(names[2:])}" in err
+
+
+def test_a_study_that_fails_keeps_the_other_studies_rows(monkeypatch, capsys):
+    import rdmasim.reproduce as reproduce
+
+    def fake_run_study(name, progress=False):
+        if name == "odp":  # the second study fails with an error, not an interrupt
+            raise RuntimeError("case 7 did not complete")
+        return [dict(zip(ROW_KEYS, (name.upper(), "m", 1.0, 1.0, "x", True)))]
+
+    monkeypatch.setattr(reproduce, "run_study", fake_run_study)
+    assert main(["reproduce", "all", "--json"]) == 4
+    out, err = capsys.readouterr()
+    names = list(studies())
+    assert list(json.loads(out)) == [n for n in names if n != "odp"]  # the later studies ran too
+    assert "study 'odp' failed: RuntimeError: case 7 did not complete" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("var, value, named", [
+    ("RDMASIM_ISOLATION_MICE", "abc", "RDMASIM_ISOLATION_MICE='abc': expected an integer >= 1"),
+    ("RDMASIM_ISOLATION_KV", "0", "RDMASIM_ISOLATION_KV='0': expected an integer >= 1"),
+    ("RDMASIM_ISOLATION_KV_PIPELINE", "yes", "RDMASIM_ISOLATION_KV_PIPELINE='yes': expected 1 (on) or 0 (off)"),
+    ("RDMASIM_ISOLATION_TICK_HZ", "nan", "RDMASIM_ISOLATION_TICK_HZ='nan': expected a finite number >= 0"),
+    # In range for the reader, rejected by the core: named as the variable all the same.
+    ("RDMASIM_ISOLATION_KV_WINDOW", "100000", "RDMASIM_ISOLATION_KV_WINDOW='100000': the isolation cases they make are rejected: key `workload.kv.window`"),
+])
+def test_a_bad_study_variable_is_named_before_any_study_runs(monkeypatch, capsys, var, value, named):
+    import rdmasim.reproduce as reproduce
+    from rdmasim.reproduce import isolation as iso
+
+    ran = []
+    monkeypatch.setattr(reproduce, "run_study", lambda name, progress=False: ran.append(name) or [])
+    monkeypatch.setenv(var, value)
+    assert main(["reproduce", "all", "--json"]) == 2
+    assert ran == []
+    assert named in capsys.readouterr().err
+    # Another study alone does not read the variable, so it is not stopped by it.
+    assert main(["reproduce", "perftest", "--json"]) == 0 and ran == ["perftest"]
+    # The check changed none of the study's settings.
+    assert (iso.MOUSE_MESSAGES, iso.KV_REQUESTS, iso.HERD_WINDOW, iso.TICK_HZ_OVERRIDE) == (1_000_000, 300_000, 4, None)
 
 
 def test_reproduce_unknown_study_exits_2():

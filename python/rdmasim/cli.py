@@ -3,7 +3,8 @@
 Exit codes: 0 success; 1 a reproduction row did not match; 2 bad input (scenario error,
 missing file, unknown name, an output directory that cannot be written); 3 the results could
 not be written where asked and went to a temporary directory (named on stderr); 130
-interrupted (partial results are still written).
+interrupted (partial results are still written); 4 a reproduction study failed with an error
+(the other studies still ran and their rows are printed; the error is named on stderr).
 """
 from __future__ import annotations
 
@@ -18,12 +19,13 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from . import __version__
 from . import perftest as pt
 from . import perftest_flags
+from .envvars import EnvVarError
 from .errors import ScenarioError
 from .result import FORMATS, Result
 from .runner import RunInterrupted, run, validate
 from .scenario import scenario_dict
 
-EXIT_OK, EXIT_MISMATCH, EXIT_USAGE, EXIT_OUTPUT, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_MISMATCH, EXIT_USAGE, EXIT_OUTPUT, EXIT_STUDY_FAILED, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 
 
 class _InputError(Exception):
@@ -40,10 +42,17 @@ def _interactive() -> bool:
 
 def _scenario_file(path: str) -> Path:
     p = Path(path)
-    if p.is_dir():
-        raise _InputError(f"cannot read scenario {path}: it is a directory, expected a TOML file")
-    if not p.is_file():
-        raise _InputError(f"cannot read scenario {path}: no such file")
+    try:
+        if p.is_dir():
+            raise _InputError(f"cannot read scenario {path}: it is a directory, expected a TOML file")
+        if not p.exists():
+            raise _InputError(f"cannot read scenario {path}: no such file")
+        if not p.is_file():
+            raise _InputError(f"cannot read scenario {path}: not a regular file (a device or a pipe), expected a TOML file")
+        with p.open("rb"):  # readable? (permissions)
+            pass
+    except OSError as e:  # a name too long, a permission, a loop of links
+        raise _InputError(f"cannot read scenario {path}: {e.strerror or e}") from None
     return p
 
 
@@ -237,7 +246,17 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             raise _InputError(f"unknown study {n!r}, expected one of: {', '.join(registry)}, all"
                               + (f" (parts of {base}: {', '.join(parts)})" if parts else
                                  f" ({base} has no parts)" if base in registry and part else ""))
+    # Every selected study's environment variables are checked before any study runs: a typo
+    # fails at once, not after minutes of other studies' results.
+    for base in dict.fromkeys(n.partition(":")[0] for n in names):
+        check_env = getattr(registry[base], "check_env", None)
+        if check_env is not None:
+            try:
+                check_env()
+            except EnvVarError as e:
+                raise _InputError(f"reproduce {base}: {e}") from None
     results: Dict[str, List[Dict[str, Any]]] = {}
+    failed: Dict[str, str] = {}
     interrupted = None
     for n in names:
         if not args.json:
@@ -247,6 +266,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             interrupted = n
             break
+        except Exception as e:  # noqa: BLE001 - one study's error must not lose the others' rows
+            failed[n] = f"{type(e).__name__}: {e}"
+            _err(f"study {n!r} failed: {failed[n]}" + ("; the other studies go on" if n != names[-1] else ""))
+            continue
         results[n] = rows
         if not args.json:
             print(reproduce.format_table(rows))
@@ -265,6 +288,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         ok = sum(r["ok"] for r in all_rows)
         print(f"{ok}/{len(all_rows)} rows ok" + ("" if ok == len(all_rows) else
               f"; not ok: {', '.join(r['id'] for r in all_rows if not r['ok'])}"))
+    if failed:
+        _err(f"{len(failed)} of {len(names)} studies failed: {', '.join(failed)}; complete: {', '.join(results) or 'none'}")
+        return EXIT_STUDY_FAILED
     return EXIT_OK if all(r["ok"] for r in all_rows) else EXIT_MISMATCH
 
 

@@ -47,6 +47,22 @@ def _looks_like_path(text: str) -> bool:
     return os.path.isfile(text) or ("=" not in text and text.endswith(".toml"))
 
 
+def read_toml_file(path: Path) -> str:
+    """A TOML file's text. TOML is UTF-8: other bytes are a scenario error naming the line and
+    column; a leading byte-order mark is dropped, so that every reader sees the same text."""
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        from .errors import scenario_error
+
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise scenario_error(str(path), "", line, f"byte 0x{data[e.start]:02x} at column {column} is not UTF-8 text; "
+                             "a scenario file must be UTF-8 (TOML)") from None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
 def scenario_text(scenario: ScenarioLike) -> Tuple[str, str]:
     """Returns ``(toml_text, source)`` for a path, a TOML string or a dict.
 
@@ -56,8 +72,7 @@ def scenario_text(scenario: ScenarioLike) -> Tuple[str, str]:
     if isinstance(scenario, Mapping):
         return dict_to_toml(scenario), DICT_SOURCE
     if isinstance(scenario, os.PathLike) or (isinstance(scenario, str) and _looks_like_path(scenario)):
-        path = Path(scenario)
-        return path.read_text(encoding="utf-8"), str(scenario)
+        return read_toml_file(Path(scenario)), str(scenario)
     if isinstance(scenario, str):
         return scenario, STRING_SOURCE
     raise TypeError(f"scenario must be a path, a TOML string or a dict, not {type(scenario).__name__}")

@@ -44,6 +44,9 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from ..envvars import EnvVarError, env_float, env_int, env_switch
+from ..errors import ScenarioError
+from ..runner import validate
 from ..sweep import run_point
 from . import row
 
@@ -63,29 +66,29 @@ HOST_CPU_IDLE = {"cx3-fdr": "sandybridge", "cx4-edr": "haswell-pkg"}
 #: kernels on amd64 (CloudLab, cx3-fdr) and on ppc64el (Conflux, cx4-edr: that it ran Ubuntu is an
 #: assumption). RDMASIM_ISOLATION_TICK_HZ overrides both (0 = no tick noise).
 HOST_TICK_HZ = {"cx3-fdr": 250.0, "cx4-edr": 250.0}
-_TICK_ENV = os.environ.get("RDMASIM_ISOLATION_TICK_HZ")
+TICK_HZ_OVERRIDE: Optional[float] = None
 #: Interrupt entry + exit around each tick's handler, ns (docs/isolation.md 2.6): the one full
 #: noise sample of the kernel's osnoise-tracer.rst splits into 316 ns before the local_timer
 #: handler and 1581 ns after it until the woken thread runs, of which the switch back (999 ns) is
 #: taken as the switch cost: 316 + (1581 - 999) = 898 ns (bounds 316..1897 ns).
 #: RDMASIM_ISOLATION_TICK_ENTRY_EXIT_NS overrides it (0 = the handler only).
-TICK_ENTRY_EXIT_NS = float(os.environ.get("RDMASIM_ISOLATION_TICK_ENTRY_EXIT_NS", 898.0))
+TICK_ENTRY_EXIT_NS = 898.0
 #: Mouse messages per case: the study sent 10 M; 1 M keeps 100 samples beyond the 99.99th
 #: percentile and the whole reproduction within minutes (a 10 B mouse beside an elephant costs
 #: ~27 events per message; see docs/isolation.md for the measured rate).
-MOUSE_MESSAGES = int(os.environ.get("RDMASIM_ISOLATION_MICE", 1_000_000))
+MOUSE_MESSAGES = 1_000_000
 #: HERD requests per case (the study: 5 M).
-KV_REQUESTS = int(os.environ.get("RDMASIM_ISOLATION_KV", 300_000))
+KV_REQUESTS = 300_000
 #: Requests a HERD client keeps outstanding: the study ran HERD as published with SIGCOMM'14
 #: (its ref. [1]), whose client keeps a sliding window of WINDOW_SIZE = 4 (efficient/HERD
 #: common.h; main.c run_client polls the oldest response once num_req - num_resp == WINDOW_SIZE).
 #: (efficient/rdma_bench's later HERD batches 32: not the code the study cites.)
-HERD_WINDOW = int(os.environ.get("RDMASIM_ISOLATION_KV_WINDOW", 4))
+HERD_WINDOW = 4
 #: HERD's server answers a request at the second push of its 2-stage pipeline after it
 #: (efficient/HERD main.c run_server / process_pipeline, FAIL_LIM 100 from common.h); the CPU
 #: time of one empty poll is the model's assumed default (`empty_poll_ns`, docs/isolation.md
 #: sec. 3). RDMASIM_ISOLATION_KV_PIPELINE=0 turns it off.
-HERD_SERVER_PIPELINE = os.environ.get("RDMASIM_ISOLATION_KV_PIPELINE", "1") != "0"
+HERD_SERVER_PIPELINE = True
 #: Messages of the smaller elephant in a cell (the window closes when it has sent them).
 ELEPHANT_MESSAGES = 40
 VERBS = ("write", "read", "write_imm", "send")
@@ -150,7 +153,7 @@ def scenario(profile: str, flows: Sequence[Dict[str, Any]], kv: Optional[Dict[st
         w["kv"] = kv
     hw = dict(overrides or ISOLATION_OVERRIDES)
     hw.setdefault("cpu_idle", HOST_CPU_IDLE.get(profile, "none"))
-    hw.setdefault("os_tick_hz", float(_TICK_ENV) if _TICK_ENV is not None else HOST_TICK_HZ.get(profile, 0.0))
+    hw.setdefault("os_tick_hz", TICK_HZ_OVERRIDE if TICK_HZ_OVERRIDE is not None else HOST_TICK_HZ.get(profile, 0.0))
     hw.setdefault("os_tick_entry_exit_ns", TICK_ENTRY_EXIT_NS)
     return {"seed": 1, "hardware": {"profile": profile, "overrides": hw},
             "topology": dict(TOPOLOGY), "qp": {"mtu": PATH_MTU}, "workload": w}
@@ -538,7 +541,55 @@ def justitia_rows(c: Cases) -> List[Dict[str, Any]]:
     return rows
 
 
+#: The variables that tune this study (each constant above says what it sets).
+ENV_VARS = ("RDMASIM_ISOLATION_MICE", "RDMASIM_ISOLATION_KV", "RDMASIM_ISOLATION_KV_WINDOW",
+            "RDMASIM_ISOLATION_KV_PIPELINE", "RDMASIM_ISOLATION_TICK_HZ", "RDMASIM_ISOLATION_TICK_ENTRY_EXIT_NS")
+
+
+def settings_from_env() -> None:
+    """Applies the ``ENV_VARS`` that are set (a value that is not a count or a number of the
+    right kind raises :class:`EnvVarError` naming the variable); unset ones keep the defaults."""
+    global MOUSE_MESSAGES, KV_REQUESTS, HERD_WINDOW, HERD_SERVER_PIPELINE, TICK_HZ_OVERRIDE, TICK_ENTRY_EXIT_NS
+    MOUSE_MESSAGES = env_int("RDMASIM_ISOLATION_MICE", MOUSE_MESSAGES, lo=1)
+    KV_REQUESTS = env_int("RDMASIM_ISOLATION_KV", KV_REQUESTS, lo=1)
+    HERD_WINDOW = env_int("RDMASIM_ISOLATION_KV_WINDOW", HERD_WINDOW, lo=1)
+    HERD_SERVER_PIPELINE = env_switch("RDMASIM_ISOLATION_KV_PIPELINE", HERD_SERVER_PIPELINE)
+    if os.environ.get("RDMASIM_ISOLATION_TICK_HZ", "").strip():
+        TICK_HZ_OVERRIDE = env_float("RDMASIM_ISOLATION_TICK_HZ", 0.0)
+    TICK_ENTRY_EXIT_NS = env_float("RDMASIM_ISOLATION_TICK_ENTRY_EXIT_NS", TICK_ENTRY_EXIT_NS)
+
+
+_SETTINGS = ("MOUSE_MESSAGES", "KV_REQUESTS", "HERD_WINDOW", "HERD_SERVER_PIPELINE", "TICK_HZ_OVERRIDE", "TICK_ENTRY_EXIT_NS")
+
+
+def check_env() -> None:
+    """Reads the variables and validates a mouse and a HERD case on each profile with them, so a
+    value the core rejects (a HERD window beyond its bound, a tick rate below 1 Hz) is named
+    before any case runs, as the variable and not as a key of a generated scenario. Only a
+    check: the settings are as before when it returns (``run`` applies them)."""
+    saved = {k: globals()[k] for k in _SETTINGS}
+    try:
+        settings_from_env()
+        _validate_cases()
+    finally:
+        globals().update(saved)
+
+
+def _validate_cases() -> None:
+    for profile in PROFILES:
+        for spec in (mouse_case(profile, 10, (GB, "event")), kv_case(profile, 1.0, GB)):
+            try:
+                validate(spec)
+            except ScenarioError as e:
+                given = ", ".join(f"{v}={os.environ[v]!r}" for v in ENV_VARS if v in os.environ)
+                raise EnvVarError(f"environment: {given or 'no RDMASIM_ISOLATION_* variable set'}: "
+                                  f"the isolation cases they make are rejected: key `{getattr(e, 'key', '')}`: "
+                                  f"{getattr(e, 'message', str(e))}") from None
+
+
 def run(progress: bool = False, executor: Optional[Executor] = None) -> List[Dict[str, Any]]:
+    settings_from_env()
+    _validate_cases()
     own = executor is None and os.environ.get("RDMASIM_ISOLATION_SERIAL") is None
     ex = ProcessPoolExecutor(max_workers=os.cpu_count() or 2) if own else executor
     try:
