@@ -196,7 +196,7 @@ def test_a_plot_that_cannot_be_written_is_skipped_with_a_warning(tmp_path, capsy
     a_file.write_text("not a directory")
     fig, _ = plt.subplots()
     assert save(fig, a_file / "fig.png") is None
-    assert f"cannot write {a_file / 'fig.png'}: " in capsys.readouterr().err
+    assert f"cannot write {a_file / 'fig.png'}: {a_file} is a file, not a directory; skipped" in capsys.readouterr().err
     assert save(plt.subplots()[0], tmp_path / "ok" / "fig.png") == tmp_path / "ok" / "fig.png"
     assert (tmp_path / "ok" / "fig.png").stat().st_size > 0
 

@@ -28,7 +28,10 @@ def artifact(path: Path, write: Callable[[Path], Any]) -> Optional[Path]:
         path.parent.mkdir(parents=True, exist_ok=True)
         write(path)
     except OSError as e:
-        print(f"rdmasim: warning: cannot write {path}: {e.strerror or e}; skipped", file=sys.stderr)
+        # mkdir says "File exists" when a file stands where a directory should be: name it.
+        blocking = next((p for p in [path.parent, *path.parent.parents] if p.exists() and not p.is_dir()), None)
+        why = f"{blocking} is a file, not a directory" if blocking is not None else (e.strerror or str(e))
+        print(f"rdmasim: warning: cannot write {path}: {why}; skipped", file=sys.stderr)
         return None
     return path
 
