@@ -108,3 +108,20 @@ def test_cli_trace_bad_rank_count_is_an_input_error(capsys):
 
     assert main(["trace", "-n", "0", "--", "true"]) == 2
     assert "-n 0: expected at least 1 rank" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("cache", ["file", "/proc/nope"])
+def test_an_unusable_cache_directory_is_named_with_its_variable(tmp_path, monkeypatch, capsys, cache):
+    if cache == "file":
+        cache = str(tmp_path / "afile")
+        Path(cache).write_text("")
+    monkeypatch.setenv("RDMASIM_CACHE", cache)
+    with pytest.raises(mpitrace.TraceToolError) as e:
+        mpitrace._cache_dir()
+    assert f"cannot use {cache} (RDMASIM_CACHE={cache}) as the cache" in str(e.value)
+    # The CLI reaches the cache right after finding mpicc: a stand-in compiler is enough here.
+    monkeypatch.setattr(mpitrace, "mpicc", lambda: "/bin/true")
+    from rdmasim.cli import main
+
+    assert main(["trace", "-n", "1", "-o", str(tmp_path / "t"), "--", "prog"]) == 2
+    assert f"RDMASIM_CACHE={cache}" in capsys.readouterr().err

@@ -28,7 +28,8 @@ EXAMPLES = HERE / "examples"
 
 
 class TraceToolError(RuntimeError):
-    """mpicc / mpiexec missing or failing."""
+    """mpicc / mpiexec missing or failing, or the cache directory unusable; the message names
+    what and where."""
 
 
 def mpicc() -> Optional[str]:
@@ -36,9 +37,21 @@ def mpicc() -> Optional[str]:
 
 
 def _cache_dir() -> Path:
-    base = os.environ.get("RDMASIM_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME", str(Path.home() / ".cache")), "rdmasim")
-    p = Path(base)
-    p.mkdir(parents=True, exist_ok=True)
+    # An empty variable counts as unset (an empty XDG_CACHE_HOME would otherwise make the cache
+    # a relative `rdmasim` directory wherever the command runs).
+    if os.environ.get("RDMASIM_CACHE"):
+        var, p = "RDMASIM_CACHE", Path(os.environ["RDMASIM_CACHE"])
+    elif os.environ.get("XDG_CACHE_HOME"):
+        var, p = "XDG_CACHE_HOME", Path(os.environ["XDG_CACHE_HOME"]) / "rdmasim"
+    else:
+        var, p = "", Path.home() / ".cache" / "rdmasim"
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        why = "it is a file, not a directory" if p.is_file() else f"cannot create it: {e.strerror or e}"
+        where = f"{var}={os.environ[var]}" if var else "the default cache directory"
+        raise TraceToolError(f"cannot use {p} ({where}) as the cache for the PMPI library: {why}; "
+                             "set RDMASIM_CACHE to a writable directory") from None
     return p
 
 
