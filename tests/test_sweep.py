@@ -194,3 +194,16 @@ def test_ctrl_c_with_an_executor_keeps_every_run_already_done_in_grid_order(writ
     assert list(e.table["workload.size"]) == [4096, 1024] and e.table["finished"].all()
     assert pool.cancelled == [3]
 
+
+def test_an_unknown_table_is_named_with_the_available_ones_before_any_run(write_bw, monkeypatch):
+    sweep_module = _sweep_module()
+    ran = []
+    monkeypatch.setattr(sweep_module, "run_point", lambda spec, table: ran.append(spec) or ({}, []))
+    for table in ("nope", "flows"):  # a typo; a table of another workload kind
+        with pytest.raises(ValueError) as info:
+            rdmasim.sweep(write_bw, {"workload.size": [4096]}, table=table)
+        assert str(info.value) == (f"table {table!r} is not a table of this sweep's runs; available: "
+                                   "hca_counters, host_cpu, latency, perftest, ports, qps, run, summary")
+    assert ran == []
+    rdmasim.sweep(write_bw, {"workload.size": [4096]}, table="ports")  # a real one still runs
+    assert len(ran) == 1

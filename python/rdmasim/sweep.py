@@ -3,19 +3,24 @@ from __future__ import annotations
 
 import copy
 import itertools
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+import json
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 import pandas as pd
 
 from .errors import ScenarioError, scenario_error
 from .result import Result, order_columns
-from .runner import RunInterrupted, run, validate
+from .runner import RunInterrupted, run, simulation, validate
 from .scenario import ScenarioLike, get_dotted, scenario_dict, set_dotted
 
 __all__ = ["sweep", "grid_points", "run_point", "SweepInterrupted"]
 
 #: Pseudo table name: one row per point with the run's summary (finished, sim_time_us, events...).
 SUMMARY_TABLE = "summary"
+#: Tables whose rows appear only once the run creates what they describe (an MPI replay connects
+#: its QPs and SRQs as ranks first talk; `odp` once ODP memory is registered), so a scenario that
+#: has not run yet does not list them.
+_TABLES_MADE_WHILE_RUNNING = ("qps", "srqs", "odp")
 
 Outcome = Tuple[Dict[str, Any], List[Dict[str, Any]]]
 
@@ -71,6 +76,33 @@ def _check_point(spec: Dict[str, Any], point: Mapping[str, Any]) -> None:
         where = ", ".join(f"{k}={v!r}" for k, v in point.items()) or "(base scenario)"
         raise scenario_error(f"sweep point {where}", getattr(e, "key", ""), None,
                              getattr(e, "message", str(e))) from None
+
+
+def _tables_before_running(spec: Dict[str, Any]) -> Set[str]:
+    """The tables a scenario reports, read from a built (not run) simulation."""
+    return set(json.loads(simulation(spec).result_json()).get("tables", {}))
+
+
+def _check_table(table: str, specs: Sequence[Tuple[Mapping[str, Any], Dict[str, Any]]]) -> None:
+    """Raises ValueError when no run of the sweep can have ``table`` (a misspelt name would
+    otherwise give an empty DataFrame after every run)."""
+    if table == SUMMARY_TABLE or table in _TABLES_MADE_WHILE_RUNNING:
+        return
+    # The workload decides the tables (its kind, and within `flows` whether there are flows
+    # beside the key-value store): one build per distinct workload until one has the table,
+    # so a table that exists costs one build.
+    available: Set[str] = set()
+    seen = set()
+    for _, spec in specs:
+        workload = json.dumps(spec.get("workload"), sort_keys=True, default=str)
+        if workload in seen:
+            continue
+        seen.add(workload)
+        available |= _tables_before_running(spec)
+        if table in available:
+            return
+    names = ", ".join(sorted(available | {SUMMARY_TABLE}))
+    raise ValueError(f"table {table!r} is not a table of this sweep's runs; available: {names}")
 
 
 def _records(point: Mapping[str, Any], spec: Mapping[str, Any], outcome: Outcome, table: str) -> List[Dict[str, Any]]:
@@ -151,6 +183,8 @@ def sweep(
 
     Raises:
         ScenarioError: a point's scenario is invalid (names the point); before any run.
+        ValueError: ``table`` is not a table of the sweep's runs (lists those there are);
+            before any run.
         SweepInterrupted: Ctrl-C; its ``.table`` holds the rows of the runs that finished.
     """
     base = scenario_dict(scenario)
@@ -166,8 +200,10 @@ def sweep(
                 spec["seed"] = int(seed)
             _check_point(spec, point)
             specs.append((point, spec))
-    # Every point is checked before any runs: a bad value late in the grid does not cost the
-    # runs before it.
+    # Every point and the table are checked before any runs: a bad value late in the grid does
+    # not cost the runs before it.
+    _check_table(table, specs)
+
     # A run's outcome is kept as soon as it is in, so that Ctrl-C loses only the runs under way.
     outcomes: List[Optional[Outcome]] = [None] * len(specs)
     futures: List[Any] = []
