@@ -207,3 +207,20 @@ def test_an_unknown_table_is_named_with_the_available_ones_before_any_run(write_
     assert ran == []
     rdmasim.sweep(write_bw, {"workload.size": [4096]}, table="ports")  # a real one still runs
     assert len(ran) == 1
+
+
+@pytest.mark.parametrize("seeds,message", [
+    ([1, 2**63], "sweep seeds[1]: key `seed`: seed = 9223372036854775808 is out of range; expected 0..=9223372036854775807"),
+    ([-1], "sweep seeds[0]: key `seed`: seed = -1 is out of range; expected 0..=9223372036854775807"),
+    (["x"], "sweep seeds[0]: key `seed`: expected an integer 0..=9223372036854775807; found str 'x'"),
+], ids=["2**63", "negative", "string"])
+def test_a_bad_seed_is_named_by_its_position_in_seeds(write_bw, seeds, message):
+    with pytest.raises(rdmasim.ScenarioError) as info:
+        rdmasim.sweep(write_bw, {"workload.size": [4096]}, seeds=seeds)
+    assert str(info.value).startswith(message), str(info.value)
+
+
+def test_the_largest_seed_docs_scenario_md_gives_runs(write_bw):
+    np = pytest.importorskip("numpy")
+    df = rdmasim.sweep(write_bw, {"workload.iters": [10]}, seeds=[np.uint64(2**63 - 1)], table="summary")
+    assert list(df["seed"]) == [2**63 - 1] and df["finished"].all()

@@ -4,6 +4,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import operator
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 import pandas as pd
@@ -66,6 +67,31 @@ def run_point(scenario: Dict[str, Any], table: str) -> Tuple[Dict[str, Any], Lis
     else:
         rows = list(res.raw.get("tables", {}).get(table, []))
     return summary, rows
+
+
+#: A scenario's largest seed: the core takes a u64, but every scenario reaches it as TOML, whose
+#: integers are signed 64-bit (a dict is converted to TOML too).
+MAX_SEED = 2**63 - 1
+
+
+def _seeds(seeds: Sequence[Any]) -> List[Optional[int]]:
+    """The seeds as ints, each checked here so the error names it (the core's would name only
+    the grid point, and TOML)."""
+    out: List[Optional[int]] = []
+    for i, seed in enumerate(seeds):
+        try:
+            v = None if isinstance(seed, bool) else operator.index(seed)
+        except TypeError:
+            v = None
+        if v is None:
+            raise scenario_error(f"sweep seeds[{i}]", "seed", None,
+                                 f"expected an integer 0..={MAX_SEED}; found {type(seed).__name__} {seed!r}")
+        if not 0 <= v <= MAX_SEED:
+            raise scenario_error(f"sweep seeds[{i}]", "seed", None,
+                                 f"seed = {v} is out of range; expected 0..={MAX_SEED} (scenarios are TOML, "
+                                 "whose integers are signed 64-bit)")
+        out.append(v)
+    return out
 
 
 def _check_point(spec: Dict[str, Any], point: Mapping[str, Any]) -> None:
@@ -173,7 +199,8 @@ def sweep(
         executor: None (run here, one after another), any ``concurrent.futures.Executor``, or a
             ``dask.distributed.Client``: anything with ``submit(fn, *args)`` returning futures
             with ``.result()``.
-        seeds: run every point once per seed (sets ``seed``); None keeps the scenario's seed.
+        seeds: run every point once per seed (sets ``seed``, 0..=2**63-1); None keeps the
+            scenario's seed.
         table: which result table to collect (``"perftest"``, ``"ports"``, ...), or
             ``"summary"`` for one row per run.
 
@@ -189,7 +216,7 @@ def sweep(
     """
     base = scenario_dict(scenario)
     points = grid_points(grid)
-    seed_list: List[Optional[int]] = list(seeds) if seeds is not None else [None]
+    seed_list: List[Optional[int]] = _seeds(seeds) if seeds is not None else [None]
     specs = []
     for point in points:
         for seed in seed_list:
@@ -197,7 +224,7 @@ def sweep(
             for key, value in point.items():
                 set_dotted(spec, key, value)
             if seed is not None:
-                spec["seed"] = int(seed)
+                spec["seed"] = seed
             _check_point(spec, point)
             specs.append((point, spec))
     # Every point and the table are checked before any runs: a bad value late in the grid does
