@@ -126,6 +126,23 @@ def test_max_events_per_step_must_be_positive(write_bw):
         rdmasim.run(write_bw, max_events_per_step=0)
 
 
+@pytest.mark.parametrize("n,error,message", [
+    (2**70, ValueError, "max_events_per_step = 1180591620717411303424 is out of range; expected 1..=18446744073709551615"),
+    (2.5, TypeError, "max_events_per_step must be an integer, not float (2.5)"),
+    (True, TypeError, "max_events_per_step must be an integer, not bool (True)"),
+], ids=["2**70", "float", "bool"])
+def test_max_events_per_step_out_of_the_cores_range_is_named(write_bw, n, error, message):
+    with pytest.raises(error) as info:
+        rdmasim.run(write_bw, max_events_per_step=n)
+    assert str(info.value).startswith(message)
+
+
+def test_max_events_per_step_takes_the_largest_u64_and_other_integer_types(write_bw):
+    assert rdmasim.run(write_bw, max_events_per_step=2**64 - 1).finished
+    np = pytest.importorskip("numpy")
+    assert rdmasim.run(write_bw, max_events_per_step=np.int64(1000)).finished
+
+
 def test_ctrl_c_keeps_what_was_computed(write_bw):
     def interrupt(_frac):
         raise KeyboardInterrupt

@@ -131,3 +131,96 @@ def test_a_bad_value_late_in_the_grid_is_named_before_any_point_runs(write_bw, m
     e = info.value
     assert e.source == "sweep point workload.size=0" and e.key == "workload.size"
     assert str(e).startswith("sweep point workload.size=0: key `workload.size`: size = 0 is out of range")
+
+
+def _sweep_module():
+    import importlib
+
+    return importlib.import_module("rdmasim.sweep")  # `rdmasim.sweep` is the function
+
+
+def test_ctrl_c_keeps_the_rows_of_the_runs_already_finished(write_bw, monkeypatch):
+    sweep_module = _sweep_module()
+    real = sweep_module.run_point
+    calls = []
+
+    def interrupt(_frac):
+        raise KeyboardInterrupt
+
+    def run_point(spec, table):
+        calls.append(spec)
+        if len(calls) == 3:  # Ctrl-C during the third run
+            rdmasim.run(spec, progress=interrupt)
+        return real(spec, table)
+
+    monkeypatch.setattr(sweep_module, "run_point", run_point)
+    sizes = {"workload.size": [4096, 65536, 1024, 2048]}
+    with pytest.raises(rdmasim.SweepInterrupted) as info:
+        rdmasim.sweep(write_bw, sizes)
+    e = info.value
+    assert isinstance(e, KeyboardInterrupt) and isinstance(e, rdmasim.RunInterrupted)
+    assert (e.done, e.total) == (2, 4) and len(calls) == 3  # the fourth never started
+    monkeypatch.setattr(sweep_module, "run_point", real)
+    pd.testing.assert_frame_equal(e.table, rdmasim.sweep(write_bw, {"workload.size": [4096, 65536]}))
+    assert e.result is not None and not e.result.finished and e.result.interrupted
+
+
+class InterruptedWhileWaiting:
+    """Job 0 is done, waiting for job 1 is interrupted (Ctrl-C in the main thread), job 2 is
+    done already (out of order), job 3 is still queued."""
+
+    def __init__(self):
+        self.submitted = 0
+        self.cancelled = []
+
+    def submit(self, fn, *args):
+        i, self.submitted = self.submitted, self.submitted + 1
+        fut = Future()
+        if i in (0, 2):
+            fut.set_result(fn(*args))
+        elif i == 1:
+            fut.result = lambda timeout=None: (_ for _ in ()).throw(KeyboardInterrupt())
+        else:
+            fut.cancel = lambda: self.cancelled.append(i) or True
+        return fut
+
+
+def test_ctrl_c_with_an_executor_keeps_every_run_already_done_in_grid_order(write_bw):
+    pool = InterruptedWhileWaiting()
+    with pytest.raises(rdmasim.SweepInterrupted) as info:
+        rdmasim.sweep(write_bw, {"workload.size": [4096, 65536, 1024, 2048]}, executor=pool, table="summary")
+    e = info.value
+    assert (e.done, e.total) == (2, 4) and e.result is None
+    assert list(e.table["workload.size"]) == [4096, 1024] and e.table["finished"].all()
+    assert pool.cancelled == [3]
+
+
+def test_an_unknown_table_is_named_with_the_available_ones_before_any_run(write_bw, monkeypatch):
+    sweep_module = _sweep_module()
+    ran = []
+    monkeypatch.setattr(sweep_module, "run_point", lambda spec, table: ran.append(spec) or ({}, []))
+    for table in ("nope", "flows"):  # a typo; a table of another workload kind
+        with pytest.raises(ValueError) as info:
+            rdmasim.sweep(write_bw, {"workload.size": [4096]}, table=table)
+        assert str(info.value) == (f"table {table!r} is not a table of this sweep's runs; available: "
+                                   "hca_counters, host_cpu, latency, perftest, ports, qps, run, summary")
+    assert ran == []
+    rdmasim.sweep(write_bw, {"workload.size": [4096]}, table="ports")  # a real one still runs
+    assert len(ran) == 1
+
+
+@pytest.mark.parametrize("seeds,message", [
+    ([1, 2**63], "sweep seeds[1]: key `seed`: seed = 9223372036854775808 is out of range; expected 0..=9223372036854775807"),
+    ([-1], "sweep seeds[0]: key `seed`: seed = -1 is out of range; expected 0..=9223372036854775807"),
+    (["x"], "sweep seeds[0]: key `seed`: expected an integer 0..=9223372036854775807; found str 'x'"),
+], ids=["2**63", "negative", "string"])
+def test_a_bad_seed_is_named_by_its_position_in_seeds(write_bw, seeds, message):
+    with pytest.raises(rdmasim.ScenarioError) as info:
+        rdmasim.sweep(write_bw, {"workload.size": [4096]}, seeds=seeds)
+    assert str(info.value).startswith(message), str(info.value)
+
+
+def test_the_largest_seed_docs_scenario_md_gives_runs(write_bw):
+    np = pytest.importorskip("numpy")
+    df = rdmasim.sweep(write_bw, {"workload.iters": [10]}, seeds=[np.uint64(2**63 - 1)], table="summary")
+    assert list(df["seed"]) == [2**63 - 1] and df["finished"].all()

@@ -22,7 +22,7 @@ from .profiles import profile_names, profiles
 from .result import Result
 from .runner import RunInterrupted, run, simulation, validate
 from .scenario import dict_to_toml, scenario_dict, set_dotted
-from .sweep import sweep
+from .sweep import SweepInterrupted, sweep
 
 __version__: str = _core.__version__
 
@@ -39,6 +39,7 @@ __all__ = [
     "set_dotted",
     "simulation",
     "sweep",
+    "SweepInterrupted",
     "validate",
     "__version__",
 ]

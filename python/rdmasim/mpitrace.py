@@ -28,7 +28,8 @@ EXAMPLES = HERE / "examples"
 
 
 class TraceToolError(RuntimeError):
-    """mpicc / mpiexec missing or failing."""
+    """mpicc / mpiexec missing or failing, the cache directory unusable, or the traces a run
+    left incomplete (a rank that did not reach MPI_Finalize); the message names what and where."""
 
 
 def mpicc() -> Optional[str]:
@@ -36,9 +37,21 @@ def mpicc() -> Optional[str]:
 
 
 def _cache_dir() -> Path:
-    base = os.environ.get("RDMASIM_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME", str(Path.home() / ".cache")), "rdmasim")
-    p = Path(base)
-    p.mkdir(parents=True, exist_ok=True)
+    # An empty variable counts as unset (an empty XDG_CACHE_HOME would otherwise make the cache
+    # a relative `rdmasim` directory wherever the command runs).
+    if os.environ.get("RDMASIM_CACHE"):
+        var, p = "RDMASIM_CACHE", Path(os.environ["RDMASIM_CACHE"])
+    elif os.environ.get("XDG_CACHE_HOME"):
+        var, p = "XDG_CACHE_HOME", Path(os.environ["XDG_CACHE_HOME"]) / "rdmasim"
+    else:
+        var, p = "", Path.home() / ".cache" / "rdmasim"
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        why = "it is a file, not a directory" if p.is_file() else f"cannot create it: {e.strerror or e}"
+        where = f"{var}={os.environ[var]}" if var else "the default cache directory"
+        raise TraceToolError(f"cannot use {p} ({where}) as the cache for the PMPI library: {why}; "
+                             "set RDMASIM_CACHE to a writable directory") from None
     return p
 
 
@@ -107,9 +120,69 @@ def trace(n: int, argv: Sequence[str], out_dir: Path, timeout: Optional[float] =
     cmd = [exe, *extra, "-n", str(n), "env", f"LD_PRELOAD={lib}", f"RDMASIM_TRACE_DIR={out_dir}", *argv]
     _run(cmd, timeout=timeout)
     missing = [r for r in range(n) if not (out_dir / f"rank.{r}.trace").exists()]
-    if missing:
+    if len(missing) == n:
         raise TraceToolError(f"no trace written for ranks {missing[:8]}: is {argv[0]} an MPI program that calls MPI_Init?")
+    # mpiexec exits 0 when every rank exits 0, with or without MPI_Finalize: only the files
+    # tell whether the traces are whole (replay rejects them, but much later and less clearly).
+    # When one rank exits early, mpiexec may kill the others before they open their files.
+    _check_complete([out_dir / f"rank.{r}.trace" for r in range(n) if r not in missing], argv[0], missing)
     return out_dir
+
+
+def _ranks(ranks: List[int]) -> str:
+    return f"{ranks}" if len(ranks) <= 8 else f"[{', '.join(map(str, ranks[:8]))}, ...] ({len(ranks)} in all)"
+
+
+def _cut_off(path: Path, text: str) -> Optional[str]:
+    """Why a non-empty trace is not whole, naming its file and line; None when it is.
+
+    The tracer ends every record with a newline and the file with `finalize`, so a missing
+    newline is a record cut in two, and a last record other than `finalize` a rank that stopped.
+    """
+    lines = text.split("\n")
+    if lines[-1] != "":
+        return f"{path}:{len(lines)}: the trace is cut off inside a record (`{lines[-1][:60]}`)"
+    last = lines[-2] if len(lines) > 1 else ""
+    if not last.startswith("finalize"):
+        return f"{path}:{len(lines) - 1}: the trace ends after `{last.split(' ', 1)[0][:40]}`, without `finalize`"
+    return None
+
+
+#: Why a rank's trace is empty or cut off: the tracer buffers its records (1 MiB at a time) and
+#: writes the rest when the rank calls MPI_Finalize.
+_NO_FINALIZE = ("did not reach MPI_Finalize: the program exited without calling it, crashed or was "
+                "killed (the tracer writes a rank's records at MPI_Finalize, and in 1 MiB blocks before)")
+
+
+def _check_complete(files: Sequence[Path], program: str = "the program", missing: Sequence[int] = ()) -> None:
+    """Raises TraceToolError naming the ranks whose traces are missing, empty or cut off."""
+    empty: List[int] = []
+    cut: List[str] = []
+    stopped: List[int] = list(missing)
+    for f in files:
+        text = f.read_bytes().decode("utf-8", errors="replace")
+        problem = _cut_off(f, text) if text else None
+        if text and not problem:
+            continue
+        m = re.fullmatch(r"rank\.(\d+)\.trace", f.name)
+        stopped.append(int(m.group(1)) if m else -1)
+        if problem:
+            cut.append(problem)
+        else:
+            empty.append(stopped[-1])
+    if not stopped:
+        return
+    parts = []
+    if missing:
+        parts.append(f"rank {missing[0]} wrote no trace" if len(missing) == 1 else f"ranks {_ranks(list(missing))} wrote no trace")
+    if empty:
+        parts.append(f"the trace of rank {empty[0]} in {files[0].parent} is empty" if len(empty) == 1
+                     else f"the traces of ranks {_ranks(empty)} in {files[0].parent} are empty")
+    parts.extend(cut[:8])
+    if len(cut) > 8:
+        parts.append(f"... ({len(cut)} cut-off traces in all)")
+    who = f"rank {stopped[0]}" if len(stopped) == 1 else f"ranks {_ranks(sorted(stopped))}"
+    raise TraceToolError("; ".join(parts) + f": {who} of {program} {_NO_FINALIZE}")
 
 
 _FIELD = re.compile(r"(\w+)=(-?\d+)")
@@ -117,14 +190,22 @@ _FIELD = re.compile(r"(\w+)=(-?\d+)")
 
 def trace_counts(directory: Path) -> Dict[str, int]:
     """Point-to-point sends recorded in a trace directory (to real ranks) and their bytes:
-    counted here independently of the simulator, to check a replay against."""
+    counted here independently of the simulator, to check a replay against.
+
+    Raises TraceToolError naming the file and line of an empty, cut-off or malformed trace.
+    """
     sends = 0
     nbytes = 0
-    for f in sorted(Path(directory).glob("rank.*.trace")):
-        for line in f.read_text().splitlines():
+    files = sorted(Path(directory).glob("rank.*.trace"))
+    _check_complete(files)
+    for f in files:
+        for ln, line in enumerate(f.read_bytes().decode("utf-8", errors="replace").splitlines(), 1):
             call = line.split(" ", 1)[0]
             if call in ("send", "ssend", "rsend", "bsend", "isend", "issend", "irsend", "ibsend", "sendrecv"):
                 kv = dict(_FIELD.findall(line))
+                absent = [k for k in ("peer", "bytes") if k not in kv]
+                if absent:
+                    raise TraceToolError(f"{f}:{ln}: `{call}` record without an integer `{absent[0]}=`: {line[:80]}")
                 if int(kv["peer"]) >= 0:
                     sends += 1
                     nbytes += int(kv["bytes"])

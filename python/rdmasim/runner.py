@@ -1,6 +1,7 @@
 """Running one scenario to completion (or to a limit, or to Ctrl-C)."""
 from __future__ import annotations
 
+import operator
 from typing import Callable, Optional, Union
 
 from . import _core
@@ -11,6 +12,8 @@ __all__ = ["run", "simulation", "validate", "RunInterrupted", "DEFAULT_EVENTS_PE
 
 #: Events the core runs per call while Python polls progress and Ctrl-C between calls.
 DEFAULT_EVENTS_PER_STEP = 200_000
+#: The core counts a step's events in a u64.
+MAX_EVENTS_PER_STEP = 2**64 - 1
 
 ProgressArg = Union[bool, Callable[[float], None]]
 
@@ -40,6 +43,21 @@ def _result(sim: _core.Simulation, interrupted: bool = False) -> Result:
     return Result.from_json(sim.result_json(), sim.pcap(), interrupted=interrupted)
 
 
+def _events_per_step(n: object) -> int:
+    """``n`` as an int, checked here: the binding would raise a bare OverflowError (or
+    TypeError) at the first step, after the scenario was built."""
+    try:
+        v = operator.index(n)  # any integer type (numpy's too), not a float or a string
+    except TypeError:
+        v = None
+    if v is None or isinstance(n, bool):
+        raise TypeError(f"max_events_per_step must be an integer, not {type(n).__name__} ({n!r})")
+    if not 1 <= v <= MAX_EVENTS_PER_STEP:
+        raise ValueError(f"max_events_per_step = {v} is out of range; expected 1..={MAX_EVENTS_PER_STEP} "
+                         "(events the core runs between two looks at progress and Ctrl-C)")
+    return v
+
+
 def run(
     scenario: ScenarioLike,
     *,
@@ -53,16 +71,16 @@ def run(
         scenario: a path to a TOML file, TOML text, or a dict with the same structure.
         progress: True for a tqdm bar on stderr, or a callable given the fraction done (0..1)
             after every step.
-        max_events_per_step: events per core call; between calls Python updates progress and
-            notices Ctrl-C (the GIL is released while the core runs).
+        max_events_per_step: events per core call, 1..=2**64-1; between calls Python updates
+            progress and notices Ctrl-C (the GIL is released while the core runs).
         desc: label of the progress bar.
 
     Raises:
         ScenarioError: the scenario is invalid (names the file, the key and the line).
+        ValueError, TypeError: ``max_events_per_step`` is out of range or not an integer.
         RunInterrupted: Ctrl-C; its ``.result`` holds the partial result.
     """
-    if max_events_per_step < 1:
-        raise ValueError("max_events_per_step must be >= 1")
+    max_events_per_step = _events_per_step(max_events_per_step)
     sim = simulation(scenario)
     bar = None
     callback: Optional[Callable[[float], None]] = None

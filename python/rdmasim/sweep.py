@@ -3,19 +3,47 @@ from __future__ import annotations
 
 import copy
 import itertools
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+import json
+import operator
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 import pandas as pd
 
 from .errors import ScenarioError, scenario_error
-from .result import order_columns
-from .runner import run, validate
+from .result import Result, order_columns
+from .runner import RunInterrupted, run, simulation, validate
 from .scenario import ScenarioLike, get_dotted, scenario_dict, set_dotted
 
-__all__ = ["sweep", "grid_points", "run_point"]
+__all__ = ["sweep", "grid_points", "run_point", "SweepInterrupted"]
 
 #: Pseudo table name: one row per point with the run's summary (finished, sim_time_us, events...).
 SUMMARY_TABLE = "summary"
+#: Tables whose rows appear only once the run creates what they describe (an MPI replay connects
+#: its QPs and SRQs as ranks first talk; `odp` once ODP memory is registered), so a scenario that
+#: has not run yet does not list them.
+_TABLES_MADE_WHILE_RUNNING = ("qps", "srqs", "odp")
+
+Outcome = Tuple[Dict[str, Any], List[Dict[str, Any]]]
+
+
+class SweepInterrupted(RunInterrupted):
+    """Ctrl-C during :func:`sweep`: still a KeyboardInterrupt (and a :class:`RunInterrupted`),
+    carrying what was computed so far.
+
+    Attributes:
+        table: the rows of every point that finished, as the DataFrame :func:`sweep` returns
+            (grid columns, ``seed``, then the table's), in grid order.
+        done, total: runs finished and runs in the sweep (a run is a grid point and a seed).
+        result: the partial :class:`Result` of the run interrupted when the sweep ran here
+            (``executor=None``); None with an executor.
+    """
+
+    def __init__(self, table: pd.DataFrame, done: int, total: int, result: Optional[Result]):
+        KeyboardInterrupt.__init__(self, f"sweep interrupted: {done} of {total} runs finished (their rows are in .table)")
+        self.table = table
+        self.done = done
+        self.total = total
+        self.result = result  # type: ignore[assignment]
 
 
 def grid_points(grid: Mapping[str, Sequence[Any]]) -> List[Dict[str, Any]]:
@@ -41,6 +69,31 @@ def run_point(scenario: Dict[str, Any], table: str) -> Tuple[Dict[str, Any], Lis
     return summary, rows
 
 
+#: A scenario's largest seed: the core takes a u64, but every scenario reaches it as TOML, whose
+#: integers are signed 64-bit (a dict is converted to TOML too).
+MAX_SEED = 2**63 - 1
+
+
+def _seeds(seeds: Sequence[Any]) -> List[Optional[int]]:
+    """The seeds as ints, each checked here so the error names it (the core's would name only
+    the grid point, and TOML)."""
+    out: List[Optional[int]] = []
+    for i, seed in enumerate(seeds):
+        try:
+            v = None if isinstance(seed, bool) else operator.index(seed)
+        except TypeError:
+            v = None
+        if v is None:
+            raise scenario_error(f"sweep seeds[{i}]", "seed", None,
+                                 f"expected an integer 0..={MAX_SEED}; found {type(seed).__name__} {seed!r}")
+        if not 0 <= v <= MAX_SEED:
+            raise scenario_error(f"sweep seeds[{i}]", "seed", None,
+                                 f"seed = {v} is out of range; expected 0..={MAX_SEED} (scenarios are TOML, "
+                                 "whose integers are signed 64-bit)")
+        out.append(v)
+    return out
+
+
 def _check_point(spec: Dict[str, Any], point: Mapping[str, Any]) -> None:
     """Validates one point's scenario; an error names the point (``sweep point workload.size=0``)."""
     try:
@@ -51,10 +104,76 @@ def _check_point(spec: Dict[str, Any], point: Mapping[str, Any]) -> None:
                              getattr(e, "message", str(e))) from None
 
 
+def _tables_before_running(spec: Dict[str, Any]) -> Set[str]:
+    """The tables a scenario reports, read from a built (not run) simulation."""
+    return set(json.loads(simulation(spec).result_json()).get("tables", {}))
+
+
+def _check_table(table: str, specs: Sequence[Tuple[Mapping[str, Any], Dict[str, Any]]]) -> None:
+    """Raises ValueError when no run of the sweep can have ``table`` (a misspelt name would
+    otherwise give an empty DataFrame after every run)."""
+    if table == SUMMARY_TABLE or table in _TABLES_MADE_WHILE_RUNNING:
+        return
+    # The workload decides the tables (its kind, and within `flows` whether there are flows
+    # beside the key-value store): one build per distinct workload until one has the table,
+    # so a table that exists costs one build.
+    available: Set[str] = set()
+    seen = set()
+    for _, spec in specs:
+        workload = json.dumps(spec.get("workload"), sort_keys=True, default=str)
+        if workload in seen:
+            continue
+        seen.add(workload)
+        available |= _tables_before_running(spec)
+        if table in available:
+            return
+    names = ", ".join(sorted(available | {SUMMARY_TABLE}))
+    raise ValueError(f"table {table!r} is not a table of this sweep's runs; available: {names}")
+
+
+def _records(point: Mapping[str, Any], spec: Mapping[str, Any], outcome: Outcome, table: str) -> List[Dict[str, Any]]:
+    """One record per row of a run's table, led by the grid values and the seed."""
+    summary, rows = outcome
+    seed = summary.get("seed", get_dotted(spec, "seed"))
+    records = []
+    for row in rows:
+        rec = dict(point)
+        rec["seed"] = seed
+        for k, v in row.items():
+            rec[k if k not in rec else f"{table}.{k}"] = v
+        records.append(rec)
+    return records
+
+
+def _frame(grid: Mapping[str, Any], table: str, specs: Sequence[Tuple[Mapping[str, Any], Dict[str, Any]]],
+           outcomes: Sequence[Optional[Outcome]]) -> pd.DataFrame:
+    """The sweep's DataFrame from the runs that finished (None: not finished), in grid order."""
+    records = [rec for (point, spec), out in zip(specs, outcomes) if out is not None
+               for rec in _records(point, spec, out, table)]
+    columns = list(grid) + ["seed"]
+    if not records:
+        return pd.DataFrame(columns=columns)
+    df = pd.DataFrame.from_records(records)
+    return df[columns + order_columns(table, [c for c in df.columns if c not in columns])]
+
+
+def _finished_futures(futures: Sequence[Any], outcomes: List[Optional[Outcome]]) -> None:
+    """On Ctrl-C: keeps the outcome of every future already done and cancels the others."""
+    for i, fut in enumerate(futures):
+        if outcomes[i] is not None:
+            continue
+        done = getattr(fut, "done", None)
+        if done is not None and done():
+            try:
+                outcomes[i] = fut.result()
+            except BaseException:  # a failed or cancelled run has no rows to keep
+                pass
+        elif hasattr(fut, "cancel"):
+            fut.cancel()
+
+
 def _submit(executor: Any, fn, *args):
     """Submits to a concurrent.futures.Executor or a dask.distributed.Client alike."""
-    if executor is None:
-        return fn(*args)
     module = type(executor).__module__
     if module.startswith("distributed"):
         # Dask: every point is a distinct task even when two points are equal.
@@ -80,17 +199,24 @@ def sweep(
         executor: None (run here, one after another), any ``concurrent.futures.Executor``, or a
             ``dask.distributed.Client``: anything with ``submit(fn, *args)`` returning futures
             with ``.result()``.
-        seeds: run every point once per seed (sets ``seed``); None keeps the scenario's seed.
+        seeds: run every point once per seed (sets ``seed``, 0..=2**63-1); None keeps the
+            scenario's seed.
         table: which result table to collect (``"perftest"``, ``"ports"``, ...), or
             ``"summary"`` for one row per run.
 
     Returns:
         A DataFrame with the grid columns, ``seed``, then the table's columns; rows are in grid
         order (then seed order), whatever order the runs complete in.
+
+    Raises:
+        ScenarioError: a point's scenario is invalid (names the point); before any run.
+        ValueError: ``table`` is not a table of the sweep's runs (lists those there are);
+            before any run.
+        SweepInterrupted: Ctrl-C; its ``.table`` holds the rows of the runs that finished.
     """
     base = scenario_dict(scenario)
     points = grid_points(grid)
-    seed_list: List[Optional[int]] = list(seeds) if seeds is not None else [None]
+    seed_list: List[Optional[int]] = _seeds(seeds) if seeds is not None else [None]
     specs = []
     for point in points:
         for seed in seed_list:
@@ -98,25 +224,27 @@ def sweep(
             for key, value in point.items():
                 set_dotted(spec, key, value)
             if seed is not None:
-                spec["seed"] = int(seed)
+                spec["seed"] = seed
             _check_point(spec, point)
             specs.append((point, spec))
-    # Every point is checked before any runs: a bad value late in the grid does not cost the
-    # runs before it.
-    jobs = [(point, spec, _submit(executor, run_point, spec, table)) for point, spec in specs]
+    # Every point and the table are checked before any runs: a bad value late in the grid does
+    # not cost the runs before it.
+    _check_table(table, specs)
 
-    records: List[Dict[str, Any]] = []
-    for point, spec, fut in jobs:
-        summary, rows = fut if executor is None else fut.result()
-        seed = summary.get("seed", get_dotted(spec, "seed"))
-        for row in rows:
-            rec = dict(point)
-            rec["seed"] = seed
-            for k, v in row.items():
-                rec[k if k not in rec else f"{table}.{k}"] = v
-            records.append(rec)
-    columns = list(grid) + ["seed"]
-    if not records:
-        return pd.DataFrame(columns=columns)
-    df = pd.DataFrame.from_records(records)
-    return df[columns + order_columns(table, [c for c in df.columns if c not in columns])]
+    # A run's outcome is kept as soon as it is in, so that Ctrl-C loses only the runs under way.
+    outcomes: List[Optional[Outcome]] = [None] * len(specs)
+    futures: List[Any] = []
+    try:
+        if executor is None:
+            for i, (_, spec) in enumerate(specs):
+                outcomes[i] = run_point(spec, table)
+        else:
+            futures = [_submit(executor, run_point, spec, table) for _, spec in specs]
+            for i, fut in enumerate(futures):
+                outcomes[i] = fut.result()
+    except KeyboardInterrupt as e:
+        _finished_futures(futures, outcomes)
+        done = sum(out is not None for out in outcomes)
+        raise SweepInterrupted(_frame(grid, table, specs, outcomes), done, len(specs),
+                               getattr(e, "result", None)) from None
+    return _frame(grid, table, specs, outcomes)
