@@ -104,3 +104,15 @@ def test_a_wrong_type_inside_the_workload_names_the_full_key_and_line(tmp_path):
         rdmasim.validate(path)
     assert info.value.key == "workload.size"
     assert info.value.line == 7
+
+
+def test_a_dict_integer_beyond_toml_is_named_by_its_key():
+    from rdmasim import ScenarioError, run
+
+    sc = {"seed": 2**64 - 1, "hardware": {"profile": "cx4-edr"},
+          "workload": {"kind": "perftest", "test": "ib_write_bw", "size": 4096, "iters": 10}}
+    with pytest.raises(ScenarioError, match=r"<dict>: key `seed`: 18446744073709551615 is out of range; a scenario integer is at most 9223372036854775807"):
+        run(sc)
+    sc["seed"], sc["workload"]["size"] = 1, 2**70
+    with pytest.raises(ScenarioError, match="key `workload.size`"):
+        run(sc)

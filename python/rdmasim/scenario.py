@@ -36,9 +36,31 @@ def _strip_none(value: Any) -> Any:
     return value
 
 
+#: TOML integers are signed 64-bit, and every scenario reaches the core as TOML.
+TOML_INT_RANGE = (-(2**63), 2**63 - 1)
+
+
+def _check_ints(value: Any, key: str) -> None:
+    """A dict's integer beyond TOML's range is named by its dotted key (tomli_w's own error
+    says neither where nor why)."""
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            _check_ints(v, f"{key}.{k}" if key else str(k))
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check_ints(v, f"{key}[{i}]")
+    elif isinstance(value, int) and not isinstance(value, bool) and not TOML_INT_RANGE[0] <= value <= TOML_INT_RANGE[1]:
+        from .errors import scenario_error
+
+        raise scenario_error(DICT_SOURCE, key, None, f"{value} is out of range; a scenario integer is at most "
+                             f"{TOML_INT_RANGE[1]} (scenarios are TOML, whose integers are signed 64-bit)")
+
+
 def dict_to_toml(scenario: Mapping[str, Any]) -> str:
     """Serialises a scenario dict to TOML text (None values are omitted)."""
-    return tomli_w.dumps(_strip_none(scenario))
+    stripped = _strip_none(scenario)
+    _check_ints(stripped, "")
+    return tomli_w.dumps(stripped)
 
 
 def _looks_like_path(text: str) -> bool:
