@@ -93,14 +93,62 @@ pub fn read_dir(dir: &Path, cpu_scale: f64) -> Result<(Program, TraceCounts), Tr
     }
     let mut prog = Program::new(size, &dir.display().to_string());
     let mut counts = TraceCounts::default();
+    let mut first: Option<(String, Vec<Collective>)> = None;
     for (r, path) in &files {
-        let text = std::fs::read_to_string(path).map_err(|e| TraceError { file: path.display().to_string(), line: None, message: format!("cannot read: {e}") })?;
-        let c = parse_rank(&text, &path.display().to_string(), *r, size, cpu_scale, &mut prog.ranks[*r as usize])?;
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| TraceError { file: file.clone(), line: None, message: format!("cannot read: {e}") })?;
+        let mut collectives = Vec::new();
+        let c = parse_rank_collectives(&text, &file, *r, size, cpu_scale, &mut prog.ranks[*r as usize], &mut collectives)?;
         counts.calls += c.calls;
         counts.sends += c.sends;
         counts.send_bytes += c.send_bytes;
+        match &first {
+            None => first = Some((file, collectives)),
+            Some((file0, c0)) => same_collectives(file0, c0, &file, &collectives)?,
+        }
     }
     Ok((prog, counts))
+}
+
+/// A collective call of a trace: what every rank must call in the same order (MPI-4.0 sec.
+/// 6.1: "all processes ... call the collective routines in the same order", with the same
+/// root), or the program is erroneous and would hang or mismatch on a real machine.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Collective {
+    pub call: &'static str,
+    pub root: Option<u32>,
+    pub line: usize,
+}
+
+impl fmt::Display for Collective {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.root {
+            Some(r) => write!(f, "`{} root={r}`", self.call),
+            None => write!(f, "`{}`", self.call),
+        }
+    }
+}
+
+/// Rank `file`'s collectives against rank 0's (`file0`): the first that differs in call or
+/// root, or a missing one, is an error naming both files and lines. Sizes are not compared:
+/// the v-variants are recorded with their average block, which may differ between ranks.
+fn same_collectives(file0: &str, c0: &[Collective], file: &str, c: &[Collective]) -> Result<(), TraceError> {
+    let at = |k: usize| format!("collective #{}", k + 1);
+    for k in 0..c0.len().max(c.len()) {
+        let message = match (c0.get(k), c.get(k)) {
+            (Some(a), Some(b)) if (a.call, a.root) == (b.call, b.root) => continue,
+            (Some(a), Some(b)) => (Some(b.line), format!("{} is {b}, but {file0}:{} has {a}", at(k), a.line)),
+            (Some(a), None) => (None, format!("has {k} collectives; {file0}:{} has a {}: {a}", a.line, at(k))),
+            (None, Some(b)) => (Some(b.line), format!("{} is {b}, but {file0} has only {k}", at(k))),
+            (None, None) => continue, // not reached: k is below the longer length
+        };
+        return Err(TraceError {
+            file: file.into(),
+            line: message.0,
+            message: format!("{}: every rank must call MPI_COMM_WORLD's collectives in the same order with the same root", message.1),
+        });
+    }
+    Ok(())
 }
 
 /// One record's `key=value` fields.
@@ -182,6 +230,20 @@ impl<'a> Fields<'a> {
 
 /// Parses one rank's trace text into `out`.
 pub fn parse_rank(text: &str, file: &str, rank: u32, size: u32, cpu_scale: f64, out: &mut RankProgram) -> Result<TraceCounts, TraceError> {
+    parse_rank_collectives(text, file, rank, size, cpu_scale, out, &mut Vec::new())
+}
+
+/// [`parse_rank`], also listing the rank's collective calls in order (for the check that every
+/// rank calls the same ones).
+fn parse_rank_collectives(
+    text: &str,
+    file: &str,
+    rank: u32,
+    size: u32,
+    cpu_scale: f64,
+    out: &mut RankProgram,
+    collectives: &mut Vec<Collective>,
+) -> Result<TraceCounts, TraceError> {
     let err = |line: usize, m: String| TraceError { file: file.into(), line: Some(line), message: m };
     // The tracer ends every record with a newline: a last line without one was cut short,
     // possibly inside a number that would still parse.
@@ -319,14 +381,19 @@ pub fn parse_rank(text: &str, file: &str, rank: u32, size: u32, cpu_scale: f64, 
                         return Err(f.err(format!("`{call}` on communicator {c}: only MPI_COMM_WORLD collectives can be replayed")));
                     }
                 }
+                let rooted = matches!(call, "bcast" | "reduce" | "gather" | "scatter");
+                let root = if rooted { Some(f.dest("root", size)?) } else { None };
+                let name = CALLS.iter().copied().find(|&c| c == call).unwrap_or("collective");
+                collectives.push(Collective { call: name, root, line: ln });
+                let root = root.unwrap_or(0);
                 match call {
                     "barrier" => out.barrier(rank, size),
-                    "bcast" => out.bcast(rank, size, f.dest("root", size)?, f.bytes("bytes")?),
-                    "reduce" => out.reduce(rank, size, f.dest("root", size)?, f.bytes("bytes")?),
+                    "bcast" => out.bcast(rank, size, root, f.bytes("bytes")?),
+                    "reduce" => out.reduce(rank, size, root, f.bytes("bytes")?),
                     "allreduce" => out.allreduce(rank, size, f.bytes("bytes")?),
                     "allgather" => out.allgather(rank, size, f.bytes("bytes")?),
-                    "gather" => out.gather(rank, size, f.dest("root", size)?, f.bytes("bytes")?),
-                    "scatter" => out.scatter(rank, size, f.dest("root", size)?, f.bytes("bytes")?),
+                    "gather" => out.gather(rank, size, root, f.bytes("bytes")?),
+                    "scatter" => out.scatter(rank, size, root, f.bytes("bytes")?),
                     "scan" => out.scan(rank, size, f.bytes("bytes")?),
                     "reduce_scatter" => out.reduce_scatter(rank, size, f.bytes("bytes")?),
                     _ => out.alltoall(rank, size, f.bytes("bytes")?),
