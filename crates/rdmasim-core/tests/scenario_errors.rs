@@ -56,6 +56,8 @@ const CASES: &[(&str, &str, Option<usize>, &[&str])] = &[
     ("capture_host_out_of_range.toml", "output.capture_hosts[1]", Some(11), &["host 2 does not exist", "expected a host index 0..=1"]),
     ("zero_iters.toml", "workload.iters", Some(8), &["iters = 0 is out of range", "expected 1..=1000000000"]),
     ("limits_not_positive.toml", "limits.max_sim_time_ms", Some(10), &["max_sim_time_ms = 0 is invalid", "> 0"]),
+    ("workload_array_of_tables.toml", "workload", Some(5), &["`workload` is one table: write `[workload]` once, not `[[workload]]` (an array of tables)"]),
+    ("hardware_array_of_tables.toml", "hardware", Some(2), &["`hardware` is one table: write `[hardware]` once, not `[[hardware]]`"]),
     ("empty.toml", "hardware", None, &["missing required table [hardware]", "profile = \"<name>\""]),
     ("flow_split_window_without_split.toml", "workload.flow[0].split_window", Some(12), &["split_window bounds the split pieces", "expected split_bytes too"]),
     ("flow_total_bytes_too_many_messages.toml", "workload.flow[0].total_bytes", Some(11), &["is 9000000000000000000 messages of 1 B", "expected at most 1000000000 messages"]),
