@@ -168,6 +168,8 @@ impl Simulation {
         if self.stop_reason.is_some() {
             return true;
         }
+        // Only this run's events may set it (engine/time.rs `PASSED_END`).
+        crate::engine::clear_past_the_end();
         for _ in 0..max_events {
             // Only an application's own handler can finish it, so the check (a pass over every
             // app) runs after events that reach one, not after each of the fabric's.
@@ -196,9 +198,47 @@ impl Simulation {
                 _ => {}
             }
             let Some((_, ev)) = self.world.q.pop() else { continue };
+            let at = self.world.now();
             self.dispatch(ev);
+            if crate::engine::passed_the_end() {
+                self.stop_past_the_end(ev, at);
+                return true;
+            }
         }
         false
+    }
+
+    /// An event's handler computed a time past the clock's end (2^64 ps): stop there, naming
+    /// it. Going on would take the saturated time for "never" (a disarmed timer, a QP with
+    /// nothing to send) and end in a stall with a wrong reason. What the event changed is kept
+    /// (its effects before the end are valid); the run's time is that of the event.
+    #[cold]
+    fn stop_past_the_end(&mut self, ev: Event, at: Time) {
+        crate::engine::clear_past_the_end();
+        let w = &self.world;
+        let link = |ch: u32| {
+            let c = &w.channels[ch as usize];
+            let name = |n: NodeRef| match n {
+                NodeRef::Hca(h) => format!("h{h}"),
+                NodeRef::Switch { sw, .. } => format!("sw{sw}"),
+            };
+            format!("link {}->{}", name(c.from), name(c.to))
+        };
+        let what = match ev {
+            Event::TxDone { ch } | Event::Arrive { ch, .. } | Event::CreditWake { ch } | Event::SwitchKick { ch } => format!("a transmission on {}", link(ch)),
+            Event::HcaKick { hca } => format!("h{hca}'s send engine"),
+            Event::HcaRx { hca, .. } => format!("h{hca}'s receive path"),
+            Event::AckTimer { hca, qp } => format!("the local ACK timer of h{hca} QP {:#x}", w.hcas[hca as usize].qps[qp as usize].num),
+            Event::CqeVisible { .. } | Event::CqWake { .. } => "a completion's delivery to its thread".into(),
+            Event::SrqResumeDoorbell { hca, .. } => format!("a stop/resume resume request on h{hca}"),
+            Event::OdpFault { hca, .. } => format!("an ODP page fault on h{hca}"),
+            Event::App { app, .. } => format!("the {} workload (its posts, timers or compute)", self.apps[app as usize].kind()),
+        };
+        self.stop_reason = Some(format!(
+            "simulated time would pass 2^64 ps (213 days), the end of the simulator's clock, in {what} at {:.6} s; results are those up to then",
+            at.as_secs_f64()
+        ));
+        self.end_time = at;
     }
 
     #[inline]

@@ -1,6 +1,7 @@
 //! Simulated time: an integer count of picoseconds. No floating point ever reaches the engine;
 //! conversions to µs/ns for reports happen at the edges.
 use serde::{Deserialize, Serialize};
+use std::cell::Cell;
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub};
 
@@ -50,21 +51,62 @@ impl Time {
     pub fn min(self, other: Time) -> Time {
         if self <= other { self } else { other }
     }
-    /// `self * 2^exp`, saturating: used for 4.096 µs × 2^timeout.
+    /// `self * 2^exp`, saturating like `+` (and recorded the same way, [`past_the_end`]):
+    /// used for 4.096 µs × 2^timeout.
     pub fn saturating_shl(self, exp: u32) -> Time {
-        Time(self.0.checked_shl(exp).filter(|v| v >> exp == self.0).unwrap_or(u64::MAX))
+        match self.0.checked_shl(exp).filter(|v| v >> exp == self.0) {
+            Some(t) => Time(t),
+            None => past_the_end(),
+        }
     }
+}
+
+thread_local! {
+    /// Set when a time computation on this thread ran past the clock's end (2^64 ps, about 213
+    /// days) and saturated. `Time::MAX` also means "never" (a disarmed timer, a QP with nothing
+    /// to send), so a saturated time is silently taken for one: a post due after the end
+    /// leaves its QP with "nothing before never" and the run used to stop as "stalled" with a
+    /// wrong reason. `Simulation::step` clears this before its events and checks it after each
+    /// one, so the run stops with the overflow named. Thread-local, not global: simulations on
+    /// other threads (a sweep's thread pool) must not see it; one `step` call runs one
+    /// simulation on one thread, so the flag is never mixed between two.
+    static PASSED_END: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Records that a time computation ran past the clock's end; returns the saturated value.
+#[cold]
+#[inline(never)]
+pub fn past_the_end() -> Time {
+    PASSED_END.with(|c| c.set(true));
+    Time::MAX
+}
+
+/// Whether a time computation on this thread ran past the clock's end since the last
+/// [`clear_past_the_end`].
+#[inline]
+pub fn passed_the_end() -> bool {
+    PASSED_END.with(|c| c.get())
+}
+
+pub fn clear_past_the_end() {
+    PASSED_END.with(|c| c.set(false));
 }
 
 impl Add for Time {
     type Output = Time;
+    /// Saturating, and recording a saturation ([`past_the_end`]).
+    #[inline]
     fn add(self, rhs: Time) -> Time {
-        Time(self.0.saturating_add(rhs.0))
+        match self.0.checked_add(rhs.0) {
+            Some(t) => Time(t),
+            None => past_the_end(),
+        }
     }
 }
 impl AddAssign for Time {
+    #[inline]
     fn add_assign(&mut self, rhs: Time) {
-        self.0 = self.0.saturating_add(rhs.0)
+        *self = *self + rhs
     }
 }
 impl Sub for Time {
