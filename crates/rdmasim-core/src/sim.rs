@@ -93,6 +93,7 @@ impl Simulation {
             capture,
             packet_hops: 0,
             skip_idle_events: true,
+            halt: None,
         };
         world.plan_switch_outputs();
         let qa = &scenario.qp;
@@ -202,6 +203,11 @@ impl Simulation {
             self.dispatch(ev);
             if crate::engine::passed_the_end() {
                 self.stop_past_the_end(ev, at);
+                return true;
+            }
+            if self.world.halt.is_some() {
+                self.stop_reason = self.world.halt.take();
+                self.end_time = at;
                 return true;
             }
         }

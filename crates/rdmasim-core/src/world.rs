@@ -84,6 +84,9 @@ pub struct World {
     /// memory. `false` schedules them all, as before; `tests/event_count.rs` checks that the
     /// results are the same either way.
     pub skip_idle_events: bool,
+    /// Set by a handler that proved the run can never finish although events remain (an RNR
+    /// livelock, hca/stall.rs): the reason the run stops with, after that event.
+    pub halt: Option<String>,
 }
 
 impl World {
