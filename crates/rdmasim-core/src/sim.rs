@@ -7,7 +7,7 @@ use crate::hca::profile::HwProfile;
 use crate::hca::qp::QpAttr;
 use crate::hca::Hca;
 use crate::host::{CpuThread, Host, PollMode, Poller};
-use crate::report::capture::Capture;
+use crate::report::capture::{self, Capture};
 use crate::report::tables::{row, row_with, Tables};
 use crate::scenario::validate::{self, Endpoint};
 use crate::scenario::{Scenario, ScenarioError, WorkloadSection};
@@ -76,7 +76,10 @@ impl Simulation {
         let hosts: Vec<Host> = (0..fabric.hosts.len() as u32).map(|i| Host::new(&prof, scenario.seed, i)).collect();
         let threads = hosts.iter().enumerate().map(|(i, h)| CpuThread { tick: h.tick, ..CpuThread::new(i as u32) }).collect();
         let o = &scenario.output;
-        let capture = o.capture.then(|| Capture::new(o.capture_hosts.clone(), o.capture_qps.clone(), o.capture_max_packets.unwrap_or(100_000)));
+        let capture = o.capture.then(|| {
+            let (packets, bytes) = (o.capture_max_packets.unwrap_or(capture::DEFAULT_MAX_PACKETS), o.capture_max_bytes.unwrap_or(capture::DEFAULT_MAX_BYTES));
+            Capture::new(o.capture_hosts.clone(), o.capture_qps.clone(), packets, bytes)
+        });
         let mut world = World {
             q: EventQueue::new(),
             profile: prof,
@@ -343,8 +346,10 @@ impl Simulation {
         t.push("run", row(json!({
             "events": w.q.popped(), "packet_hops": w.packet_hops, "sim_time_us": elapsed.as_us_f64(),
             "profile": self.world.profile.name, "overridden": self.overridden,
-            "captured_packets": w.capture.as_ref().map(|c| c.records.len()).unwrap_or(0),
+            "captured_packets": w.capture.as_ref().map(|c| c.kept).unwrap_or(0),
             "capture_truncated": w.capture.as_ref().map(|c| c.truncated).unwrap_or(0),
+            "capture_bytes": w.capture.as_ref().map(|c| c.pcap_bytes).unwrap_or(0),
+            "capture_stopped_by": w.capture.as_ref().and_then(|c| c.stopped_by).unwrap_or(""),
         })));
         RunResult {
             name: self.scenario.name.clone(),
@@ -363,9 +368,22 @@ impl Simulation {
         serde_json::to_string(&self.result()).unwrap_or_default()
     }
 
-    /// The RoCEv2 pcap capture, when the scenario asked for one.
+    /// The RoCEv2 pcap capture, when the scenario asked for one (and it was not handed over).
+    /// Built whole in memory: to write it to a file, stream it ([`Capture::write_pcap`]).
     pub fn pcap(&self) -> Option<Vec<u8>> {
-        self.world.capture.as_ref().map(|c| c.to_pcap())
+        self.capture().map(|c| c.to_pcap())
+    }
+
+    /// The captured packets, when the scenario asked for a capture and it was not handed over.
+    pub fn capture(&self) -> Option<&Capture> {
+        self.world.capture.as_ref().filter(|c| !c.handed_over)
+    }
+
+    /// Hands the captured packets over, once (the run's table keeps the capture's counts), so
+    /// they can be written after the run while the simulation is dropped. `None` when the
+    /// scenario asked for no capture or they were handed over already.
+    pub fn take_capture(&mut self) -> Option<Capture> {
+        self.world.capture.as_mut().filter(|c| !c.handed_over).map(|c| c.hand_over())
     }
 
     pub fn profile(&self) -> &HwProfile {

@@ -54,6 +54,7 @@ const CASES: &[(&str, &str, Option<usize>, &[&str])] = &[
     ("seed_too_large.toml", "seed", Some(2), &["integer out of range", "at most 9223372036854775807"]),
     ("negative_seed.toml", "seed", Some(2), &["expected an integer 0..=9223372036854775807", "found the integer -1"]),
     ("capture_host_out_of_range.toml", "output.capture_hosts[1]", Some(11), &["host 2 does not exist", "expected a host index 0..=1"]),
+    ("capture_max_bytes_too_large.toml", "output.capture_max_bytes", Some(11), &["capture_max_bytes = 8589934592 is out of range", "expected 24..=4294967296"]),
     ("zero_iters.toml", "workload.iters", Some(8), &["iters = 0 is out of range", "expected 1..=1000000000"]),
     ("limits_not_positive.toml", "limits.max_sim_time_ms", Some(10), &["max_sim_time_ms = 0 is invalid", "> 0"]),
     ("empty.toml", "hardware", None, &["missing required table [hardware]", "profile = \"<name>\""]),
