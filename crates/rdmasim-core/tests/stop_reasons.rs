@@ -45,7 +45,7 @@ fn time_past_the_clock_s_end_is_a_named_stop() {
     let r = run(&perftest("cx4-edr", "ib_write_lat", "iters = 100000", "[hardware.overrides]\npost_send_cpu_ns = 1e12"));
     let why = r["stop_reason"].as_str().unwrap();
     assert!(why.starts_with("simulated time would pass 2^64 ps (213 days)"), "{why}");
-    assert!(why.contains("the perftest workload"), "{why}");
+    assert!(why.contains("a work request of h0 QP 0x100"), "{why}");
     assert!(!why.contains("stalled"), "{why}");
     let t = r["sim_time_us"].as_f64().unwrap();
     assert!(t > 1.8e13 && t <= 18_446_744_073_709.551_615, "{t} us");

@@ -7,4 +7,4 @@ mod time;
 pub use queue::{EventKey, EventQueue};
 pub use rng::{stream_seed, SimRng};
 pub use slab::Slab;
-pub use time::{clear_past_the_end, passed_the_end, past_the_end, Time};
+pub use time::Time;

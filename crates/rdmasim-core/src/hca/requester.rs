@@ -258,7 +258,7 @@ impl World {
                 // Retrying forever: stop the run if nothing can ever post the receive WQE.
                 if self.hcas[h as usize].qps[qi as usize].attr.rnr_retry == 7 {
                     if let Some(why) = self.rnr_livelock(h, qi) {
-                        self.halt = Some(why);
+                        self.halt(why);
                     }
                 }
             }
