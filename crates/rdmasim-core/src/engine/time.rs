@@ -93,3 +93,24 @@ impl fmt::Display for Time {
         write!(f, "{:.3} us", self.as_us_f64())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Time;
+
+    /// A time past 2^64 ps saturates at the clock's end, never at "never" (`Time::MAX`), which
+    /// adding zero leaves alone. (A sum of exactly 2^64 - 1 ps does not overflow and is MAX: one
+    /// picosecond no run reaches, as the run stops at the first event at or past `END`.)
+    #[test]
+    fn overflow_saturates_at_the_clock_s_end_not_at_never() {
+        assert_eq!(Time(u64::MAX - 5) + Time(10), Time::END);
+        assert_eq!(Time(u64::MAX - 5) + Time(3), Time(u64::MAX - 2));
+        let mut t = Time(u64::MAX - 1);
+        t += Time(2);
+        assert_eq!(t, Time::END);
+        assert_eq!(Time::MAX + Time::ZERO, Time::MAX);
+        assert_eq!(Time::ns(4_096).saturating_shl(60), Time::END);
+        assert_eq!(Time::ns(4_096).saturating_shl(31), Time(4_096_000 << 31));
+        assert!(Time::END < Time::MAX);
+    }
+}
