@@ -5,6 +5,7 @@ import json
 import shutil
 import struct
 import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -179,6 +180,70 @@ def test_a_capture_is_a_pcap_that_tshark_reads(write_bw, tmp_path):
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert "RoCE" in out.stdout or "InfiniBand" in out.stdout
+
+
+def test_a_capture_is_handed_over_and_streamed_to_its_file_after_the_tables(write_bw, tmp_path):
+    """The run hands the captured packets over instead of copying the pcap: ``write`` writes the
+    summary and tables first, then streams the capture to its file without making the bytes;
+    ``pcap`` makes them (once) only when read."""
+    write_bw["workload"]["iters"] = 5
+    write_bw["output"] = {"capture": True}
+    res = rdmasim.run(write_bw)
+    size = res.capture_bytes
+    assert size and res.summary["capture_bytes"] == size and res._pcap is None
+    res.write(tmp_path)
+    assert res._pcap is None, "writing streamed the capture; it did not make the bytes"
+    assert (tmp_path / "capture.pcap").stat().st_size == size
+    assert (tmp_path / "capture.pcap").read_bytes() == res.pcap and len(res.pcap) == size
+
+
+def test_a_capture_that_cannot_be_written_loses_no_table(write_bw, tmp_path):
+    write_bw["workload"]["iters"] = 5
+    write_bw["output"] = {"capture": True}
+    res = rdmasim.run(write_bw)
+
+    class Full:
+        nbytes = res.capture_bytes
+
+        def write(self, path):
+            raise OSError(28, "No space left on device")
+
+    res._capture = Full()
+    with pytest.raises(OSError):
+        res.write(tmp_path)
+    assert json.loads((tmp_path / "summary.json").read_text())["capture_bytes"] == Full.nbytes
+    assert (tmp_path / "perftest.csv").exists() and (tmp_path / "run.csv").exists()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs /proc and RLIMIT_AS")
+def test_a_capture_larger_than_the_memory_left_is_written_with_the_tables(tmp_path):
+    """QA F9: a capture of 131 k full frames (0.55 GB) under an address-space limit of what the
+    same run needs with a 10-packet capture plus 200 MB. The capture used to be built whole in
+    memory and copied into a Python bytes object (peak address space +0.55 GB, resident +1.1
+    GB, measured): past the limit the allocation failed, the process aborted (exit 134) and no
+    file was written, tables included. Now it is streamed to its file (+10 MB)."""
+    import resource
+
+    probe = ("import runpy, sys\nsys.argv = ['rdmasim'] + sys.argv[1:]\n"
+             "try:\n    runpy.run_module('rdmasim', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+             "print([l for l in open('/proc/self/status') if l.startswith('VmPeak')][0].split()[1], file=sys.stderr)\n")
+    small = tmp_path / "small.toml"
+    small.write_text('[hardware]\nprofile = "cx4-edr"\n[workload]\nkind = "perftest"\ntest = "ib_write_bw"\n'
+                     'size = 268435456\niters = 2\n[output]\ncapture = true\ncapture_max_packets = 10\n')
+    base = subprocess.run([sys.executable, "-c", probe, "run", str(small), "-o", str(tmp_path / "small"), "--quiet"],
+                          capture_output=True, text=True, timeout=300)
+    assert base.returncode == 0, base.stderr
+    limit = (int(base.stderr.split()[-1]) + 200_000) * 1024
+    big = tmp_path / "big.toml"
+    big.write_text(small.read_text().replace("capture_max_packets = 10", "capture_max_packets = 1000000"))
+    out = tmp_path / "big"
+    r = subprocess.run([sys.executable, "-m", "rdmasim", "run", str(big), "-o", str(out), "--quiet"],
+                       capture_output=True, text=True, timeout=600,
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+    assert r.returncode == 0, r.stderr[-2000:]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["finished"] and (out / "perftest.csv").exists()
+    assert (out / "capture.pcap").stat().st_size == summary["capture_bytes"] > 500_000_000
 
 
 def test_no_capture_unless_asked(write_bw, tmp_path):

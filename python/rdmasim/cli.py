@@ -80,8 +80,12 @@ def _print_summary(res: Result, source: str, out: Path, written: List[Path], tes
     print(f"sim time : {res.sim_time_us:.3f} us    events: {res.events}")
     tables = ", ".join(f"{k} ({n} rows)" for k, n in sorted(s["tables"].items())) or "none"
     print(f"tables   : {tables}")
-    if res.pcap is not None:
-        print(f"capture  : capture.pcap ({len(res.pcap)} bytes)")
+    if res.capture_bytes is not None:
+        run_row = res.table("run").to_dict("records")[0] if len(res.table("run")) else {}
+        cut = run_row.get("capture_truncated") or 0
+        why = run_row.get("capture_stopped_by") or ""
+        kept = f", {cut} packets not kept ({why} reached)" if cut else ""
+        print(f"capture  : capture.pcap ({res.capture_bytes} bytes{kept})")
     if test and len(res.perftest):
         print(pt.column_header(test))
         for line in pt.format_rows(test, json.loads(res.perftest.to_json(orient="records"))):

@@ -74,21 +74,53 @@ class Result:
             events, interrupted, and the row count of each table.
         tables: table name -> :class:`pandas.DataFrame` (``perftest``, ``latency``, ``ports``,
             ``hca_counters``, ``host_cpu``, ``run``, ...).
-        pcap: the RoCEv2 pcap capture as bytes, or None when the scenario asked for none.
+        pcap: the RoCEv2 pcap capture as bytes, or None when the scenario asked for none. Made
+            on first access from the packets the core handed over (one copy of the file, in
+            the bytes object itself); :meth:`write` streams it to ``capture.pcap`` without it.
+        capture_bytes: the capture's size in bytes (None without one), without making it.
     """
 
-    def __init__(self, raw: Mapping[str, Any], pcap: Optional[bytes] = None, *, interrupted: bool = False):
+    def __init__(self, raw: Mapping[str, Any], pcap: Optional[bytes] = None, *, interrupted: bool = False,
+                 capture: Optional[Any] = None):
         self.raw: Dict[str, Any] = dict(raw)
-        self.pcap: Optional[bytes] = pcap
+        self._pcap: Optional[bytes] = pcap
+        # The core's `Capture` (rdmasim._core), handed over by the run: the file is made from it
+        # only when asked for, so a large capture neither sits in memory twice nor keeps the
+        # tables from being written first.
+        self._capture: Optional[Any] = capture if pcap is None else None
         self.interrupted: bool = interrupted
         self.tables: Dict[str, pd.DataFrame] = {
             name: _table(name, rows) for name, rows in (raw.get("tables") or {}).items()
         }
 
     @classmethod
-    def from_json(cls, text: str, pcap: Optional[bytes] = None, *, interrupted: bool = False) -> "Result":
-        """Builds a result from the core's result JSON."""
-        return cls(json.loads(text), pcap, interrupted=interrupted)
+    def from_json(cls, text: str, pcap: Optional[bytes] = None, *, interrupted: bool = False,
+                  capture: Optional[Any] = None) -> "Result":
+        """Builds a result from the core's result JSON (and the capture it handed over)."""
+        return cls(json.loads(text), pcap, interrupted=interrupted, capture=capture)
+
+    @property
+    def pcap(self) -> Optional[bytes]:
+        if self._pcap is None and self._capture is not None:
+            self._pcap = self._capture.to_bytes()  # MemoryError if it does not fit
+            self._capture = None
+        return self._pcap
+
+    @pcap.setter
+    def pcap(self, value: Optional[bytes]) -> None:
+        self._pcap, self._capture = value, None
+
+    @property
+    def capture_bytes(self) -> Optional[int]:
+        if self._pcap is not None:
+            return len(self._pcap)
+        return int(self._capture.nbytes) if self._capture is not None else None
+
+    def __getstate__(self) -> Dict[str, Any]:
+        # The core's Capture cannot be pickled (a sweep's worker process): send the bytes.
+        state = dict(self.__dict__)
+        state["_pcap"], state["_capture"] = self.pcap, None
+        return state
 
     # ---- run-level facts -------------------------------------------------------------------
     @property
@@ -98,7 +130,7 @@ class Result:
         s["stop_reason"] = self.stop_reason
         s["interrupted"] = self.interrupted
         s["tables"] = {name: int(len(df)) for name, df in self.tables.items()}
-        s["capture_bytes"] = len(self.pcap) if self.pcap is not None else None
+        s["capture_bytes"] = self.capture_bytes
         return s
 
     @property
@@ -171,7 +203,10 @@ class Result:
     # ---- files -----------------------------------------------------------------------------
     def write(self, directory: Union[str, "os.PathLike[str]"], format: str = "csv") -> List[Path]:
         """Writes ``summary.json``, one ``<table>.csv`` / ``<table>.parquet`` per table, and
-        ``capture.pcap`` when there is a capture. Returns the paths written.
+        ``capture.pcap`` when there is a capture, in that order: the capture, the one file that
+        can be large, comes last and is streamed from the core (never whole in memory) unless
+        :attr:`pcap` was read, so a capture that cannot be written loses no table. Returns the
+        paths written.
 
         The same result always gives byte-identical files.
         """
@@ -190,9 +225,12 @@ class Result:
             else:
                 df.to_parquet(path, index=False, engine="pyarrow")
             written.append(path)
-        if self.pcap is not None:
-            cap = out / "capture.pcap"
-            cap.write_bytes(self.pcap)
+        cap = out / "capture.pcap"
+        if self._pcap is not None:
+            cap.write_bytes(self._pcap)
+            written.append(cap)
+        elif self._capture is not None:
+            self._capture.write(str(cap))
             written.append(cap)
         return written
 

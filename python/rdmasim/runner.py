@@ -40,7 +40,8 @@ def validate(scenario: ScenarioLike) -> None:
 
 
 def _result(sim: _core.Simulation, interrupted: bool = False) -> Result:
-    return Result.from_json(sim.result_json(), sim.pcap(), interrupted=interrupted)
+    # The capture is handed over, not copied: the pcap is made when it is written or read.
+    return Result.from_json(sim.result_json(), interrupted=interrupted, capture=sim.take_capture())
 
 
 def _events_per_step(n: object) -> int:

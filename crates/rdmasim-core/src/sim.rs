@@ -7,7 +7,7 @@ use crate::hca::profile::HwProfile;
 use crate::hca::qp::QpAttr;
 use crate::hca::Hca;
 use crate::host::{CpuThread, Host, PollMode, Poller};
-use crate::report::capture::Capture;
+use crate::report::capture::{self, Capture};
 use crate::report::tables::{row, row_with, Tables};
 use crate::scenario::validate::{self, Endpoint};
 use crate::scenario::{Scenario, ScenarioError, WorkloadSection};
@@ -44,8 +44,6 @@ pub struct Simulation {
     end_time: Time,
     max_time: Time,
     max_events: u64,
-    /// An application handled an event since the last check of whether all are done.
-    apps_touched: bool,
 }
 
 impl Simulation {
@@ -76,7 +74,10 @@ impl Simulation {
         let hosts: Vec<Host> = (0..fabric.hosts.len() as u32).map(|i| Host::new(&prof, scenario.seed, i)).collect();
         let threads = hosts.iter().enumerate().map(|(i, h)| CpuThread { tick: h.tick, ..CpuThread::new(i as u32) }).collect();
         let o = &scenario.output;
-        let capture = o.capture.then(|| Capture::new(o.capture_hosts.clone(), o.capture_qps.clone(), o.capture_max_packets.unwrap_or(100_000)));
+        let capture = o.capture.then(|| {
+            let (packets, bytes) = (o.capture_max_packets.unwrap_or(capture::DEFAULT_MAX_PACKETS), o.capture_max_bytes.unwrap_or(capture::DEFAULT_MAX_BYTES));
+            Capture::new(o.capture_hosts.clone(), o.capture_qps.clone(), packets, bytes)
+        });
         let mut world = World {
             q: EventQueue::new(),
             profile: prof,
@@ -93,6 +94,8 @@ impl Simulation {
             capture,
             packet_hops: 0,
             skip_idle_events: true,
+            attention: true,
+            halt: None,
         };
         world.plan_switch_outputs();
         let qa = &scenario.qp;
@@ -158,9 +161,11 @@ impl Simulation {
             world.app_at(Time::ZERO, a, AppEvent::Start);
         }
         let l = &scenario.limits;
-        let max_time = l.max_sim_time_ms.map(|ms| Time::from_ns_f64(ms * 1e6)).unwrap_or(Time::MAX);
+        // Below the clock's end even without a limit: an event at Time::END is due past it
+        // (`stop_beyond`), caught by the same comparison as the limit, at no cost per event.
+        let max_time = l.max_sim_time_ms.map(|ms| Time::from_ns_f64(ms * 1e6)).unwrap_or(Time::MAX).min(LAST_TIME);
         let max_events = l.max_events.unwrap_or(u64::MAX);
-        Ok(Simulation { scenario, overridden, world, apps, pollers, stop_reason: None, end_time: Time::ZERO, max_time, max_events, apps_touched: true })
+        Ok(Simulation { scenario, overridden, world, apps, pollers, stop_reason: None, end_time: Time::ZERO, max_time, max_events })
     }
 
     /// Runs at most `max_events` events; returns true when the run is over.
@@ -170,10 +175,17 @@ impl Simulation {
         }
         for _ in 0..max_events {
             // Only an application's own handler can finish it, so the check (a pass over every
-            // app) runs after events that reach one, not after each of the fabric's.
-            if self.apps_touched && { self.apps_touched = false; self.apps.iter().all(|a| a.done()) } {
+            // app) runs after events that reach one, not after each of the fabric's; a handler
+            // that halts the run (World::halt) asks for it the same way.
+            if self.world.attention && {
+                self.world.attention = false;
+                self.world.halt.is_some() || self.apps.iter().all(|a| a.done())
+            } {
                 self.end_time = self.world.now();
-                self.stop_reason = Some(self.apps.iter().find_map(|a| a.incomplete()).unwrap_or_else(|| "completed".into()));
+                self.stop_reason = Some(match self.world.halt.take() {
+                    Some(why) => why,
+                    None => self.apps.iter().find_map(|a| a.incomplete()).unwrap_or_else(|| "completed".into()),
+                });
                 return true;
             }
             if self.world.q.popped() >= self.max_events {
@@ -183,14 +195,11 @@ impl Simulation {
             }
             match self.world.q.peek_time() {
                 None => {
-                    let why = self.apps.iter().find_map(|a| a.stall()).or_else(|| self.world.transport_stall()).map(|w| format!(": {w}")).unwrap_or_default();
-                    self.stop_reason = Some(format!("no more events (workload stalled){why}"));
-                    self.end_time = self.world.now();
+                    self.stop_without_events();
                     return true;
                 }
                 Some(t) if t > self.max_time => {
-                    self.stop_reason = Some("max_sim_time".into());
-                    self.end_time = self.max_time;
+                    self.stop_beyond(t);
                     return true;
                 }
                 _ => {}
@@ -199,6 +208,60 @@ impl Simulation {
             self.dispatch(ev);
         }
         false
+    }
+
+    /// The queue is empty while a workload is unfinished: a stall, named when the workload or
+    /// the transport can say why.
+    #[cold]
+    fn stop_without_events(&mut self) {
+        self.end_time = self.world.now();
+        let why = self.apps.iter().find_map(|a| a.stall()).or_else(|| self.world.transport_stall());
+        self.stop_reason = Some(format!("no more events (workload stalled){}", why.map(|w| format!(": {w}")).unwrap_or_default()));
+    }
+
+    /// The next event lies beyond the time limit, or at the clock's end: a time computation
+    /// saturated there (engine/time.rs `Time::END`), named as such unless the scenario's own
+    /// limit comes first.
+    #[cold]
+    fn stop_beyond(&mut self, t: Time) {
+        if t >= Time::END && self.max_time == LAST_TIME {
+            self.end_time = self.world.now();
+            let what = self.world.q.peek().map(|&ev| self.describe(ev)).unwrap_or_default();
+            self.stop_reason = Some(past_the_end(self.end_time, &format!("{what} fell due past it")));
+        } else {
+            self.stop_reason = Some("max_sim_time".into());
+            self.end_time = self.max_time;
+        }
+    }
+
+    /// What an event is about, for a stop reason.
+    fn describe(&self, ev: Event) -> String {
+        let w = &self.world;
+        let link = |ch: u32| {
+            let c = &w.channels[ch as usize];
+            let name = |n: NodeRef| match n {
+                NodeRef::Hca(h) => format!("h{h}"),
+                NodeRef::Switch { sw, .. } => format!("sw{sw}"),
+            };
+            format!("a transmission on link {}->{}", name(c.from), name(c.to))
+        };
+        match ev {
+            Event::TxDone { ch } | Event::Arrive { ch, .. } | Event::CreditWake { ch } | Event::SwitchKick { ch } => link(ch),
+            Event::HcaKick { hca } => {
+                // Kicked for a work request whose post, doorbell or fetch ends then, if any.
+                let late = w.hcas[hca as usize].qps.iter().find(|q| q.sq.iter().any(|wqe| wqe.ready_at >= Time::END));
+                match late {
+                    Some(q) => format!("a work request of h{hca} QP {:#x} (its post, doorbell and WQE fetch)", q.num),
+                    None => format!("h{hca}'s send engine"),
+                }
+            }
+            Event::HcaRx { hca, .. } => format!("h{hca}'s receive path"),
+            Event::AckTimer { hca, qp } => format!("the local ACK timer of h{hca} QP {:#x}", w.hcas[hca as usize].qps[qp as usize].num),
+            Event::CqeVisible { .. } | Event::CqWake { .. } => "a completion's delivery to its thread".into(),
+            Event::SrqResumeDoorbell { hca, .. } => format!("a stop/resume resume request on h{hca}"),
+            Event::OdpFault { hca, .. } => format!("an ODP page fault on h{hca}"),
+            Event::App { app, .. } => format!("an event of the {} workload (a post, timer or compute)", self.apps[app as usize].kind()),
+        }
     }
 
     #[inline]
@@ -220,7 +283,7 @@ impl Simulation {
             }
             Event::CqWake { cq } => w.drain_poller(&mut self.pollers, cq),
             Event::App { app, ev } => {
-                self.apps_touched = true;
+                w.attention = true;
                 let ev = w.app_events.take(ev);
                 self.apps[app as usize].handle(w, ev)
             }
@@ -297,8 +360,10 @@ impl Simulation {
         t.push("run", row(json!({
             "events": w.q.popped(), "packet_hops": w.packet_hops, "sim_time_us": elapsed.as_us_f64(),
             "profile": self.world.profile.name, "overridden": self.overridden,
-            "captured_packets": w.capture.as_ref().map(|c| c.records.len()).unwrap_or(0),
+            "captured_packets": w.capture.as_ref().map(|c| c.kept).unwrap_or(0),
             "capture_truncated": w.capture.as_ref().map(|c| c.truncated).unwrap_or(0),
+            "capture_bytes": w.capture.as_ref().map(|c| c.pcap_bytes).unwrap_or(0),
+            "capture_stopped_by": w.capture.as_ref().and_then(|c| c.stopped_by).unwrap_or(""),
         })));
         RunResult {
             name: self.scenario.name.clone(),
@@ -317,14 +382,36 @@ impl Simulation {
         serde_json::to_string(&self.result()).unwrap_or_default()
     }
 
-    /// The RoCEv2 pcap capture, when the scenario asked for one.
+    /// The RoCEv2 pcap capture, when the scenario asked for one (and it was not handed over).
+    /// Built whole in memory: to write it to a file, stream it ([`Capture::write_pcap`]).
     pub fn pcap(&self) -> Option<Vec<u8>> {
-        self.world.capture.as_ref().map(|c| c.to_pcap())
+        self.capture().map(|c| c.to_pcap())
+    }
+
+    /// The captured packets, when the scenario asked for a capture and it was not handed over.
+    pub fn capture(&self) -> Option<&Capture> {
+        self.world.capture.as_ref().filter(|c| !c.handed_over)
+    }
+
+    /// Hands the captured packets over, once (the run's table keeps the capture's counts), so
+    /// they can be written after the run while the simulation is dropped. `None` when the
+    /// scenario asked for no capture or they were handed over already.
+    pub fn take_capture(&mut self) -> Option<Capture> {
+        self.world.capture.as_mut().filter(|c| !c.handed_over).map(|c| c.hand_over())
     }
 
     pub fn profile(&self) -> &HwProfile {
         &self.world.profile
     }
+}
+
+/// The latest time a run may reach: one picosecond before the clock's end, `Time::END`, where
+/// a time computation that would pass 2^64 ps saturates.
+const LAST_TIME: Time = Time(u64::MAX - 2);
+
+/// The stop reason of a run whose next work lies past the clock's end.
+fn past_the_end(now: Time, what: &str) -> String {
+    format!("simulated time would pass 2^64 ps (213 days), the end of the simulator's clock, after {:.6} s: {what}; results are those up to then", now.as_secs_f64())
 }
 
 /// A channel end as fault selectors name it.

@@ -84,12 +84,24 @@ pub struct World {
     /// memory. `false` schedules them all, as before; `tests/event_count.rs` checks that the
     /// results are the same either way.
     pub skip_idle_events: bool,
+    /// The run loop must look after this event: an application handled it (it may be done),
+    /// or a handler halted the run. One flag, so the loop checks one thing per event.
+    pub attention: bool,
+    /// Set by a handler that proved the run can never finish although events remain (an RNR
+    /// livelock, hca/stall.rs; [`World::halt`]): the reason the run stops with, after that event.
+    pub halt: Option<String>,
 }
 
 impl World {
     #[inline]
     pub fn now(&self) -> Time {
         self.q.now()
+    }
+
+    /// Stops the run after the current event, for `why`.
+    pub(crate) fn halt(&mut self, why: String) {
+        self.halt = Some(why);
+        self.attention = true;
     }
 
     /// Tells application `app` about `ev` at `at`.

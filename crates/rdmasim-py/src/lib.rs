@@ -3,11 +3,15 @@
 //! No logic lives here: scenario text in, JSON result and pcap bytes out. The Python package
 //! (`python/rdmasim`) turns these into pandas tables, files, sweeps and the CLI.
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use rdmasim_core::api;
+use rdmasim_core::report::capture::Capture;
 use rdmasim_core::scenario::ScenarioError as CoreScenarioError;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
 
 create_exception!(
     rdmasim,
@@ -63,9 +67,18 @@ impl PySimulation {
         self.inner.result_json()
     }
 
-    /// The pcap capture as bytes, or None when the scenario did not ask for one.
-    fn pcap<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyBytes>> {
-        self.inner.pcap().map(|b| PyBytes::new_bound(py, &b))
+    /// The pcap capture as bytes, or None when the scenario did not ask for one (or after
+    /// `take_capture`). Written straight into the bytes object; raises MemoryError when it
+    /// does not fit.
+    fn pcap<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        self.inner.capture().map(|c| pcap_bytes(py, c)).transpose()
+    }
+
+    /// Hands the captured packets over as a `Capture`, so the pcap is built only when wanted
+    /// and can be streamed to a file; None when the scenario asked for no capture or they were
+    /// handed over already (the run's table keeps the counts).
+    fn take_capture(&mut self) -> Option<PyCapture> {
+        self.inner.take_capture().map(|inner| PyCapture { inner })
     }
 
     /// The name the scenario was loaded from (file path, "<string>" or "<dict>").
@@ -77,6 +90,60 @@ impl PySimulation {
     fn __repr__(&self) -> String {
         format!("<rdmasim._core.Simulation source={:?} progress={:.3}>", self.source, self.inner.progress())
     }
+}
+
+/// The packets a run captured, handed over from its `Simulation`: the pcap file is made from
+/// them only when asked for, into a file (`write`, streamed) or one bytes object (`to_bytes`).
+#[pyclass(module = "rdmasim._core", name = "Capture")]
+struct PyCapture {
+    inner: Capture,
+}
+
+#[pymethods]
+impl PyCapture {
+    /// Size of the pcap file, bytes.
+    #[getter]
+    fn nbytes(&self) -> u64 {
+        self.inner.pcap_bytes
+    }
+
+    /// The pcap file as bytes, written straight into the bytes object (one copy of the file
+    /// in memory); raises MemoryError when it does not fit.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        pcap_bytes(py, &self.inner)
+    }
+
+    /// Writes the pcap file to `path` a frame at a time (never whole in memory), with the GIL
+    /// released; returns its size. Raises OSError when the file cannot be written.
+    fn write(&self, py: Python<'_>, path: PathBuf) -> PyResult<u64> {
+        let c = &self.inner;
+        py.allow_threads(move || -> std::io::Result<u64> {
+            let mut w = BufWriter::with_capacity(1 << 20, File::create(&path)?);
+            c.write_pcap(&mut w)?;
+            w.flush()?;
+            Ok(c.pcap_bytes)
+        })
+        .map_err(PyErr::from)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<rdmasim._core.Capture {} bytes>", self.inner.pcap_bytes)
+    }
+}
+
+/// A capture's pcap as one bytes object, written in place (no intermediate copy). The size
+/// comes from the capture's own count; a mismatch would be a bug and is an error, not a panic.
+fn pcap_bytes<'py>(py: Python<'py>, c: &Capture) -> PyResult<Bound<'py, PyBytes>> {
+    let len = usize::try_from(c.pcap_bytes).map_err(|_| PyMemoryError::new_err("the capture is larger than this platform's address space"))?;
+    PyBytes::new_bound_with(py, len, |buf| {
+        let mut rest: &mut [u8] = buf;
+        c.write_pcap(&mut rest).map_err(|e| PyRuntimeError::new_err(format!("the capture did not fit its counted size: {e}")))?;
+        if rest.is_empty() {
+            Ok(())
+        } else {
+            Err(PyRuntimeError::new_err(format!("the capture is {} bytes short of its counted size", rest.len())))
+        }
+    })
 }
 
 /// Parses and validates a TOML scenario without running it; raises `ScenarioError`.
@@ -129,6 +196,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
     m.add_class::<PySimulation>()?;
+    m.add_class::<PyCapture>()?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(profiles_json, m)?)?;
     m.add_function(wrap_pyfunction!(link_data_bps, m)?)?;

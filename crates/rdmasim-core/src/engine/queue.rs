@@ -109,6 +109,14 @@ impl<E: Copy> EventQueue<E> {
         let t = self.now + delay;
         self.at(t, event)
     }
+    /// The events still queued, in no particular order.
+    pub fn pending(&self) -> impl Iterator<Item = &E> + '_ {
+        self.heap.iter().map(|e| &e.event)
+    }
+    /// The next event to run, if any.
+    pub fn peek(&self) -> Option<&E> {
+        self.heap.first().map(|e| &e.event)
+    }
     pub fn peek_time(&self) -> Option<Time> {
         self.heap.first().map(|e| Time((e.key >> 64) as u64))
     }

@@ -255,6 +255,12 @@ impl World {
                     self.hcas[h as usize].qps[qi as usize].paused_until = now + rnr_delay(timer);
                     self.go_back(h, qi, from);
                 }
+                // Retrying forever: stop the run if nothing can ever post the receive WQE.
+                if self.hcas[h as usize].qps[qi as usize].attr.rnr_retry == 7 {
+                    if let Some(why) = self.rnr_livelock(h, qi) {
+                        self.halt(why);
+                    }
+                }
             }
             PktKind::ReadResp { last, .. } => {
                 if !self.odp_requester_drops(h, qi, pkt) {

@@ -89,13 +89,14 @@ impl TickNoise {
             let last = (s - self.phase) / self.period;
             (last + 1, s.max(self.at(last).saturating_add(self.detour(last))))
         };
-        // Saturating, as `Time` is: work that ends past the clock's end never ends.
-        let mut end = begin.saturating_add(cost.as_ps());
-        while end < u64::MAX && self.at(k) < end {
-            end = end.saturating_add(self.detour(k));
+        // Saturating at the clock's end, as `Time`'s `+` is: work that would end past it ends
+        // at `Time::END`, where the run stops naming it (engine/time.rs).
+        let mut end = Time::ps(begin) + cost;
+        while end < Time::END && self.at(k) < end.as_ps() {
+            end += Time::ps(self.detour(k));
             k += 1;
         }
-        Time::ps(end)
+        end
     }
 }
 
@@ -208,7 +209,7 @@ mod tests {
     fn work_near_the_clock_s_end_saturates_instead_of_overflowing() {
         let t = tick(250.0, 2000.0, 2000.0, 7);
         let late = Time::ps(u64::MAX - 1000);
-        assert_eq!(t.finish(late, Time::ns(70)), Time::MAX);
+        assert_eq!(t.finish(late, Time::ns(70)), Time::END, "saturated at the clock's end, not at \"never\"");
         assert_eq!(t.finish(Time::ZERO, Time::MAX), Time::MAX);
         // A tick rate so low that tick 1 lies past the clock's end: tick 0 still holds the core.
         let slow = tick(1e-300, 2000.0, 2000.0, 7);

@@ -1,23 +1,55 @@
 //! Packet capture: a copy of each packet as a host port sends it (a tap on the wire before any
 //! loss, like ibdump on the sender), filtered by host and QP, turned into a RoCEv2 pcap at the end.
+//!
+//! Memory: the kept packets wait as records (64 B each) and the pcap is made only when asked
+//! for, streamed to a writer ([`Capture::write_pcap`]: a file, or a buffer of exactly
+//! [`Capture::pcap_bytes`] bytes). The file's size is bounded by `capture_max_bytes`, and the
+//! records take less than the file (64 B against at least 78 B a frame with its record header,
+//! an ACK's), so the budget bounds both whatever `capture_max_packets` says; a record that
+//! finds no memory stops the capture instead of aborting the run.
 use crate::engine::Time;
 use crate::hca::packet::{Packet, PktKind};
 use crate::wire::{
-    udp_src_port_for_qps, Aeth, NakCode, Opcode, PacketHeaders, PcapWriter, Reth, RoceEndpoints, Syndrome, CREDITS_INVALID, MASK_24,
+    pcap_file_header, pcap_incl_len, pcap_record_header, udp_src_port_for_qps, Aeth, NakCode, Opcode, PacketHeaders, Reth, RoceEndpoints, Syndrome,
+    CREDITS_INVALID, MASK_24, PCAP_FILE_HEADER_BYTES, PCAP_RECORD_HEADER_BYTES,
 };
+use std::io::{self, Write};
+
+/// `capture_max_packets` when the scenario gives none.
+pub const DEFAULT_MAX_PACKETS: u64 = 100_000;
+/// `capture_max_bytes` when the scenario gives none: 1 GiB, 2.5 times the largest capture the
+/// default packet limit makes (100 000 frames of a 4096 B MTU, 4.2 KB each with their record
+/// headers: 0.42 GB), so it cuts no capture that the packet limit would have kept whole.
+pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
+/// Largest `capture_max_bytes`: 4 GiB. Python's `Result.pcap` holds the whole file as one
+/// bytes object, and the kept records take up to 0.82 times its size (64 B for a frame of at
+/// least 78 B) while the run lasts; a larger capture is better cut down with `capture_hosts`,
+/// `capture_qps` or a shorter run.
+pub const MAX_MAX_BYTES: u64 = 1 << 32;
 
 pub struct Capture {
     pub hosts: Vec<u32>,
     pub qps: Vec<u32>,
     pub max_packets: u64,
+    /// Budget of the pcap file, headers included.
+    pub max_bytes: u64,
     pub records: Vec<(Time, Packet)>,
-    /// Packets that matched but were not kept because of `max_packets`.
+    /// Packets kept (the length of `records` until they are handed over, [`Capture::hand_over`]).
+    pub kept: u64,
+    /// Packets that matched but were not kept because of a limit.
     pub truncated: u64,
+    /// Size of the pcap file the kept packets make, its header included.
+    pub pcap_bytes: u64,
+    /// What stopped the capture: `"capture_max_packets"`, `"capture_max_bytes"` or
+    /// `"out of memory"` (a record could not be stored); `None` while it keeps packets.
+    pub stopped_by: Option<&'static str>,
+    /// The records were moved out ([`Capture::hand_over`]); only the counts are left.
+    pub handed_over: bool,
 }
 
 impl Capture {
-    pub fn new(hosts: Vec<u32>, qps: Vec<u32>, max_packets: u64) -> Capture {
-        Capture { hosts, qps, max_packets, records: Vec::new(), truncated: 0 }
+    pub fn new(hosts: Vec<u32>, qps: Vec<u32>, max_packets: u64, max_bytes: u64) -> Capture {
+        Capture { hosts, qps, max_packets, max_bytes, records: Vec::new(), kept: 0, truncated: 0, pcap_bytes: PCAP_FILE_HEADER_BYTES, stopped_by: None, handed_over: false }
     }
 
     /// Records a packet sent by host `h` (LIDs are host index + 1).
@@ -29,29 +61,66 @@ impl Capture {
         if !self.qps.is_empty() && !self.qps.contains(&p.src_qp) && !self.qps.contains(&p.dst_qp) {
             return;
         }
-        if self.records.len() as u64 >= self.max_packets {
-            self.truncated += 1;
-            return;
+        if self.stopped_by.is_none() {
+            let size = PCAP_RECORD_HEADER_BYTES + u64::from(pcap_incl_len(headers_of(p).roce_capture_bytes() as usize));
+            self.stopped_by = if self.kept >= self.max_packets {
+                Some("capture_max_packets")
+            } else if self.pcap_bytes + size > self.max_bytes {
+                Some("capture_max_bytes")
+            } else if !self.room_for_one() {
+                Some("out of memory")
+            } else {
+                self.records.push((at, *p));
+                self.kept += 1;
+                self.pcap_bytes += size;
+                return;
+            };
         }
-        self.records.push((at, *p));
+        self.truncated += 1;
+    }
+
+    /// Room for one more record, growing by a quarter (at least 4096 records) when full, so
+    /// the slack stays small; false when the memory cannot be had (the capture then stops, as
+    /// at a limit, rather than the allocation failure aborting the process and the run's
+    /// results with it).
+    fn room_for_one(&mut self) -> bool {
+        let r = &mut self.records;
+        r.len() < r.capacity() || r.try_reserve_exact((r.len() / 4).max(4096)).is_ok()
+    }
+
+    /// Moves the kept records out into a capture of their own (to write or hand to Python
+    /// after the run, while the simulation itself can be dropped); this one keeps its counts,
+    /// so the run's table still reports them.
+    pub fn hand_over(&mut self) -> Capture {
+        self.handed_over = true;
+        Capture { hosts: self.hosts.clone(), qps: self.qps.clone(), records: std::mem::take(&mut self.records), handed_over: false, ..*self }
     }
 }
 
 impl Capture {
-    /// The capture as a pcap file: each packet framed as RoCEv2 (Ethernet/IPv4/UDP 4791) so
-    /// Wireshark and tshark decode opcodes, PSNs, AETH syndromes and RETH fields. Payload bytes
-    /// are not simulated; they are filled with a constant.
-    pub fn to_pcap(&self) -> Vec<u8> {
-        let mut w = PcapWriter::new();
+    /// Writes the capture as a pcap file of exactly [`pcap_bytes`](Self::pcap_bytes) bytes:
+    /// each packet framed as RoCEv2 (Ethernet/IPv4/UDP 4791) so Wireshark and tshark decode
+    /// opcodes, PSNs, AETH syndromes and RETH fields. Payload bytes are not simulated; they are
+    /// filled with a constant. One frame at a time: nothing the size of the file is built.
+    pub fn write_pcap<W: Write>(&self, out: &mut W) -> io::Result<()> {
+        out.write_all(&pcap_file_header())?;
         let mut frame = Vec::with_capacity(4200);
         for (t, p) in &self.records {
             frame.clear();
             let h = headers_of(p);
             let ep = RoceEndpoints::for_lids(p.slid, p.dlid, udp_src_port_for_qps(p.src_qp, p.dst_qp));
             h.emit_roce_v2(&ep, 0xab, &mut frame);
-            w.write_frame(t.as_ps(), &frame);
+            out.write_all(&pcap_record_header(t.as_ps(), frame.len()))?;
+            out.write_all(&frame[..pcap_incl_len(frame.len()) as usize])?;
         }
-        w.into_bytes()
+        Ok(())
+    }
+
+    /// The capture as a pcap file in memory ([`write_pcap`](Self::write_pcap)).
+    pub fn to_pcap(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(usize::try_from(self.pcap_bytes).unwrap_or(usize::MAX));
+        self.write_pcap(&mut v).expect("writing to a Vec cannot fail");
+        v
     }
 }
 
@@ -112,6 +181,21 @@ mod tests {
     use super::*;
     use crate::fabric::channel::Damage;
     use crate::hca::packet::ib_wire_bytes;
+
+    /// The memory claims of the module doc: a record is at most 64 B, and the smallest frame
+    /// (an ACK) takes 78 B of the file with its record header.
+    #[test]
+    fn a_record_takes_less_memory_than_its_frame_in_the_file() {
+        assert!(std::mem::size_of::<(Time, Packet)>() <= 64, "{} B", std::mem::size_of::<(Time, Packet)>());
+        let mut c = Capture::new(vec![], vec![], 10, DEFAULT_MAX_BYTES);
+        let ack = Packet {
+            slid: 2, dlid: 1, vl: 0, src_qp: 0x100, dst_qp: 0x100, kind: PktKind::Ack, psn: 7, ack_req: false, payload: 0,
+            wire_bytes: 0, msn: 0, dma_len: 0, remote_va: 0, damage: Damage::None, sent_at: Time::ZERO,
+        };
+        c.record(Time::ZERO, 1, &ack);
+        assert_eq!(c.pcap_bytes, 24 + 78);
+        assert_eq!(c.to_pcap().len(), 24 + 78);
+    }
 
     /// The event loop's quick size formula agrees with the wire module's full headers.
     #[test]

@@ -264,6 +264,10 @@ pub struct OutputSection {
     /// Stop capturing after this many packets (default 100000).
     #[serde(default)]
     pub capture_max_packets: Option<u64>,
+    /// Stop capturing before the pcap file would pass this many bytes (default 1 GiB, at most
+    /// 4 GiB: report/capture.rs).
+    #[serde(default)]
+    pub capture_max_bytes: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

@@ -41,7 +41,10 @@ pub use packet::{
     PacketHeaders, ETHERNET_FCS_SIZE, ETHERNET_HEADER_SIZE, ETHERNET_MIN_FRAME, ICRC_SIZE, IPV4_HEADER_SIZE,
     ROCE_WIRE_OVERHEAD, UDP_HEADER_SIZE, VCRC_SIZE,
 };
-pub use pcap::{PcapWriter, PCAP_LINKTYPE_ETHERNET, PCAP_MAGIC_NANOS, PCAP_SNAPLEN};
+pub use pcap::{
+    pcap_file_header, pcap_incl_len, pcap_record_header, PcapWriter, PCAP_FILE_HEADER_BYTES, PCAP_LINKTYPE_ETHERNET, PCAP_MAGIC_NANOS,
+    PCAP_RECORD_HEADER_BYTES, PCAP_SNAPLEN,
+};
 pub use roce::{
     ip_for_lid, mac_for_lid, parse_roce_v2, udp_src_port_for_qps, RoceEndpoints, RoceV2Packet, ROCE_V2_UDP_PORT,
 };

@@ -1,4 +1,5 @@
-//! Classic libpcap capture files, nanosecond variant, written into memory.
+//! Classic libpcap capture files, nanosecond variant: written into memory ([`PcapWriter`]), or
+//! header by header ([`pcap_file_header`], [`pcap_record_header`]) by a caller that streams.
 //!
 //! Format (<https://wiki.wireshark.org/Development/LibpcapFileFormat>, and the IETF draft
 //! "PCAP Capture File Format"): a 24-byte global header, then per packet a 16-byte record
@@ -32,34 +33,57 @@ impl Default for PcapWriter {
     }
 }
 
+/// Bytes of the file header.
+pub const PCAP_FILE_HEADER_BYTES: u64 = 24;
+/// Bytes of each packet record's header.
+pub const PCAP_RECORD_HEADER_BYTES: u64 = 16;
+
+/// The file header (version 2.4, UTC, nanosecond timestamps, Ethernet).
+pub fn pcap_file_header() -> [u8; 24] {
+    let mut h = [0u8; 24];
+    h[0..4].copy_from_slice(&PCAP_MAGIC_NANOS.to_le_bytes());
+    h[4..6].copy_from_slice(&2u16.to_le_bytes()); // version major
+    h[6..8].copy_from_slice(&4u16.to_le_bytes()); // version minor
+    // thiszone 0 (timestamps are UTC) and sigfigs 0 stay zero.
+    h[16..20].copy_from_slice(&PCAP_SNAPLEN.to_le_bytes());
+    h[20..24].copy_from_slice(&PCAP_LINKTYPE_ETHERNET.to_le_bytes());
+    h
+}
+
+/// Bytes a frame of `frame_len` bytes keeps in the file: cut to [`PCAP_SNAPLEN`].
+pub fn pcap_incl_len(frame_len: usize) -> u32 {
+    u32::try_from(frame_len).unwrap_or(u32::MAX).min(PCAP_SNAPLEN)
+}
+
+/// The record header of a frame of `frame_len` bytes seen at simulated time `ts_ps`
+/// (picoseconds since the start of the simulation, shown as seconds since the Unix epoch 0).
+/// Sub-nanosecond parts are dropped (truncated, so packet order is kept).
+pub fn pcap_record_header(ts_ps: u64, frame_len: usize) -> [u8; 16] {
+    // u64 picoseconds reach ~1.8e7 s, well inside the u32 seconds field.
+    let secs = (ts_ps / PS_PER_SEC) as u32;
+    let nanos = ((ts_ps % PS_PER_SEC) / PS_PER_NS) as u32;
+    let orig_len = u32::try_from(frame_len).unwrap_or(u32::MAX);
+    let mut h = [0u8; 16];
+    h[0..4].copy_from_slice(&secs.to_le_bytes());
+    h[4..8].copy_from_slice(&nanos.to_le_bytes());
+    h[8..12].copy_from_slice(&pcap_incl_len(frame_len).to_le_bytes());
+    h[12..16].copy_from_slice(&orig_len.to_le_bytes());
+    h
+}
+
 impl PcapWriter {
     /// A capture holding just the global header (version 2.4, UTC, Ethernet).
     pub fn new() -> PcapWriter {
         let mut buf = Vec::with_capacity(4096);
-        buf.extend_from_slice(&PCAP_MAGIC_NANOS.to_le_bytes());
-        buf.extend_from_slice(&2u16.to_le_bytes()); // version major
-        buf.extend_from_slice(&4u16.to_le_bytes()); // version minor
-        buf.extend_from_slice(&0i32.to_le_bytes()); // thiszone: timestamps are UTC
-        buf.extend_from_slice(&0u32.to_le_bytes()); // sigfigs: always 0
-        buf.extend_from_slice(&PCAP_SNAPLEN.to_le_bytes());
-        buf.extend_from_slice(&PCAP_LINKTYPE_ETHERNET.to_le_bytes());
+        buf.extend_from_slice(&pcap_file_header());
         PcapWriter { buf, packets: 0 }
     }
 
-    /// Appends one frame seen at simulated time `ts_ps` (picoseconds since the start of the
-    /// simulation, shown as seconds since the Unix epoch 0). Sub-nanosecond parts are dropped
-    /// (truncated, so packet order is kept). Frames beyond [`PCAP_SNAPLEN`] are cut to it.
+    /// Appends one frame seen at simulated time `ts_ps` ([`pcap_record_header`]). Frames beyond
+    /// [`PCAP_SNAPLEN`] are cut to it.
     pub fn write_frame(&mut self, ts_ps: u64, frame: &[u8]) {
-        // u64 picoseconds reach ~1.8e7 s, well inside the u32 seconds field.
-        let secs = (ts_ps / PS_PER_SEC) as u32;
-        let nanos = ((ts_ps % PS_PER_SEC) / PS_PER_NS) as u32;
-        let orig_len = u32::try_from(frame.len()).unwrap_or(u32::MAX);
-        let incl_len = orig_len.min(PCAP_SNAPLEN);
-        self.buf.extend_from_slice(&secs.to_le_bytes());
-        self.buf.extend_from_slice(&nanos.to_le_bytes());
-        self.buf.extend_from_slice(&incl_len.to_le_bytes());
-        self.buf.extend_from_slice(&orig_len.to_le_bytes());
-        self.buf.extend_from_slice(&frame[..incl_len as usize]);
+        self.buf.extend_from_slice(&pcap_record_header(ts_ps, frame.len()));
+        self.buf.extend_from_slice(&frame[..pcap_incl_len(frame.len()) as usize]);
         self.packets += 1;
     }
 

@@ -40,6 +40,16 @@ impl App {
             App::OdpReads(o) => o.done,
         }
     }
+    /// The workload's `kind`, as scenarios name it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            App::Perftest(_) => "perftest",
+            App::SrqEpisode(_) => "srq-episode",
+            App::Flows(_) => "flows",
+            App::Mpi(_) => "mpi",
+            App::OdpReads(_) => "odp-reads",
+        }
+    }
     /// Why the workload cannot finish when no event is left, if it can tell.
     pub fn stall(&self) -> Option<String> {
         match self {

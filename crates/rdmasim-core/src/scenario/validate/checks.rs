@@ -312,6 +312,19 @@ fn check_output(s: &Scenario) -> Result<(), Problem> {
     if out.capture_max_packets == Some(0) {
         return problem("output.capture_max_packets", "capture_max_packets = 0 is invalid; expected an integer >= 1".into());
     }
+    if let Some(b) = out.capture_max_bytes {
+        use crate::report::capture::MAX_MAX_BYTES;
+        use crate::wire::PCAP_FILE_HEADER_BYTES as HEADER;
+        if !(HEADER..=MAX_MAX_BYTES).contains(&b) {
+            return problem(
+                "output.capture_max_bytes",
+                format!(
+                    "capture_max_bytes = {b} is out of range; expected {HEADER}..={MAX_MAX_BYTES} (the {HEADER}-byte pcap header up to 4 GiB: \
+                     Python's Result.pcap holds the whole file in memory; narrow a larger capture with capture_hosts or capture_qps)"
+                ),
+            );
+        }
+    }
     Ok(())
 }
 

@@ -70,6 +70,7 @@ pub fn expected_for(key: &str) -> Option<String> {
         "output.capture_qps" => "an array of QP numbers",
         "output.capture_qps[]" => "a QP number",
         "output.capture_max_packets" => "an integer >= 1",
+        "output.capture_max_bytes" => "an integer 24..=4294967296 (bytes)",
         "limits" => "a table",
         "limits.max_sim_time_ms" => "a finite number of milliseconds > 0",
         "limits.max_events" => "an integer >= 1",
