@@ -154,13 +154,19 @@ _NO_FINALIZE = ("did not reach MPI_Finalize: the program exited without calling 
                 "killed (the tracer writes a rank's records at MPI_Finalize, and in 1 MiB blocks before)")
 
 
-def _check_complete(files: Sequence[Path], program: str = "the program", missing: Sequence[int] = ()) -> None:
-    """Raises TraceToolError naming the ranks whose traces are missing, empty or cut off."""
+def _read_trace(f: Path) -> str:
+    return f.read_bytes().decode("utf-8", errors="replace")
+
+
+def _check_complete(files: Sequence[Path], program: str = "the program", missing: Sequence[int] = (),
+                    texts: Optional[Sequence[str]] = None) -> None:
+    """Raises TraceToolError naming the ranks whose traces are missing, empty or cut off.
+    ``texts``: the files' contents when the caller has read them already."""
     empty: List[int] = []
     cut: List[str] = []
     stopped: List[int] = list(missing)
-    for f in files:
-        text = f.read_bytes().decode("utf-8", errors="replace")
+    for i, f in enumerate(files):
+        text = texts[i] if texts is not None else _read_trace(f)
         problem = _cut_off(f, text) if text else None
         if text and not problem:
             continue
@@ -197,9 +203,10 @@ def trace_counts(directory: Path) -> Dict[str, int]:
     sends = 0
     nbytes = 0
     files = sorted(Path(directory).glob("rank.*.trace"))
-    _check_complete(files)
-    for f in files:
-        for ln, line in enumerate(f.read_bytes().decode("utf-8", errors="replace").splitlines(), 1):
+    texts = [_read_trace(f) for f in files]  # each file read once, for the check and the count
+    _check_complete(files, texts=texts)
+    for f, text in zip(files, texts):
+        for ln, line in enumerate(text.splitlines(), 1):
             call = line.split(" ", 1)[0]
             if call in ("send", "ssend", "rsend", "bsend", "isend", "issend", "irsend", "ibsend", "sendrecv"):
                 kv = dict(_FIELD.findall(line))

@@ -44,14 +44,22 @@ def _result(sim: _core.Simulation, interrupted: bool = False) -> Result:
     return Result.from_json(sim.result_json(), interrupted=interrupted, capture=sim.take_capture())
 
 
+def as_integer(x: object) -> Optional[int]:
+    """``x`` as an int when it is an integer of any type (numpy's too), else None: not a bool,
+    a float or a string."""
+    if isinstance(x, bool):
+        return None
+    try:
+        return operator.index(x)
+    except TypeError:
+        return None
+
+
 def _events_per_step(n: object) -> int:
     """``n`` as an int, checked here: the binding would raise a bare OverflowError (or
     TypeError) at the first step, after the scenario was built."""
-    try:
-        v = operator.index(n)  # any integer type (numpy's too), not a float or a string
-    except TypeError:
-        v = None
-    if v is None or isinstance(n, bool):
+    v = as_integer(n)
+    if v is None:
         raise TypeError(f"max_events_per_step must be an integer, not {type(n).__name__} ({n!r})")
     if not 1 <= v <= MAX_EVENTS_PER_STEP:
         raise ValueError(f"max_events_per_step = {v} is out of range; expected 1..={MAX_EVENTS_PER_STEP} "

@@ -4,14 +4,13 @@ from __future__ import annotations
 import copy
 import itertools
 import json
-import operator
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 import pandas as pd
 
 from .errors import ScenarioError, scenario_error
 from .result import Result, order_columns
-from .runner import RunInterrupted, run, simulation, validate
+from .runner import RunInterrupted, as_integer, run, simulation, validate
 from .scenario import ScenarioLike, get_dotted, scenario_dict, set_dotted
 
 __all__ = ["sweep", "grid_points", "run_point", "SweepInterrupted"]
@@ -79,10 +78,7 @@ def _seeds(seeds: Sequence[Any]) -> List[Optional[int]]:
     the grid point, and TOML)."""
     out: List[Optional[int]] = []
     for i, seed in enumerate(seeds):
-        try:
-            v = None if isinstance(seed, bool) else operator.index(seed)
-        except TypeError:
-            v = None
+        v = as_integer(seed)
         if v is None:
             raise scenario_error(f"sweep seeds[{i}]", "seed", None,
                                  f"expected an integer 0..={MAX_SEED}; found {type(seed).__name__} {seed!r}")
