@@ -4,7 +4,7 @@ RDMASIM ?= rdmasim
 # bash for the `time` keyword (isolation-study)
 SHELL := /bin/bash
 
-.PHONY: test test-rust test-python develop bench bench-instructions repro isolation-study isolation-quantum pmpi-trace fuzz
+.PHONY: test test-rust test-python develop bench bench-instructions repro isolation-study isolation-quantum isolation-staging pmpi-trace fuzz
 
 ## Rust core tests (the PyO3 extension crate cannot link as a test binary) and Python tests.
 test: test-rust test-python
@@ -39,6 +39,10 @@ isolation-study:
 ## (chunk per request, quantum per turn) against C6-C8 (docs/isolation.md sec. 2.1); ~30 s.
 isolation-quantum:
 	$(PYTHON) -m rdmasim.sensitivity.arbitration_quantum out/sensitivity
+
+## Sensitivity: a NIC transmit staging buffer swept against C6-C8 (~25 s, a table and a plot).
+isolation-staging:
+	$(PYTHON) -m rdmasim.sensitivity.tx_staging out/sensitivity
 
 ## The PMPI tracing library (needs mpicc): build/libpmpi_trace.so. `rdmasim trace` builds its own.
 pmpi-trace:

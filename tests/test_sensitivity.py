@@ -1,5 +1,7 @@
-"""The arbitration-quantum sensitivity (rdmasim.sensitivity.arbitration_quantum) at small counts:
-its conclusion in docs/isolation.md sec. 2.1 holds and its artifacts are written."""
+"""The isolation sensitivities (rdmasim.sensitivity.arbitration_quantum, .tx_staging) at small
+counts: their conclusions in docs/isolation.md sec. 2.1 hold and their artifacts are written."""
+import pytest
+
 from rdmasim.sensitivity import arbitration_quantum as aq
 
 
@@ -18,3 +20,34 @@ def test_no_quantum_meets_the_edr_mouse_and_herd_figures_at_once(tmp_path):
     assert aq.table(result).count("\n") == 2 + len(result["rows"])
     png = aq.plot(result, tmp_path / "q.png")
     assert png is None or png.stat().st_size > 10_000
+
+
+def test_a_staging_buffer_adds_one_wait_to_mouse_and_herd_but_no_size_meets_c7_and_c8():
+    from rdmasim.sensitivity import tx_staging as ts
+
+    result = ts.sweep(sizes_kib=(0, 48, 64), mice=5_000, kv=3_000)
+    alone = result["alone_median_us"]
+    by = {(r["arbitration"], r["staging_kib"]): r for r in result["rows"]}
+    # Without a buffer, packet round robin keeps the EDR mouse within a packet of alone.
+    assert by[("packet-round-robin", 0)]["edr_mouse_slowdown"] < 1.3
+    for kib in (48, 64):
+        r = by[("packet-round-robin", kib)]
+        drain_us = kib * 1024 * 8 / 99.4e3  # EDR 4x data rate
+        mouse_extra = r["edr_mouse_median_us"] - alone["mouse cx4-edr"]
+        herd_extra = r["edr_herd_get_median_us"] - alone["kv cx4-edr"]
+        # Each waits about the buffer's drain once: the waits add up, whatever HERD's depth.
+        assert 0.8 * drain_us < mouse_extra < 1.25 * drain_us, (kib, mouse_extra, drain_us)
+        assert abs(herd_extra - mouse_extra) < 0.5, (kib, herd_extra, mouse_extra)
+    # 48 KiB gives C7's mouse, 64 KiB C8's HERD; neither size gives both (nor any other: sec. 2.1).
+    for mode in ts.MODES:
+        assert ts.meeting(result, "c7", mode) == [48] and ts.meeting(result, "c8", mode) == [64], mode
+    assert ts.table(result).count("\n") == 2 + len(result["rows"]) + len(ts.MODES)
+
+
+def test_sensitivity_counts_from_the_environment_are_checked(monkeypatch):
+    from rdmasim.envvars import EnvVarError
+    from rdmasim.sensitivity import tx_staging as ts
+
+    monkeypatch.setenv("RDMASIM_STAGING_MICE", "many")
+    with pytest.raises(EnvVarError, match="RDMASIM_STAGING_MICE"):
+        ts.sweep(sizes_kib=(0,))

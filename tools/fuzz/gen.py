@@ -58,6 +58,7 @@ def overrides():
     if maybe(0.3): o['retransmit_floor_ms'] = fnum(ch(0.0,0.0,0.001,1.0,500.0))
     if maybe(0.1): o['arbitration'] = '"%s"' % ch('packet-round-robin','message-round-robin','chunk-round-robin','quantum-round-robin')
     if maybe(0.1): o['arbitration_chunk_bytes'] = ch(1,2,100,4096,16384,1<<30)
+    if maybe(0.15): o['tx_staging_bytes'] = ch(0,1,64,2048,16384,65536,1<<20,1<<24,(1<<24)+1)
     if maybe(0.1): o['cpu_idle'] = '"%s"' % ch('none','haswell','haswell-pkg','sandybridge')
     if maybe(0.05): o['wqe_fetch_on_schedule'] = ch('true','false')
     if maybe(0.08):

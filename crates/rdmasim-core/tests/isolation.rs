@@ -96,6 +96,39 @@ fn a_byte_quantum_sends_a_pipelined_mouses_waiting_requests_in_one_turn() {
 }
 
 #[test]
+fn a_transmit_staging_buffer_adds_its_drain_time_to_every_request_and_none_without_it() {
+    // An opt-in sensitivity (hca/tx_staging.rs): the send engine picks packets up to
+    // `tx_staging_bytes` ahead of the port. Another QP's packet queues behind the staged bytes
+    // whatever the phase of its post, so a one-deep mouse and a four-deep one each wait about
+    // the buffer's drain time: the waits add up instead of multiplying with the depth.
+    let elephant = flow("write", MB, "background = true", "event", "");
+    let lat = |staging: u32, body: &str| {
+        let o = format!("arbitration = \"packet-round-robin\"\ntx_staging_bytes = {staging}");
+        let r = run(&flows("cx3-fdr", &o, body));
+        let resent: f64 = table(&r, "hca_counters").iter().map(|c| f(c, "retransmitted_packets")).sum();
+        assert_eq!(resent, 0.0, "staging {staging}: nothing lost, nothing sent twice");
+        r
+    };
+    let (one, four) = (mouse(""), mouse("depth = 4"));
+    // FDR 4x: 16 KiB drain in 2.4 us.
+    let drain = 16384.0 * 8.0 / 54.3e3;
+    // Without a buffer each of the deep mouse's requests may wait for a 4 KiB packet (0.6 us).
+    for (body, unbuffered) in [(&one, 0.65), (&four, 4.0 * 0.65)] {
+        let alone = median(&lat(0, body), 0);
+        assert_eq!(alone, median(&lat(16384, body), 0), "alone, the buffer never holds another QP's bytes");
+        let off = median(&lat(0, &(body.to_string() + &elephant)), 0) - alone;
+        let on = median(&lat(16384, &(body.to_string() + &elephant)), 0) - alone;
+        assert!(off < unbuffered, "packet arbitration without a buffer: +{off} us");
+        assert!((0.8 * drain..1.3 * drain).contains(&on), "a 16 KiB buffer: +{on} us, drain {drain} us");
+    }
+    // Credits are taken as packets leave the buffer, so one larger than the link's credit
+    // window still drains at line rate and keeps the elephant's bandwidth.
+    let bw = |staging: u32| f(&rows(&lat(staging, &(one.clone() + &elephant)))[1], "bw_Gbps");
+    let (base, deep) = (bw(0), bw(256 * 1024));
+    assert!(deep > 0.98 * base, "elephant {base} -> {deep} Gb/s with a 256 KiB buffer");
+}
+
+#[test]
 fn sender_side_splitting_protects_the_mouse() {
     let chunky = "arbitration = \"chunk-round-robin\"";
     let elephant = |extra: &str| flow("write", MB, "background = true", "event", extra);

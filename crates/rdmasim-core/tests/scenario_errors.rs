@@ -75,6 +75,7 @@ const CASES: &[(&str, &str, Option<usize>, &[&str])] = &[
     ("perftest_psn_space_exhausted.toml", "workload.iters", Some(12), &["is 4294967296 packets on one QP", "expected at most 2147483648", "or a [limits] that stops the run sooner"]),
     ("perftest_psn_space_at_perftest_mtu.toml", "workload.iters", Some(10), &["32 packets each (2048 B MTU) is 3200000000 packets on one QP", "expected at most 2147483648"]),
     ("odp_fault_workers_too_many.toml", "hardware.overrides.odp_fault_workers", Some(6), &["odp_fault_workers = 4294967295 is out of range", "expected 0 (unlimited) or 1..=1024"]),
+    ("tx_staging_too_large.toml", "hardware.overrides.tx_staging_bytes", Some(6), &["tx_staging_bytes = 33554432 is out of range", "expected 0..=16777216 (bytes)"]),
     ("perftest_tx_depth_too_large.toml", "workload.tx_depth", Some(8), &["tx_depth = 4294967295 is out of range", "expected 1..=32768"]),
     ("perftest_rx_depth_too_large.toml", "workload.rx_depth", Some(8), &["rx_depth = 100000 is out of range", "expected 0..=32768 receives"]),
     ("srq_inline_too_large.toml", "workload.inline", Some(13), &["inline SENDs carry at most 1024 B", "packet_bytes = 65536"]),

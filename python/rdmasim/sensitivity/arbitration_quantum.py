@@ -20,66 +20,41 @@ RDMASIM_QUANTUM_MICE / RDMASIM_QUANTUM_KV set the counts (default 200 000 / 100 
 """
 from __future__ import annotations
 
-import json
-import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from rdmasim.reproduce import isolation as iso
-from rdmasim.reproduce._plots import artifact, pyplot, save
-from rdmasim.sweep import run_point
+from rdmasim.envvars import env_int
+from rdmasim.sensitivity._cases import Case, Overrides, main_for, measure, plot_medians
 
 KIB = 1024
 QUANTA_KIB = (16, 32, 48, 64, 80, 96, 112, 128)
 MODES = ("chunk-round-robin", "quantum-round-robin")
-MICE = int(os.environ.get("RDMASIM_QUANTUM_MICE", 200_000))
-KV = int(os.environ.get("RDMASIM_QUANTUM_KV", 100_000))
 #: Published medians (targets.md; slide 41 for HERD: 7.9-9.5 us beside an elephant).
 C7_MOUSE_SLOWDOWN = 5.0
 C8_HERD_BESIDE_US = (7.9, 9.5)
 C6_MOUSE_BESIDE_US = 6.0
 
-#: (what: "mouse" or "kv", profile, arbitration, quantum KiB or None for alone)
-Case = Tuple[str, str, str, Optional[int]]
-
-
-def case_scenario(what: str, profile: str, mode: str, quantum_kib: Optional[int], mice: int, kv: int) -> Dict[str, Any]:
-    iso.MOUSE_MESSAGES, iso.KV_REQUESTS = mice, kv
-    if what == "mouse":
-        sc = iso.mouse_case(profile, 10, (iso.GB, "event") if quantum_kib else None)
-    else:
-        sc = iso.kv_case(profile, 1.0, iso.GB if quantum_kib else None)
-    hw = sc["hardware"]["overrides"]
-    hw["arbitration"] = mode
+def case(what: str, profile: str, mode: str, quantum_kib: Optional[int]) -> Case:
+    """A case under `mode`, beside a 1 GB elephant with `quantum_kib` (None: alone)."""
+    overrides: Overrides = (("arbitration", mode),)
     if quantum_kib:
-        hw["arbitration_chunk_bytes"] = quantum_kib * KIB
-    return sc
+        overrides += (("arbitration_chunk_bytes", quantum_kib * KIB),)
+    return (what, profile, overrides, quantum_kib is not None)
 
 
-def median_us(args: Tuple[Case, int, int]) -> float:
-    (what, profile, mode, quantum_kib), mice, kv = args
-    summary, rows = run_point(case_scenario(what, profile, mode, quantum_kib, mice, kv), "flows" if what == "mouse" else "kv")
-    if not summary.get("finished"):
-        raise RuntimeError(f"{args} did not complete: {summary.get('stop_reason')}")
-    row = rows[0] if what == "mouse" else next(r for r in rows if r["op"] == "GET")
-    return float(row["lat_median_us"])
-
-
-def sweep(quanta_kib: Tuple[int, ...] = QUANTA_KIB, mice: int = MICE, kv: int = KV) -> Dict[str, Any]:
-    cases: List[Case] = [
-        ("mouse", "cx4-edr", MODES[0], None), ("kv", "cx4-edr", MODES[0], None), ("mouse", "cx3-fdr", MODES[0], None)]
-    for mode in MODES:
-        for q in quanta_kib:
-            cases += [("mouse", "cx4-edr", mode, q), ("kv", "cx4-edr", mode, q), ("mouse", "cx3-fdr", mode, q)]
-    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        medians = dict(zip(cases, pool.map(median_us, [(c, mice, kv) for c in cases])))
-    alone = {(w, p): medians[(w, p, MODES[0], None)] for w, p, _, q in cases if q is None}
+def sweep(quanta_kib: Tuple[int, ...] = QUANTA_KIB, mice: Optional[int] = None, kv: Optional[int] = None) -> Dict[str, Any]:
+    mice = mice if mice is not None else env_int("RDMASIM_QUANTUM_MICE", 200_000, lo=1)
+    kv = kv if kv is not None else env_int("RDMASIM_QUANTUM_KV", 100_000, lo=1)
+    points = [("mouse", "cx4-edr"), ("kv", "cx4-edr"), ("mouse", "cx3-fdr")]
+    cases = [case(w, p, MODES[0], None) for w, p in points]
+    cases += [case(w, p, mode, q) for mode in MODES for q in quanta_kib for w, p in points]
+    medians = {c: lat[0] for c, lat in measure(cases, mice, kv).items()}
+    alone = {(w, p): medians[case(w, p, MODES[0], None)] for w, p in points}
     rows = []
     for mode in MODES:
         for q in quanta_kib:
-            edr_mouse, edr_kv, fdr_mouse = (medians[(w, p, mode, q)] for w, p in (("mouse", "cx4-edr"), ("kv", "cx4-edr"), ("mouse", "cx3-fdr")))
+            edr_mouse, edr_kv, fdr_mouse = (medians[case(w, p, mode, q)] for w, p in points)
             rows.append({
                 "arbitration": mode, "quantum_kib": q,
                 "edr_mouse_median_us": edr_mouse, "edr_mouse_slowdown": edr_mouse / alone[("mouse", "cx4-edr")],
@@ -104,39 +79,14 @@ def table(result: Dict[str, Any]) -> str:
 
 
 def plot(result: Dict[str, Any], path: Path) -> Optional[Path]:
-    plt = pyplot()
-    if plt is None:
-        return None
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     mouse_alone = result["alone_median_us"]["mouse cx4-edr"]
-    for ax, mode in zip(axes, MODES):
-        rows = [r for r in result["rows"] if r["arbitration"] == mode]
-        q = [r["quantum_kib"] for r in rows]
-        ax.plot(q, [r["edr_mouse_median_us"] for r in rows], "o-", label="EDR 10 B mouse")
-        ax.plot(q, [r["edr_herd_get_median_us"] for r in rows], "s-", label="EDR HERD GET")
-        ax.plot(q, [r["fdr_mouse_median_us"] for r in rows], "^--", label="FDR 10 B mouse")
-        ax.axhspan(*C8_HERD_BESIDE_US, color="tab:orange", alpha=0.2, label="C8 HERD published")
-        ax.axhspan(C7_MOUSE_SLOWDOWN * mouse_alone * 0.85, C7_MOUSE_SLOWDOWN * mouse_alone * 1.15,
-                   color="tab:blue", alpha=0.15, label="C7 mouse 5x (+-15 %)")
-        ax.set_title(mode)
-        ax.set_xlabel("arbitration quantum (KiB)")
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("median beside a 1 GB elephant (us)")
-    axes[1].legend(fontsize=8)
-    fig.suptitle("One quantum for both EDR figures? (sensitivity, not a reproduction)")
-    fig.tight_layout()
-    return save(fig, path)
+    bands = [(*C8_HERD_BESIDE_US, "tab:orange", "C8 HERD published"),
+             (C7_MOUSE_SLOWDOWN * mouse_alone * 0.85, C7_MOUSE_SLOWDOWN * mouse_alone * 1.15, "tab:blue", "C7 mouse 5x (+-15 %)")]
+    return plot_medians(result, path, "quantum_kib", "arbitration quantum (KiB)", bands, "One quantum for both EDR figures? (sensitivity, not a reproduction)")
 
 
 def main(argv: List[str]) -> int:
-    out = Path(argv[1]) if len(argv) > 1 else Path("out/sensitivity")
-    result = sweep()
-    print(table(result))
-    artifact(out / "arbitration_quantum.json", lambda p: p.write_text(json.dumps(result, indent=1)))
-    png = plot(result, out / "arbitration_quantum.png")
-    if png:
-        print(f"plot: {png}")
-    return 0
+    return main_for("arbitration_quantum", sweep, table, plot, argv)
 
 
 if __name__ == "__main__":

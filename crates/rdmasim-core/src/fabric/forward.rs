@@ -54,6 +54,8 @@ impl World {
                 NodeRef::Hca(h) if self.skip_idle_events => {
                     // An HCA sends its next packet once both its port and its send engine are
                     // free: a short packet leaves before the engine can start another one.
+                    // (With a staging buffer `engine_free` stays zero: the port sends what the
+                    // engine already picked, hca/tx_staging.rs.)
                     let hca = &self.hcas[h as usize];
                     let free = (at + ser).max(hca.engine_free);
                     if hca.has_no_work() {

@@ -15,10 +15,12 @@ pub mod retx_wait;
 pub mod send_sched;
 pub mod rx_dma;
 pub mod timers;
+pub mod tx_staging;
 pub mod verbs;
 
 use crate::engine::Time;
 use counters::HcaCounters;
+use packet::PacketId;
 use profile::HwProfile;
 use qp::Qp;
 use std::collections::VecDeque;
@@ -90,6 +92,13 @@ pub struct Hca {
     pub max_packet_bytes: u32,
     /// Memory regions, NIC page tables and per-QP ODP / retransmission-wait state (mr.rs).
     pub odp: mr::Odp,
+    /// Packets the send engine picked that wait for the port, oldest first, and their wire
+    /// bytes (tx_staging.rs; always empty without `tx_staging_bytes`).
+    pub staged: VecDeque<PacketId>,
+    pub staged_bytes: u32,
+    /// The send engine is busy picking into the staging buffer until then (in place of
+    /// `engine_free`, which the port waits for without a buffer).
+    pub staging_engine_free: Time,
 }
 
 impl Hca {
@@ -110,12 +119,15 @@ impl Hca {
             t: HcaTimes::from_profile(profile),
             max_packet_bytes: nic::max_packet_bytes(profile.mtu),
             odp: mr::Odp::default(),
+            staged: VecDeque::new(),
+            staged_bytes: 0,
+            staging_engine_free: Time::ZERO,
         }
     }
     /// No control packet queued and no QP listed for the send engine.
     #[inline]
     pub fn has_no_work(&self) -> bool {
-        self.control.is_empty() && self.sched.is_empty()
+        self.control.is_empty() && self.sched.is_empty() && self.staged.is_empty()
     }
 
     /// Index of a QP by number, if it exists.

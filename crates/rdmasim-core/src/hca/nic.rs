@@ -54,6 +54,9 @@ impl World {
 
     /// Sends the HCA's next packet if its port and engine are free.
     pub(crate) fn hca_try_send(&mut self, h: u32) {
+        if self.profile.tx_staging_bytes > 0 {
+            return self.staged_try_send(h);
+        }
         let now = self.now();
         let ch = self.hcas[h as usize].tx_ch;
         if self.tx_done_pending(ch) || self.channels[ch as usize].busy_until > now {
@@ -69,37 +72,50 @@ impl World {
             self.kick_hca_at(h, at);
             return;
         }
-        if let Some(ctl) = hca.control.front().copied() {
-            let bytes = ib_wire_bytes(ctl.kind, 0);
-            if !self.credits_or_wait(ch, 0, bytes) {
-                return;
+        if !hca.control.is_empty() {
+            if let Some(pkt) = self.take_control(h, ch) {
+                self.emit(h, pkt);
             }
-            self.hcas[h as usize].control.pop_front();
-            let pkt = self.build_control(h, ctl);
-            let pkt = self.packets.alloc(pkt);
-            self.emit(h, pkt);
             return;
         }
-        if hca.sched.is_empty() {
+        if self.hcas[h as usize].sched.is_empty() {
             return; // only when idle events are kept
         }
-        // Every listed QP said it has nothing before some later time (WQE fetch, RNR wait): the
-        // port has no data yet, so it does not wait for credits (PortXmitWait) and the walk
-        // would only go round once; come back then. Usually the front QP is due, which settles
-        // it at once.
-        let mut front_due = hca.sched.front_if_due(now);
-        if front_due.is_none() {
-            if let Some(due) = hca.sched.nothing_due_until(now) {
-                self.kick_hca_at(h, due);
-                return;
-            }
-        }
-        if !self.credits_or_wait(ch, 0, hca.max_packet_bytes) {
+        let Some(front_due) = self.due_or_kick(h, now) else { return };
+        if !self.credits_or_wait(ch, 0, self.hcas[h as usize].max_packet_bytes) {
             return;
         }
-        // One turn of the round robin at most: each QP listed now is passed over (it said when
-        // it will have a packet, and nothing changed since) or asked, in list order. QPs
-        // activated meanwhile join at the back and wait for the next turn.
+        if let Some(pkt) = self.pick_round_robin(h, now, front_due) {
+            self.emit(h, pkt);
+        }
+    }
+
+    /// Whether a listed QP may have a packet now: `Some(front)` (the front QP, if it is due),
+    /// or `None` after kicking the engine for when the first one is due. Every listed QP said
+    /// it has nothing before some later time (WQE fetch, RNR wait): the port has no data yet,
+    /// so it does not wait for credits (PortXmitWait) and the walk would only go round once;
+    /// come back then. Usually the front QP is due, which settles it at once.
+    #[inline(always)]
+    pub(crate) fn due_or_kick(&mut self, h: u32, now: Time) -> Option<Option<u32>> {
+        let sched = &self.hcas[h as usize].sched;
+        let front_due = sched.front_if_due(now);
+        if front_due.is_none() {
+            if let Some(due) = sched.nothing_due_until(now) {
+                self.kick_hca_at(h, due);
+                return None;
+            }
+        }
+        Some(front_due)
+    }
+
+    /// One turn of the round robin at most, by the profile's arbitration: the packet of the
+    /// first QP that has one (None after kicking the engine for the earliest later one).
+    // Out of line: inlined into both send paths it crowds the requester out of the common one.
+    #[inline(never)]
+    pub(crate) fn pick_round_robin(&mut self, h: u32, now: Time, mut front_due: Option<u32>) -> Option<PacketId> {
+        // Each QP listed now is passed over (it said when it will have a packet, and nothing
+        // changed since) or asked, in list order. QPs activated meanwhile join at the back and
+        // wait for the next turn.
         let mut earliest = Time::MAX;
         let n = self.hcas[h as usize].sched.len();
         let mut visited = 0;
@@ -146,8 +162,7 @@ impl World {
                         qp.turn_bytes = 0;
                         hca.sched.pop_front();
                     }
-                    self.emit(h, pkt);
-                    return;
+                    return Some(pkt);
                 }
                 // Either way the QP's turn is over: it has nothing ready.
                 Next::Wait(t) => {
@@ -166,9 +181,11 @@ impl World {
         if earliest != Time::MAX {
             self.kick_hca_at(h, earliest);
         }
+        None
     }
 
     /// A QP's next packet: READ responses (responder role) first, then requests.
+    #[inline(always)]
     fn qp_next(&mut self, h: u32, qi: u32, now: Time) -> Next {
         let resp = self.responder_next(h, qi, now);
         if let Next::Packet { .. } = resp {
@@ -180,6 +197,18 @@ impl World {
             (Next::Wait(a), Next::Idle) | (Next::Idle, Next::Wait(a)) => Next::Wait(a),
             _ => Next::Idle,
         }
+    }
+
+    /// The HCA's next transport control packet (one is queued), built; None while the link has
+    /// no credits for it (the port waits, PortXmitWait). Control packets go before data.
+    pub(crate) fn take_control(&mut self, h: u32, ch: u32) -> Option<PacketId> {
+        let ctl = *self.hcas[h as usize].control.front()?;
+        if !self.credits_or_wait(ch, 0, ib_wire_bytes(ctl.kind, 0)) {
+            return None;
+        }
+        self.hcas[h as usize].control.pop_front();
+        let pkt = self.build_control(h, ctl);
+        Some(self.packets.alloc(pkt))
     }
 
     fn build_control(&mut self, h: u32, ctl: crate::hca::Control) -> Packet {

@@ -152,6 +152,10 @@ profile_params! {
     arbitration: Arbitration,
     /// Chunk size for chunk-round-robin arbitration; the byte quantum of quantum-round-robin.
     arbitration_chunk_bytes: u32,
+    /// Transmit staging: the send engine picks packets up to this many bytes ahead of the
+    /// port (a FIFO between the arbiter and the wire), so another QP's packet waits for the
+    /// bytes already staged. 0 = the engine picks when the port frees.
+    tx_staging_bytes: u32,
     /// Switch traversal latency (port to port, cut-through) of the matching switch generation.
     switch_latency_ns: f64,
     /// Idle states of the host cores (event mode: a sleeping thread's wake-up pays the exit
@@ -261,6 +265,7 @@ fn sources_common() -> ProfileSources {
         adaptive_retrans_base_us: "disabled by default; mlx5 adaptive retransmission exists (roce_adp_retrans counter, rdma-core mlx5 counters) but its timer law is unpublished",
         arbitration: "assumption: packet round robin between QPs with work (the vendor's arbiter is unpublished)",
         arbitration_chunk_bytes: "assumption",
+        tx_staging_bytes: "assumption: 0 (no public figure for a ConnectX transmit buffer; a sensitivity in docs/isolation.md sec. 2.1)",
         switch_latency_ns: "Mellanox switch product briefs: SwitchX-2 (FDR) 170 ns, Switch-IB (EDR) 90 ns port to port",
         wqe_fetch_on_schedule: "assumption: false (fetch at the doorbell); true is the isolation study's hypothesis for its 1 KB mouse (docs/isolation.md 2.3)",
         os_tick_hz: SRC_TICK_HZ,
@@ -316,6 +321,7 @@ pub fn builtin() -> Vec<(HwProfile, ProfileSources)> {
         adaptive_retrans_base_us: 0.0,
         arbitration: Arbitration::PacketRoundRobin,
         arbitration_chunk_bytes: 16 * 1024,
+        tx_staging_bytes: 0,
         switch_latency_ns: 90.0,
         cpu_idle: crate::host::cstate::CpuIdle::None,
         wqe_fetch_on_schedule: false,

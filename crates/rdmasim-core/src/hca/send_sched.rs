@@ -104,7 +104,7 @@ impl SendSched {
 
     /// The front QP if it is to be asked at `now`: the usual case (a QP keeping its turn), and
     /// the cheapest check for it.
-    #[inline]
+    #[inline(always)]
     pub fn front_if_due(&self, now: Time) -> Option<u32> {
         let qi = if self.tree_mode { self.front()? } else { *self.deque.front()? };
         (self.nodes[qi as usize].not_before <= now).then_some(qi)

@@ -11,6 +11,9 @@ use crate::hca::profile::{self, HwProfile, ProfileOverrides};
 use crate::hca::rx_dma::{VALID_MPS, VALID_PCIE_LANES};
 use crate::scenario::{HardwareSection, LimitsSection, QpSection, Scenario, ScenarioError, TopologyKind, TopologySection};
 
+/// Largest transmit staging buffer: 16 MiB, far beyond any NIC's on-chip memory.
+const MAX_TX_STAGING_BYTES: u32 = 16 << 20;
+
 /// The key path and message of the first problem a check found.
 pub(super) type Problem = (String, String);
 
@@ -172,6 +175,9 @@ fn check_hardware(h: &HardwareSection) -> Result<HwProfile, Problem> {
         if n > MAX_ODP_FAULT_WORKERS {
             return problem(&ov("odp_fault_workers"), format!("odp_fault_workers = {n} is out of range; expected 0 (unlimited) or 1..={MAX_ODP_FAULT_WORKERS} (mlx5 runs 32)"));
         }
+    }
+    if let Some(b) = o.tx_staging_bytes.filter(|&b| b > MAX_TX_STAGING_BYTES) {
+        return problem(&ov("tx_staging_bytes"), format!("tx_staging_bytes = {b} is out of range; expected 0..={MAX_TX_STAGING_BYTES} (bytes)"));
     }
     if o.arbitration_chunk_bytes == Some(0) {
         return problem(&ov("arbitration_chunk_bytes"), "arbitration_chunk_bytes = 0 is invalid; expected an integer >= 1 (bytes)".into());

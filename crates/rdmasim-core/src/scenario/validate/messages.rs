@@ -28,6 +28,7 @@ pub fn expected_for(key: &str) -> Option<String> {
         "hardware.overrides.pcie_mps" => "a PCIe Maximum Payload Size in bytes: 128, 256, 512, 1024, 2048 or 4096",
         "hardware.overrides.cpu_idle" => "\"none\", \"haswell\", \"haswell-pkg\" or \"sandybridge\"",
         "hardware.overrides.arbitration_chunk_bytes" => "an integer >= 1 (bytes)",
+        "hardware.overrides.tx_staging_bytes" => "an integer 0..=16777216 (bytes)",
         "hardware.overrides.retransmit_floor_ms" => "a finite number of milliseconds >= 0",
         "hardware.overrides.adaptive_retrans_base_us" => "a finite number of microseconds >= 0 (0 disables)",
         "hardware.overrides.cable_ns_per_m" => "a finite number of nanoseconds per metre >= 0",
