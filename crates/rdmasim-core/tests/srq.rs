@@ -95,16 +95,15 @@ fn stop_resume_burst_is_stopped_and_resumed_without_rnr_timer() {
 
 #[test]
 fn bad_srq_episode_fields_are_named() {
-    let e = rdmasim_core::api::Simulation::from_toml(
+    let Err(e) = rdmasim_core::api::Simulation::from_toml(
         "[hardware]\nprofile = \"cx3-fdr\"\n[workload]\nkind = \"srq-episode\"\nmethod = \"srq-limit\"\nsrq_limit = 64\n",
         "ep.toml",
-    )
-    .err()
-    .expect("srq_limit = refill is rejected");
+    ) else {
+        panic!("srq_limit = refill is rejected");
+    };
     assert!(e.to_string().contains("workload.srq_limit"), "{e}");
     let e = rdmasim_core::api::validate_toml("[hardware]\nprofile = \"cx3-fdr\"\n[workload]\nkind = \"srq-episode\"\nmethod = \"stop\"\n", "ep.toml")
-        .err()
-        .expect("unknown method");
+        .expect_err("unknown method");
     assert!(e.to_string().contains("workload.method"), "{e}");
 }
 

@@ -101,6 +101,18 @@ enum Wire {
     Data { rreq: u32, tag: i64, bytes: u64 },
 }
 
+impl Wire {
+    /// The verb that carries it and its length on the wire: the payload goes by WRITE with
+    /// immediate into the posted buffer, everything else by SEND behind the protocol header.
+    fn verb_and_len(&self) -> (WrOp, u64) {
+        match *self {
+            Wire::Eager { bytes, .. } => (WrOp::Send, bytes + HEADER_BYTES),
+            Wire::Rts { .. } | Wire::Cts { .. } => (WrOp::Send, HEADER_BYTES),
+            Wire::Data { bytes, .. } => (WrOp::WriteImm, bytes),
+        }
+    }
+}
+
 struct Conn {
     rank: [u32; 2],
     qp: [QpRef; 2],
@@ -439,7 +451,8 @@ impl Mpi {
     }
 
     /// Posts a SEND (or WRITE with immediate) from rank `from` to `to` carrying `wire`.
-    fn post(&mut self, w: &mut World, from: u32, to: u32, wire: Wire, op: WrOp, len: u64, wr_id: u64) {
+    fn post(&mut self, w: &mut World, from: u32, to: u32, wire: Wire, wr_id: u64) {
+        let (op, len) = wire.verb_and_len();
         let (c, side) = self.conn(w, from, to);
         let conn = &mut self.conns[c as usize];
         conn.to[1 - side].push_back(wire);
@@ -457,10 +470,10 @@ impl Mpi {
         }
         if bytes <= self.cfg.eager_threshold {
             self.eager_msgs += 1;
-            self.post(w, r, peer, Wire::Eager { src: r, tag, bytes }, WrOp::Send, bytes + HEADER_BYTES, (req as u64) << 2 | WR_EAGER);
+            self.post(w, r, peer, Wire::Eager { src: r, tag, bytes }, (req as u64) << 2 | WR_EAGER);
         } else {
             self.rndv_msgs += 1;
-            self.post(w, r, peer, Wire::Rts { src: r, tag, bytes, sreq: req }, WrOp::Send, HEADER_BYTES, (req as u64) << 2 | WR_CONTROL);
+            self.post(w, r, peer, Wire::Rts { src: r, tag, bytes, sreq: req }, (req as u64) << 2 | WR_CONTROL);
         }
     }
 
@@ -489,7 +502,7 @@ impl Mpi {
     fn matched(&mut self, w: &mut World, r: u32, rreq: u32, u: Unexpected) {
         match u.rts_sreq {
             None => self.recv_done(r, rreq, u.tag, u.bytes),
-            Some(sreq) => self.post(w, r, u.src, Wire::Cts { sreq, rreq, tag: u.tag, bytes: u.bytes }, WrOp::Send, HEADER_BYTES, WR_CONTROL),
+            Some(sreq) => self.post(w, r, u.src, Wire::Cts { sreq, rreq, tag: u.tag, bytes: u.bytes }, WR_CONTROL),
         }
     }
 
@@ -524,7 +537,7 @@ impl Mpi {
                     Wire::Rts { src, tag, bytes, sreq } => self.arrive(w, r, Unexpected { src, tag, bytes, rts_sreq: Some(sreq) }),
                     Wire::Cts { sreq, rreq, tag, bytes } => {
                         let peer = self.conns[conn as usize].rank[1 - side as usize];
-                        self.post(w, r, peer, Wire::Data { rreq, tag, bytes }, WrOp::WriteImm, bytes, (sreq as u64) << 2 | WR_DATA);
+                        self.post(w, r, peer, Wire::Data { rreq, tag, bytes }, (sreq as u64) << 2 | WR_DATA);
                     }
                     Wire::Data { rreq, tag, bytes } => self.recv_done(r, rreq, tag, bytes),
                 }
