@@ -21,11 +21,13 @@ RDMASIM_STAGING_MICE / RDMASIM_STAGING_KV set the counts (default 200 000 / 100 
 from __future__ import annotations
 
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from rdmasim.envvars import env_int
-from rdmasim.sensitivity._cases import Case, main_for, measure, plot_medians
+from rdmasim.sensitivity._cases import Case, case_scenario, main_for, measure, plot_medians
+from rdmasim.sweep import run_point
 
 KIB = 1024
 SIZES_KIB = (0, 16, 24, 32, 40, 48, 56, 64, 72, 80)
@@ -72,6 +74,28 @@ def sweep(sizes_kib: Tuple[int, ...] = SIZES_KIB, mice: Optional[int] = None, kv
     return {"alone_median_us": {f"{w} {p}": v for (w, p), v in alone.items()}, "mice": mice, "kv_requests": kv, "rows": rows}
 
 
+def _herd_get_median(args: Tuple[int, bool, int]) -> float:
+    size_kib, reverse, kv = args
+    sc = case_scenario(case("kv", "cx4-edr", MODES[0], size_kib), 1, kv)
+    if reverse:  # the elephant runs server -> client, beside HERD's responses
+        elephant = sc["workload"]["flow"][-1]
+        elephant["client"], elephant["server"] = elephant.get("server", 1), elephant.get("client", 0)
+    summary, rows = run_point(sc, "kv")
+    if not summary.get("finished"):
+        raise RuntimeError(f"HERD beside a reversed elephant did not complete: {summary.get('stop_reason')}")
+    return float(next(r for r in rows if r["op"] == "GET")["lat_median_us"])
+
+
+def herd_by_direction(size_kib: int = 48, kv: Optional[int] = None) -> Dict[str, float]:
+    """EDR HERD GET's median beside the 1 GB elephant (packet round robin, a `size_kib`
+    buffer) running client -> server, beside the requests (the reproduction's placement), and
+    server -> client, beside the responses: the study does not say where its elephant ran."""
+    kv = kv if kv is not None else env_int("RDMASIM_STAGING_KV", 100_000, lo=1)
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        fwd, rev = pool.map(_herd_get_median, [(size_kib, False, kv), (size_kib, True, kv)])
+    return {"staging_kib": size_kib, "beside_requests_us": fwd, "beside_responses_us": rev}
+
+
 def meeting(result: Dict[str, Any], figure: str, mode: str) -> List[int]:
     """The buffer sizes (KiB) at which `figure` ("c6", "c7", "c8") is met under `mode`."""
     return [r["staging_kib"] for r in result["rows"] if r["arbitration"] == mode and r[f"meets_{figure}"]]
@@ -105,8 +129,20 @@ def plot(result: Dict[str, Any], path: Path) -> Optional[Path]:
     return plot_medians(result, path, "staging_kib", "transmit staging buffer (KiB)", bands, "A NIC transmit staging buffer: which size meets which figure? (sensitivity)")
 
 
+def _sweep_and_direction() -> Dict[str, Any]:
+    result = sweep()
+    result["herd_by_direction"] = herd_by_direction()
+    return result
+
+
+def _table_and_direction(result: Dict[str, Any]) -> str:
+    d = result["herd_by_direction"]
+    return table(result) + (f"\nEDR HERD GET beside the elephant with a {d['staging_kib']} KiB buffer: "
+                            f"{d['beside_requests_us']:.2f} us beside its requests, {d['beside_responses_us']:.2f} us beside its responses")
+
+
 def main(argv: List[str]) -> int:
-    return main_for("tx_staging", sweep, table, plot, argv)
+    return main_for("tx_staging", _sweep_and_direction, _table_and_direction, plot, argv)
 
 
 if __name__ == "__main__":
