@@ -15,6 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from rdmasim.envvars import env_int
 from rdmasim.reproduce import isolation as iso
 from rdmasim.reproduce._plots import artifact, pyplot, save
 from rdmasim.sweep import run_point
@@ -34,14 +35,26 @@ def case_scenario(case: Case, mice: int, kv: int) -> Dict[str, Any]:
     return sc
 
 
+def counts(prefix: str, mice: Optional[int], kv: Optional[int]) -> Tuple[int, int]:
+    """Mouse messages and HERD requests per case: as given, else ``<prefix>_MICE`` /
+    ``<prefix>_KV`` from the environment, else 200 000 / 100 000."""
+    return (mice if mice is not None else env_int(f"{prefix}_MICE", 200_000, lo=1),
+            kv if kv is not None else env_int(f"{prefix}_KV", 100_000, lo=1))
+
+
+def scenario_latencies(sc: Dict[str, Any], what: str) -> Tuple[float, float]:
+    """Runs a case's scenario (``what`` as in a case): its median and 99.99th latency in us."""
+    summary, rows = run_point(sc, "flows" if what == "mouse" else "kv")
+    if not summary.get("finished"):
+        raise RuntimeError(f"a {what} case did not complete: {summary.get('stop_reason')}")
+    row = rows[0] if what == "mouse" else next(r for r in rows if r["op"] == "GET")
+    return float(row["lat_median_us"]), float(row["lat_p99_99_us"])
+
+
 def latencies(args: Tuple[Case, int, int]) -> Tuple[float, float]:
     """A case's median and 99.99th latency in us."""
     case, mice, kv = args
-    summary, rows = run_point(case_scenario(case, mice, kv), "flows" if case[0] == "mouse" else "kv")
-    if not summary.get("finished"):
-        raise RuntimeError(f"{case} did not complete: {summary.get('stop_reason')}")
-    row = rows[0] if case[0] == "mouse" else next(r for r in rows if r["op"] == "GET")
-    return float(row["lat_median_us"]), float(row["lat_p99_99_us"])
+    return scenario_latencies(case_scenario(case, mice, kv), case[0])
 
 
 def measure(cases: Iterable[Case], mice: int, kv: int) -> Dict[Case, Tuple[float, float]]:

@@ -24,8 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from rdmasim.envvars import env_int
-from rdmasim.sensitivity._cases import Case, Overrides, main_for, measure, plot_medians
+from rdmasim.sensitivity._cases import Case, Overrides, counts, main_for, measure, plot_medians
 
 KIB = 1024
 QUANTA_KIB = (16, 32, 48, 64, 80, 96, 112, 128)
@@ -33,7 +32,7 @@ MODES = ("chunk-round-robin", "quantum-round-robin")
 #: Published medians (targets.md; slide 41 for HERD: 7.9-9.5 us beside an elephant).
 C7_MOUSE_SLOWDOWN = 5.0
 C8_HERD_BESIDE_US = (7.9, 9.5)
-C6_MOUSE_BESIDE_US = 6.0
+
 
 def case(what: str, profile: str, mode: str, quantum_kib: Optional[int]) -> Case:
     """A case under `mode`, beside a 1 GB elephant with `quantum_kib` (None: alone)."""
@@ -44,8 +43,7 @@ def case(what: str, profile: str, mode: str, quantum_kib: Optional[int]) -> Case
 
 
 def sweep(quanta_kib: Tuple[int, ...] = QUANTA_KIB, mice: Optional[int] = None, kv: Optional[int] = None) -> Dict[str, Any]:
-    mice = mice if mice is not None else env_int("RDMASIM_QUANTUM_MICE", 200_000, lo=1)
-    kv = kv if kv is not None else env_int("RDMASIM_QUANTUM_KV", 100_000, lo=1)
+    mice, kv = counts("RDMASIM_QUANTUM", mice, kv)
     points = [("mouse", "cx4-edr"), ("kv", "cx4-edr"), ("mouse", "cx3-fdr")]
     cases = [case(w, p, MODES[0], None) for w, p in points]
     cases += [case(w, p, mode, q) for mode in MODES for q in quanta_kib for w, p in points]

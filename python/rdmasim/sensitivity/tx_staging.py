@@ -25,9 +25,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from rdmasim.envvars import env_int
-from rdmasim.sensitivity._cases import Case, case_scenario, main_for, measure, plot_medians
-from rdmasim.sweep import run_point
+from rdmasim.sensitivity._cases import Case, case_scenario, counts, main_for, measure, plot_medians, scenario_latencies
 
 KIB = 1024
 SIZES_KIB = (0, 16, 24, 32, 40, 48, 56, 64, 72, 80)
@@ -50,8 +48,7 @@ def _within(x: float, band: Tuple[float, float]) -> bool:
 
 
 def sweep(sizes_kib: Tuple[int, ...] = SIZES_KIB, mice: Optional[int] = None, kv: Optional[int] = None) -> Dict[str, Any]:
-    mice = mice if mice is not None else env_int("RDMASIM_STAGING_MICE", 200_000, lo=1)
-    kv = kv if kv is not None else env_int("RDMASIM_STAGING_KV", 100_000, lo=1)
+    mice, kv = counts("RDMASIM_STAGING", mice, kv)
     cases = [case(w, p, MODES[0], None) for w, p in POINTS]
     cases += [case(w, p, mode, b) for mode in MODES for b in sizes_kib for w, p in POINTS]
     lat = measure(cases, mice, kv)
@@ -80,17 +77,14 @@ def _herd_get_median(args: Tuple[int, bool, int]) -> float:
     if reverse:  # the elephant runs server -> client, beside HERD's responses
         elephant = sc["workload"]["flow"][-1]
         elephant["client"], elephant["server"] = elephant.get("server", 1), elephant.get("client", 0)
-    summary, rows = run_point(sc, "kv")
-    if not summary.get("finished"):
-        raise RuntimeError(f"HERD beside a reversed elephant did not complete: {summary.get('stop_reason')}")
-    return float(next(r for r in rows if r["op"] == "GET")["lat_median_us"])
+    return scenario_latencies(sc, "kv")[0]
 
 
 def herd_by_direction(size_kib: int = 48, kv: Optional[int] = None) -> Dict[str, float]:
     """EDR HERD GET's median beside the 1 GB elephant (packet round robin, a `size_kib`
     buffer) running client -> server, beside the requests (the reproduction's placement), and
     server -> client, beside the responses: the study does not say where its elephant ran."""
-    kv = kv if kv is not None else env_int("RDMASIM_STAGING_KV", 100_000, lo=1)
+    _, kv = counts("RDMASIM_STAGING", 1, kv)
     with ProcessPoolExecutor(max_workers=2) as pool:
         fwd, rev = pool.map(_herd_get_median, [(size_kib, False, kv), (size_kib, True, kv)])
     return {"staging_kib": size_kib, "beside_requests_us": fwd, "beside_responses_us": rev}

@@ -15,7 +15,7 @@ use std::ops::Range;
 /// message saying what was expected.
 pub(super) fn parse_error(text: &str, source: &str, path: &str, raw: &str, span: Option<Range<usize>>) -> ScenarioError {
     let spans = SpanIndex::build(text);
-    if let Some(e) = table_written_as_array(text, source, path) {
+    if let Some(e) = table_written_as_array(text, source, path, spans.as_ref()) {
         return e;
     }
     let mut key = if path == "." { String::new() } else { path.to_string() };
@@ -62,18 +62,17 @@ const TABLE_SECTIONS: &[&str] = &["hardware", "topology", "qp", "workload", "out
 
 /// `[[workload]]` for `[workload]`: serde's view of it ("expected variant identifier; found a
 /// table" at `workload[0]`) says neither what is wrong nor how to write it.
-fn table_written_as_array(text: &str, source: &str, path: &str) -> Option<ScenarioError> {
+fn table_written_as_array(text: &str, source: &str, path: &str, spans: Option<&SpanIndex>) -> Option<ScenarioError> {
     let section = path.split(['[', '.']).next()?;
     if !TABLE_SECTIONS.contains(&section) {
         return None;
     }
     let doc: toml::Table = toml::from_str(text).ok()?;
     let toml::Value::Array(_) = doc.get(section)? else { return None };
-    let spans = SpanIndex::build(text);
     Some(ScenarioError {
         source: source.to_string(),
         key: section.to_string(),
-        line: spans.as_ref().and_then(|s| s.line(section)),
+        line: spans.and_then(|s| s.line(section)),
         message: format!("`{section}` is one table: write `[{section}]` once, not `[[{section}]]` (an array of tables)"),
     })
 }
