@@ -16,6 +16,7 @@ pub mod bench;
 pub mod engine;
 pub mod fabric;
 pub mod hca;
+pub mod ids;
 pub mod host;
 pub mod report;
 pub mod scenario;

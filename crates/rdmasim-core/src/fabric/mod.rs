@@ -1,8 +1,14 @@
-//! The fabric: links (rate, width, encoding, delay, credits, errors), switches, topologies.
+//! The fabric: the graph (nodes, ports, links with their properties), its generators and file
+//! formats, routing, static analysis, and the packet engine's channels and switches.
+pub mod analysis;
+pub mod build;
 pub mod channel;
 pub mod forward;
+pub mod graph;
+pub mod io;
 pub mod port;
 pub mod rate;
+pub mod routing;
 pub mod switch;
 pub mod switch_fifo;
 pub mod topology;

@@ -1,0 +1,1 @@
+//! Static analysis of a routed fabric: route counts per link, unroutable pairs, loops.

@@ -1,0 +1,1 @@
+//! File formats operators already have: one file per format, read and write.

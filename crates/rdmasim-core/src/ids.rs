@@ -1,0 +1,67 @@
+//! Typed ids for every arena index, so a channel index cannot be passed where a switch index
+//! is meant. Each is a `u32` newtype (the arenas stay below 2^32 entries, and a `u32` keeps the
+//! 12-byte events of world.rs small); arenas of them are `typed_index_collections::TiVec`s,
+//! indexed by the id directly, with no conversion at each use.
+//!
+//! A QP has two names: its place in its HCA's QP arena (`QpIdx`) and its QP number on the wire
+//! (`QpNum`, from `QPN_BASE` up). hca/mod.rs converts between them.
+use std::fmt;
+
+macro_rules! typed_id {
+    ($( $(#[doc = $doc:literal])* $name:ident ),* $(,)?) => {$(
+        $(#[doc = $doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+        pub struct $name(pub u32);
+
+        impl $name {
+            #[inline]
+            pub const fn idx(self) -> usize {
+                self.0 as usize
+            }
+        }
+        impl From<usize> for $name {
+            #[inline]
+            fn from(i: usize) -> Self {
+                debug_assert!(i <= u32::MAX as usize, concat!(stringify!($name), " out of range"));
+                $name(i as u32)
+            }
+        }
+        impl From<$name> for usize {
+            #[inline]
+            fn from(id: $name) -> usize {
+                id.0 as usize
+            }
+        }
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+    )*};
+}
+
+typed_id! {
+    /// A host: CPU threads and 1..N HCAs.
+    HostId,
+    /// An HCA in the packet engine (one transport engine with its QPs, SRQs and memory).
+    HcaId,
+    /// A port of any node (HCA or switch): the same index in the fabric graph and in the packet
+    /// engine's counter arena.
+    PortId,
+    /// One direction of a link in the packet engine.
+    ChannelId,
+    /// A switch in the packet engine.
+    SwitchId,
+    /// A CPU thread (one core).
+    ThreadId,
+    /// A node of the fabric graph: a switch or an HCA.
+    NodeId,
+    /// A link (cable) of the fabric graph.
+    LinkId,
+    /// A QP's index in its HCA's QP arena.
+    QpIdx,
+    /// A QP number as carried in BTH.DestQP.
+    QpNum,
+}
+
+pub use typed_index_collections::{TiSlice, TiVec};
