@@ -1,6 +1,7 @@
 //! A simulation run: builds the world from a scenario, runs the event loop in steps (so callers
 //! can show progress), and collects the result tables and the capture.
 use crate::engine::{EventQueue, Time};
+use crate::ids::{ChannelId, HcaId, HostId, TiVec};
 use crate::fabric::channel::NodeRef;
 use crate::fabric::topology;
 use crate::hca::profile::HwProfile;
@@ -70,9 +71,17 @@ impl Simulation {
                 c.errors.drop_nth.sort_unstable();
             }
         }
-        let hcas = fabric.hosts.iter().enumerate().map(|(i, &(lid, ch, _))| Hca::new(i as u32, lid, ch, &prof)).collect();
-        let hosts: Vec<Host> = (0..fabric.hosts.len() as u32).map(|i| Host::new(&prof, scenario.seed, i)).collect();
-        let threads = hosts.iter().enumerate().map(|(i, h)| CpuThread { tick: h.tick, ..CpuThread::new(i as u32) }).collect();
+        // One HCA per host for now, HCA i on host i.
+        let hcas: TiVec<HcaId, Hca> = fabric.hosts.iter().enumerate().map(|(i, &(lid, ch, _))| Hca::new(HcaId::from(i), HostId::from(i), lid, ch, &prof)).collect();
+        let mut lid_hca = vec![None; hcas.iter().map(|h| h.lid as usize + 1).max().unwrap_or(0)];
+        for (id, h) in hcas.iter_enumerated() {
+            lid_hca[h.lid as usize] = Some(id);
+        }
+        let mut hosts: TiVec<HostId, Host> = (0..fabric.hosts.len()).map(|i| Host::new(&prof, scenario.seed, HostId::from(i))).collect();
+        for (id, h) in hcas.iter_enumerated() {
+            hosts[h.host].hcas.push(id);
+        }
+        let threads = hosts.iter_enumerated().map(|(i, h)| CpuThread { tick: h.tick, ..CpuThread::new(i) }).collect();
         let o = &scenario.output;
         let capture = o.capture.then(|| {
             let (packets, bytes) = (o.capture_max_packets.unwrap_or(capture::DEFAULT_MAX_PACKETS), o.capture_max_bytes.unwrap_or(capture::DEFAULT_MAX_BYTES));
@@ -89,6 +98,7 @@ impl Simulation {
             switches: fabric.switches,
             ports: fabric.ports,
             hcas,
+            lid_hca,
             hosts,
             threads,
             capture,
@@ -128,7 +138,7 @@ impl Simulation {
                 let server_polls = p.test.is_latency() || p.test == crate::scenario::PerftestTest::IbSendBw;
                 let hosts = if server_polls { vec![p.client, p.server] } else { vec![p.client] };
                 for h in hosts {
-                    world.threads[h as usize].busy_poll = !p.events;
+                    world.threads[World::host_thread(HostId(h))].busy_poll = !p.events;
                 }
                 pollers.push(Poller::new(app, if p.events { PollMode::Event } else { PollMode::Busy }));
             }
@@ -140,7 +150,7 @@ impl Simulation {
                 let app = apps.len() as u32;
                 apps.push(App::SrqEpisode(SrqEpisode::new(&mut world, app, e, attr)));
                 for h in [e.client, e.server] {
-                    world.threads[h as usize].busy_poll = true;
+                    world.threads[World::host_thread(HostId(h))].busy_poll = true;
                 }
                 pollers.push(Poller::new(app, PollMode::Busy));
             }
@@ -153,7 +163,7 @@ impl Simulation {
             WorkloadSection::OdpReads(o) => {
                 let app = apps.len() as u32;
                 apps.push(App::OdpReads(OdpReads::new(&mut world, app, o, attr)));
-                world.threads[o.client as usize].busy_poll = true;
+                world.threads[World::host_thread(HostId(o.client))].busy_poll = true;
                 pollers.push(Poller::new(app, PollMode::Busy));
             }
         }
@@ -237,8 +247,8 @@ impl Simulation {
     /// What an event is about, for a stop reason.
     fn describe(&self, ev: Event) -> String {
         let w = &self.world;
-        let link = |ch: u32| {
-            let c = &w.channels[ch as usize];
+        let link = |ch: ChannelId| {
+            let c = &w.channels[ch];
             let name = |n: NodeRef| match n {
                 NodeRef::Hca(h) => format!("h{h}"),
                 NodeRef::Switch { sw, .. } => format!("sw{sw}"),
@@ -249,14 +259,14 @@ impl Simulation {
             Event::TxDone { ch } | Event::Arrive { ch, .. } | Event::CreditWake { ch } | Event::SwitchKick { ch } => link(ch),
             Event::HcaKick { hca } => {
                 // Kicked for a work request whose post, doorbell or fetch ends then, if any.
-                let late = w.hcas[hca as usize].qps.iter().find(|q| q.sq.iter().any(|wqe| wqe.ready_at >= Time::END));
+                let late = w.hcas[hca].qps.iter().find(|q| q.sq.iter().any(|wqe| wqe.ready_at >= Time::END));
                 match late {
                     Some(q) => format!("a work request of h{hca} QP {:#x} (its post, doorbell and WQE fetch)", q.num),
                     None => format!("h{hca}'s send engine"),
                 }
             }
             Event::HcaRx { hca, .. } => format!("h{hca}'s receive path"),
-            Event::AckTimer { hca, qp } => format!("the local ACK timer of h{hca} QP {:#x}", w.hcas[hca as usize].qps[qp as usize].num),
+            Event::AckTimer { hca, qp } => format!("the local ACK timer of h{hca} QP {:#x}", w.hcas[hca].qps[qp as usize].num),
             Event::CqeVisible { .. } | Event::CqWake { .. } => "a completion's delivery to its thread".into(),
             Event::SrqResumeDoorbell { hca, .. } => format!("a stop/resume resume request on h{hca}"),
             Event::OdpFault { hca, .. } => format!("an ODP page fault on h{hca}"),
@@ -347,7 +357,7 @@ impl Simulation {
         // A busy-polling thread occupies its core for the whole run; the others count their work.
         let thread_cpu = |th: &CpuThread| if th.busy_poll { elapsed } else { th.busy_at(elapsed) };
         for i in 0..w.hosts.len() as u32 {
-            let mine = || w.threads.iter().filter(move |th| th.host == i);
+            let mine = || w.threads.iter().filter(move |th| th.host == HostId(i));
             let busy_poll = mine().any(|th| th.busy_poll);
             let cpu = mine().fold(Time::ZERO, |a, th| a + thread_cpu(th));
             let verbs = mine().fold(Time::ZERO, |a, th| a + th.busy_at(elapsed));
@@ -417,7 +427,7 @@ fn past_the_end(now: Time, what: &str) -> String {
 /// A channel end as fault selectors name it.
 fn endpoint(n: NodeRef) -> Endpoint {
     match n {
-        NodeRef::Hca(h) => Endpoint::Host(h),
-        NodeRef::Switch { sw, .. } => Endpoint::Switch(sw),
+        NodeRef::Hca(h) => Endpoint::Host(h.0),
+        NodeRef::Switch { sw, .. } => Endpoint::Switch(sw.0),
     }
 }

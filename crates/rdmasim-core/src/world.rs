@@ -3,6 +3,7 @@
 //! hca/nic.rs, hca/requester.rs, hca/responder.rs); workloads live outside the world and act on
 //! it through the verbs in hca/verbs.rs.
 use crate::engine::{EventQueue, Slab, Time};
+use crate::ids::{ChannelId, HcaId, HostId, PortId, SwitchId, ThreadId, TiVec};
 use crate::fabric::channel::Channel;
 use crate::fabric::port::Port;
 use crate::fabric::switch::Switch;
@@ -20,12 +21,12 @@ pub enum AppEvent {
     /// A completion the application has polled (after busy polling or an event wake-up).
     Completion(Cqe),
     /// The last byte of an RDMA WRITE became visible in memory at this QP (memory polling).
-    MemoryWritten { hca: u32, qp: u32, len: u32 },
+    MemoryWritten { hca: HcaId, qp: u32, len: u32 },
     Timer(u64),
     /// SRQ_LIMIT_REACHED, returned by ibv_get_async_event to the thread blocked in it.
-    SrqLimitReached { hca: u32, srq: u32 },
+    SrqLimitReached { hca: HcaId, srq: u32 },
     /// Stop/resume flow control: the polling receiver found new retransmission-table entries.
-    SrqOverflow { hca: u32, srq: u32 },
+    SrqOverflow { hca: HcaId, srq: u32 },
 }
 
 /// An event in the queue. Kept to 12 bytes (a test checks): each is moved a few times per heap
@@ -34,28 +35,28 @@ pub enum AppEvent {
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
     /// A channel finished serialising a packet and may send the next.
-    TxDone { ch: u32 },
+    TxDone { ch: ChannelId },
     /// A packet reaches the far end of a channel (tail for an HCA, head for a switch).
-    Arrive { ch: u32, pkt: PacketId },
+    Arrive { ch: ChannelId, pkt: PacketId },
     /// Credits came back to a channel's sender that was waiting for them (fabric/forward.rs).
-    CreditWake { ch: u32 },
+    CreditWake { ch: ChannelId },
     /// A switch output's head packet became ready.
-    SwitchKick { ch: u32 },
+    SwitchKick { ch: ChannelId },
     /// The HCA's send engine may have work now.
-    HcaKick { hca: u32 },
+    HcaKick { hca: HcaId },
     /// A received packet leaves the HCA's receive pipeline.
-    HcaRx { hca: u32, pkt: PacketId },
+    HcaRx { hca: HcaId, pkt: PacketId },
     /// A QP's local ACK timer (lazy: it re-checks the QP's deadline).
-    AckTimer { hca: u32, qp: u32 },
+    AckTimer { hca: HcaId, qp: u32 },
     /// A CQE (slot in `World::cqes`) becomes visible in host memory; it goes to its QP's
     /// completion channel and thread.
     CqeVisible { cqe: u32 },
     /// A resume request posted by a receiving process reaches its HCA's send engine.
-    SrqResumeDoorbell { hca: u32, qp: u32 },
+    SrqResumeDoorbell { hca: HcaId, qp: u32 },
     /// Event mode: the thread waiting on completion channel `cq` wakes up and polls it.
     CqWake { cq: u32 },
     /// The driver finished servicing an ODP page fault (hca/mr.rs).
-    OdpFault { hca: u32, fault: u32 },
+    OdpFault { hca: HcaId, fault: u32 },
     /// Deliver an event (slot in `World::app_events`) to a workload.
     App { app: u32, ev: u32 },
 }
@@ -69,13 +70,15 @@ pub struct World {
     pub cqes: Slab<Cqe>,
     /// Application events waiting for their time (`Event::App`).
     pub app_events: Slab<AppEvent>,
-    pub channels: Vec<Channel>,
-    pub switches: Vec<Switch>,
-    pub ports: Vec<Port>,
-    pub hcas: Vec<Hca>,
-    pub hosts: Vec<Host>,
+    pub channels: TiVec<ChannelId, Channel>,
+    pub switches: TiVec<SwitchId, Switch>,
+    pub ports: TiVec<PortId, Port>,
+    pub hcas: TiVec<HcaId, Hca>,
+    /// The HCA that owns each LID (by LID; None for a switch's LID or an unused one).
+    pub lid_hca: Vec<Option<HcaId>>,
+    pub hosts: TiVec<HostId, Host>,
     /// Application threads; thread h < hosts.len() is host h's main thread.
-    pub threads: Vec<CpuThread>,
+    pub threads: TiVec<ThreadId, CpuThread>,
     pub capture: Option<Capture>,
     /// Packet transmissions on any channel (a packet crossing a switch counts twice).
     pub packet_hops: u64,
@@ -102,6 +105,29 @@ impl World {
     pub(crate) fn halt(&mut self, why: String) {
         self.halt = Some(why);
         self.attention = true;
+    }
+
+    /// The main thread of `host`: threads 0..hosts are the hosts' main threads, in host order.
+    #[inline]
+    pub fn host_thread(host: HostId) -> ThreadId {
+        ThreadId(host.0)
+    }
+
+    /// The HCA of `host` on rail `rail` (its `rail`-th HCA), if it has one.
+    pub fn hca_on_rail(&self, host: HostId, rail: usize) -> Option<HcaId> {
+        self.hosts.get(host)?.hcas.get(rail).copied()
+    }
+
+    /// The first HCA of `host` (rail 0). Every host has at least one.
+    #[inline]
+    pub fn hca_of(&self, host: HostId) -> HcaId {
+        self.hosts[host].hcas[0]
+    }
+
+    /// The main thread of the host that `hca` serves (thread h of host h: host/thread.rs).
+    #[inline]
+    pub fn main_thread(&self, hca: HcaId) -> ThreadId {
+        World::host_thread(self.hcas[hca].host)
     }
 
     /// Tells application `app` about `ev` at `at`.

@@ -2,6 +2,7 @@
 //! (hca/mr.rs, hca/retx_wait.rs, docs/odp.md). Fault service 500 µs, requester re-request
 //! 3.5 ms after it, RNR timer code 1 (10 µs) unless a test says otherwise, 500 ms timeout floor.
 mod common;
+use rdmasim_core::ids::HcaId;
 use common::*;
 use rdmasim_core::api::Simulation;
 use rdmasim_core::hca::packet::PktKind;
@@ -126,17 +127,17 @@ fn invalidation_makes_the_next_access_fault_again() {
     let mut s = Simulation::from_toml(&toml, "<test>").unwrap();
     s.run();
     let w = &mut s.world;
-    assert!(w.hcas[1].odp.mrs[0].present[0]);
-    let cost = w.invalidate_mr(1, 0, w.hcas[1].odp.mrs[0].base, 4096);
+    assert!(w.hcas[HcaId(1)].odp.mrs[0].present[0]);
+    let cost = w.invalidate_mr(HcaId(1), 0, w.hcas[HcaId(1)].odp.mrs[0].base, 4096);
     assert_eq!(cost.as_us_f64(), 10.0);
-    assert!(!w.hcas[1].odp.mrs[0].present[0]);
-    assert_eq!(w.hcas[1].odp.stats.invalidated_pages, 1);
+    assert!(!w.hcas[HcaId(1)].odp.mrs[0].present[0]);
+    assert_eq!(w.hcas[HcaId(1)].odp.stats.invalidated_pages, 1);
     // An unknown region or a range beyond it is refused without effect (it used to index out
     // of bounds, or overflow the range end).
-    assert_eq!(w.invalidate_mr(1, 7, 0, 4096), rdmasim_core::engine::Time::ZERO);
-    assert_eq!(w.advise_mr_prefetch(1, 7, 0, 4096), rdmasim_core::engine::Time::ZERO);
-    assert_eq!(w.advise_mr_prefetch(1, 0, u64::MAX - 10, 4096), rdmasim_core::engine::Time::ZERO);
-    assert_eq!(w.invalidate_mr(1, 0, w.hcas[1].odp.mrs[0].base + (1 << 40), 4096), rdmasim_core::engine::Time::ZERO);
+    assert_eq!(w.invalidate_mr(HcaId(1), 7, 0, 4096), rdmasim_core::engine::Time::ZERO);
+    assert_eq!(w.advise_mr_prefetch(HcaId(1), 7, 0, 4096), rdmasim_core::engine::Time::ZERO);
+    assert_eq!(w.advise_mr_prefetch(HcaId(1), 0, u64::MAX - 10, 4096), rdmasim_core::engine::Time::ZERO);
+    assert_eq!(w.invalidate_mr(HcaId(1), 0, w.hcas[HcaId(1)].odp.mrs[0].base + (1 << 40), 4096), rdmasim_core::engine::Time::ZERO);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Pins the RC transport's recovery paths: loss, RNR, the retransmission-timeout floor, retry
 //! exhaustion.
 mod common;
+use rdmasim_core::ids::HcaId;
 use common::*;
 use rdmasim_core::api::Simulation;
 use rdmasim_core::engine::Time;
@@ -152,7 +153,7 @@ fn an_ack_never_overtakes_read_responses() {
     use rdmasim_core::hca::qp::{QpAttr, WorkRequest, WrOp};
     let mut s = Simulation::from_toml(&perftest("cx4-edr", "ib_read_bw", "size = 65536\niters = 100", ""), "<t>").unwrap();
     let attr = QpAttr { timeout: 14, retry_cnt: 7, rnr_retry: 7, min_rnr_timer: 12, max_rd_atomic: 16, mtu: 4096 };
-    let (a, _) = s.world.connect_rc(0, 0, 1, 0, attr);
+    let (a, _) = s.world.connect_rc(HcaId(0), 0, HcaId(1), 0, attr);
     let wr = |op, len| WorkRequest { wr_id: 99, op, len, inline: false, signaled: true, remote_va: 0 };
     s.world.post_send(a, wr(WrOp::Read, 65536));
     s.world.post_send(a, wr(WrOp::Write, 4096));
@@ -182,7 +183,7 @@ fn read_then_send(send_len: u32, rest: &str) -> (Vec<(PktKind, u32)>, serde_json
     use rdmasim_core::hca::QPN_BASE;
     let toml = perftest("cx4-edr", "ib_read_bw", "size = 65536\niters = 1\ntx_depth = 1", &format!("[qp]\nrnr_retry = 1\nmin_rnr_timer = 1\n[output]\ncapture = true\n{rest}"));
     let mut s = Simulation::from_toml(&toml, "<test>").unwrap();
-    let client = QpRef { hca: 0, qpn: QPN_BASE };
+    let client = QpRef { hca: HcaId(0), qpn: QPN_BASE };
     while s.world.qp(client).sq.is_empty() {
         assert!(!s.step(1), "the READ was never posted");
     }

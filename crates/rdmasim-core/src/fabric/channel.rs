@@ -1,6 +1,7 @@
 //! One direction of a full-duplex link: a serialiser at the sending port, a propagation delay,
 //! the receiver's credit-based buffer per virtual lane, and the link's error model.
 use crate::engine::{EventKey, SimRng, Time};
+use crate::ids::{HcaId, PortId, SwitchId};
 use std::collections::VecDeque;
 use crate::fabric::rate::serialize_time;
 
@@ -24,8 +25,8 @@ pub struct CreditBack {
 /// What sits at either end of a channel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeRef {
-    Hca(u32),
-    Switch { sw: u32, port: u16 },
+    Hca(HcaId),
+    Switch { sw: SwitchId, port: u16 },
 }
 
 /// How a link direction damages packets.
@@ -51,8 +52,8 @@ pub struct Channel {
     pub from: NodeRef,
     pub to: NodeRef,
     /// Indices into the port arena for the sending and receiving port.
-    pub src_port: u32,
-    pub dst_port: u32,
+    pub src_port: PortId,
+    pub dst_port: PortId,
     pub ps_per_byte_fp32: u64,
     pub prop: Time,
     pub busy_until: Time,

@@ -1,6 +1,7 @@
 //! Moving packets across channels and through switches: serialisation, propagation, credits,
 //! damage, and cut-through forwarding.
 use crate::engine::Time;
+use crate::ids::{ChannelId, HcaId, SwitchId};
 use crate::fabric::channel::{credit_blocks, Damage, NodeRef};
 use crate::fabric::switch::Queued;
 use crate::hca::packet::PacketId;
@@ -11,9 +12,9 @@ const CUT_THROUGH_BYTES: u32 = 20;
 
 impl World {
     /// Puts a packet on a channel now. The caller has checked the channel is idle and has credits.
-    pub(crate) fn transmit(&mut self, ch: u32, pkt: PacketId) {
+    pub(crate) fn transmit(&mut self, ch: ChannelId, pkt: PacketId) {
         let now = self.now();
-        let c = &mut self.channels[ch as usize];
+        let c = &mut self.channels[ch];
         let wait = c.wait_since.take().map_or(0, |since| c.wait_ticks(now - since));
         c.wake_scheduled = true;
         self.put_on_wire(ch, pkt, now, true, wait);
@@ -22,12 +23,12 @@ impl World {
     /// Serialises `pkt` on `ch` from `at` (now, or a departure already decided by a switch
     /// output, fabric/switch_fifo.rs) and hands it to the far end. With `tx_done` the sender
     /// is told when the channel frees; `wait` is the PortXmitWait it spent without credits.
-    pub(crate) fn put_on_wire(&mut self, ch: u32, pkt: PacketId, at: Time, tx_done: bool, wait: u64) {
+    pub(crate) fn put_on_wire(&mut self, ch: ChannelId, pkt: PacketId, at: Time, tx_done: bool, wait: u64) {
         let (wire, vl) = {
             let p = self.packets.get(pkt);
             (p.wire_bytes, p.vl)
         };
-        let c = &mut self.channels[ch as usize];
+        let c = &mut self.channels[ch];
         let ser = c.ser_time(wire);
         c.busy_until = at + ser;
         c.credits[vl as usize] -= credit_blocks(wire);
@@ -39,7 +40,7 @@ impl World {
         };
         let src_port = c.src_port;
         let now = self.q.now();
-        self.ports[src_port as usize].count_xmit(now, at, u64::from(wire / 4), wait);
+        self.ports[src_port].count_xmit(now, at, u64::from(wire / 4), wait);
         self.packet_hops += 1;
         {
             let p = self.packets.get_mut(pkt);
@@ -47,7 +48,9 @@ impl World {
             p.sent_at = at;
         }
         if let (NodeRef::Hca(h), Some(cap)) = (from, self.capture.as_mut()) {
-            cap.record(at, h, self.packets.get(pkt));
+            let p = self.packets.get(pkt);
+            let dst = self.lid_hca.get(p.dlid as usize).copied().flatten().map(|d| self.hcas[d].host);
+            cap.record(at, self.hcas[h].host, dst, p);
         }
         if tx_done {
             match from {
@@ -56,10 +59,10 @@ impl World {
                     // free: a short packet leaves before the engine can start another one.
                     // (With a staging buffer `engine_free` stays zero: the port sends what the
                     // engine already picked, hca/tx_staging.rs.)
-                    let hca = &self.hcas[h as usize];
+                    let hca = &self.hcas[h];
                     let free = (at + ser).max(hca.engine_free);
                     if hca.has_no_work() {
-                        self.channels[ch as usize].idle_tx_done = Some(self.q.reserve(free));
+                        self.channels[ch].idle_tx_done = Some(self.q.reserve(free));
                     } else {
                         self.q.at(free, Event::TxDone { ch });
                     }
@@ -69,7 +72,7 @@ impl World {
         }
         match to {
             NodeRef::Hca(h) if damage == Damage::None => self.hca_receive(ch, h, pkt, arrive_at),
-            NodeRef::Switch { sw, .. } if damage == Damage::None && self.switches[sw as usize].inputs_in_send_order => {
+            NodeRef::Switch { sw, .. } if damage == Damage::None && self.switches[sw].inputs_in_send_order => {
                 self.switch_receive(ch, sw, pkt, arrive_at)
             }
             _ => self.q.at(arrive_at, Event::Arrive { ch, pkt }),
@@ -81,19 +84,19 @@ impl World {
     /// order they are sent, so its receive path (hca/rx_dma.rs) can admit each one then, with
     /// its arrival time. That fixes when the buffer frees and when the packet is processed,
     /// and saves an event per packet. Its port counts it ahead (fabric/port.rs `AheadCount`).
-    fn hca_receive(&mut self, ch: u32, h: u32, pkt: PacketId, arrive_at: Time) {
+    fn hca_receive(&mut self, ch: ChannelId, h: HcaId, pkt: PacketId, arrive_at: Time) {
         let (wire, vl, payload) = {
             let p = self.packets.get(pkt);
             (p.wire_bytes, p.vl, p.payload)
         };
         // The packet's credits return when it leaves the receive buffer: on arrival (line
         // rate), or once its payload is written to host memory (hca/rx_dma.rs).
-        let hca = &mut self.hcas[h as usize];
+        let hca = &mut self.hcas[h];
         let (freed, ready) = hca.rx_dma.admit(arrive_at, payload, hca.rx_pipeline);
-        let c = &self.channels[ch as usize];
+        let c = &self.channels[ch];
         let (prop, port) = (c.prop, c.dst_port);
         let now = self.q.now();
-        self.ports[port as usize].count_rcv(now, arrive_at, u64::from(wire / 4));
+        self.ports[port].count_rcv(now, arrive_at, u64::from(wire / 4));
         self.return_credits(ch, freed + prop, vl, wire);
         self.q.at(ready, Event::HcaRx { hca: h, pkt });
     }
@@ -102,40 +105,40 @@ impl World {
     /// (`Channel::idle_tx_done`) is scheduled now, at the place it took, if that has not
     /// passed; if it has, it would have run and found nothing to send.
     #[inline]
-    pub(crate) fn tx_done_pending(&mut self, ch: u32) -> bool {
-        if self.channels[ch as usize].idle_tx_done.is_some() {
+    pub(crate) fn tx_done_pending(&mut self, ch: ChannelId) -> bool {
+        if self.channels[ch].idle_tx_done.is_some() {
             self.settle_idle_tx_done(ch);
         }
-        self.channels[ch as usize].wake_scheduled
+        self.channels[ch].wake_scheduled
     }
 
     #[inline(never)]
-    fn settle_idle_tx_done(&mut self, ch: u32) {
-        let Some(k) = self.channels[ch as usize].idle_tx_done.take() else { return };
+    fn settle_idle_tx_done(&mut self, ch: ChannelId) {
+        let Some(k) = self.channels[ch].idle_tx_done.take() else { return };
         if self.q.has_passed(k) {
-            self.channels[ch as usize].wake_scheduled = false;
+            self.channels[ch].wake_scheduled = false;
         } else {
             self.q.at_key(k, Event::TxDone { ch });
         }
     }
 
     /// The channel's sender may send its next packet.
-    pub(crate) fn on_tx_done(&mut self, ch: u32) {
-        self.channels[ch as usize].wake_scheduled = false;
+    pub(crate) fn on_tx_done(&mut self, ch: ChannelId) {
+        self.channels[ch].wake_scheduled = false;
         self.pull(ch);
     }
 
     /// Asks the channel's sender for its next packet.
-    pub(crate) fn pull(&mut self, ch: u32) {
-        match self.channels[ch as usize].from {
+    pub(crate) fn pull(&mut self, ch: ChannelId) {
+        match self.channels[ch].from {
             NodeRef::Hca(h) => self.hca_try_send(h),
             NodeRef::Switch { sw, port } => self.switch_try_send(sw, port),
         }
     }
 
     /// The receiver frees `wire` bytes of buffer on `vl`; the credits reach the sender at `at`.
-    pub(crate) fn return_credits(&mut self, ch: u32, at: Time, vl: u8, wire: u32) {
-        let c = &mut self.channels[ch as usize];
+    pub(crate) fn return_credits(&mut self, ch: ChannelId, at: Time, vl: u8, wire: u32) {
+        let c = &mut self.channels[ch];
         c.queue_return(at, vl, credit_blocks(wire));
         if c.wait_since.is_some() {
             self.wake_for_credits(ch);
@@ -144,9 +147,9 @@ impl World {
 
     /// True when the channel's sender has the credits for `wire` bytes on `vl` now; otherwise
     /// it starts waiting (PortXmitWait) and is woken when the next credits come back.
-    pub(crate) fn credits_or_wait(&mut self, ch: u32, vl: u8, wire: u32) -> bool {
+    pub(crate) fn credits_or_wait(&mut self, ch: ChannelId, vl: u8, wire: u32) -> bool {
         let now = self.now();
-        let c = &mut self.channels[ch as usize];
+        let c = &mut self.channels[ch];
         c.absorb(now);
         if c.has_credits(vl, wire) {
             return true;
@@ -160,9 +163,9 @@ impl World {
     /// be due already and not yet taken: a wake that found the sender still transmitting
     /// leaves them queued (its next packet's end will pull), so the wake is at `now` at the
     /// earliest.
-    fn wake_for_credits(&mut self, ch: u32) {
+    fn wake_for_credits(&mut self, ch: ChannelId) {
         let now = self.q.now();
-        let c = &mut self.channels[ch as usize];
+        let c = &mut self.channels[ch];
         let Some(next) = c.returns.front().map(|r| r.at.max(now)) else { return };
         if next < c.credit_wake {
             c.credit_wake = next;
@@ -170,9 +173,9 @@ impl World {
         }
     }
 
-    pub(crate) fn on_credit_wake(&mut self, ch: u32) {
+    pub(crate) fn on_credit_wake(&mut self, ch: ChannelId) {
         let now = self.now();
-        let c = &mut self.channels[ch as usize];
+        let c = &mut self.channels[ch];
         if c.credit_wake == now {
             c.credit_wake = Time::MAX;
         }
@@ -181,15 +184,15 @@ impl World {
         }
     }
 
-    pub(crate) fn on_arrive(&mut self, ch: u32, pkt: PacketId) {
+    pub(crate) fn on_arrive(&mut self, ch: ChannelId, pkt: PacketId) {
         let now = self.now();
-        let c = &self.channels[ch as usize];
+        let c = &self.channels[ch];
         let (to, dst_port, prop) = (c.to, c.dst_port, c.prop);
         let (wire, vl, damage) = {
             let p = self.packets.get(pkt);
             (p.wire_bytes, p.vl, p.damage)
         };
-        let pc = &mut self.ports[dst_port as usize].counters;
+        let pc = &mut self.ports[dst_port].counters;
         if damage != Damage::None {
             // The receiver discards it (CRC) and frees the buffer at once.
             pc.PortRcvErrors += 1;
@@ -211,52 +214,52 @@ impl World {
     /// the wire: arrivals then come in send order, so queueing each one then, ready at its
     /// arrival plus the traversal latency, keeps every output queue in arrival order and saves
     /// an event per packet. Otherwise it is called on the arrival event.
-    fn switch_receive(&mut self, in_ch: u32, sw: u32, pkt: PacketId, arrive_at: Time) {
+    fn switch_receive(&mut self, in_ch: ChannelId, sw: SwitchId, pkt: PacketId, arrive_at: Time) {
         let wire = self.packets.get(pkt).wire_bytes;
         let now = self.q.now();
-        self.ports[self.channels[in_ch as usize].dst_port as usize].count_rcv(now, arrive_at, u64::from(wire / 4));
+        self.ports[self.channels[in_ch].dst_port].count_rcv(now, arrive_at, u64::from(wire / 4));
         self.switch_enqueue(sw, in_ch, pkt, arrive_at);
     }
 
-    fn switch_enqueue(&mut self, sw: u32, in_ch: u32, pkt: PacketId, arrive_at: Time) {
+    fn switch_enqueue(&mut self, sw: SwitchId, in_ch: ChannelId, pkt: PacketId, arrive_at: Time) {
         let (dlid, vl) = {
             let p = self.packets.get(pkt);
             (p.dlid, p.vl)
         };
-        let s = &mut self.switches[sw as usize];
+        let s = &mut self.switches[sw];
         let Some(out) = s.route(dlid) else {
             // No route: the switch discards it (PortXmitDiscards would count at a real port).
             let wire = self.packets.get(pkt).wire_bytes;
             self.packets.release(pkt);
-            let prop = self.channels[in_ch as usize].prop;
+            let prop = self.channels[in_ch].prop;
             self.return_credits(in_ch, arrive_at + prop, vl, wire);
             return;
         };
         let ready_at = arrive_at + s.latency;
-        if s.ports[out as usize].departs_on_arrival {
+        if s.outputs[out as usize].departs_on_arrival {
             self.depart_in_order(sw, out, Queued { pkt, in_ch, ready_at });
             return;
         }
-        s.ports[out as usize].queues[vl as usize].push_back(Queued { pkt, in_ch, ready_at });
-        let out_ch = s.ports[out as usize].ch;
-        if !self.channels[out_ch as usize].wake_scheduled {
+        s.outputs[out as usize].queues[vl as usize].push_back(Queued { pkt, in_ch, ready_at });
+        let out_ch = s.outputs[out as usize].ch;
+        if !self.channels[out_ch].wake_scheduled {
             self.switch_try_send(sw, out);
         }
     }
 
-    pub(crate) fn on_switch_kick(&mut self, ch: u32) {
-        self.channels[ch as usize].wake_scheduled = false;
+    pub(crate) fn on_switch_kick(&mut self, ch: ChannelId) {
+        self.channels[ch].wake_scheduled = false;
         self.pull(ch);
     }
 
-    pub(crate) fn switch_try_send(&mut self, sw: u32, port: u16) {
+    pub(crate) fn switch_try_send(&mut self, sw: SwitchId, port: u16) {
         let now = self.now();
-        let s = &mut self.switches[sw as usize];
-        let op = &mut s.ports[port as usize];
+        let s = &mut self.switches[sw];
+        let op = &mut s.outputs[port as usize];
         let out_ch = op.ch;
         let Some(vl) = op.pick_vl() else { return };
         let head = *op.queues[vl as usize].front().expect("picked VL has a packet");
-        let c = &mut self.channels[out_ch as usize];
+        let c = &mut self.channels[out_ch];
         if c.wake_scheduled || c.busy_until > now {
             return;
         }
@@ -269,18 +272,18 @@ impl World {
         if !self.credits_or_wait(out_ch, vl, wire) {
             return;
         }
-        let op = &mut self.switches[sw as usize].ports[port as usize];
+        let op = &mut self.switches[sw].outputs[port as usize];
         op.queues[vl as usize].pop_front();
         op.next_vl = (vl + 1) % crate::fabric::channel::NUM_VL as u8;
         // The input buffer frees as the packet drains out of the switch.
-        let ser = self.channels[out_ch as usize].ser_time(wire);
-        let in_prop = self.channels[head.in_ch as usize].prop;
+        let ser = self.channels[out_ch].ser_time(wire);
+        let in_prop = self.channels[head.in_ch].prop;
         self.return_credits(head.in_ch, now + ser + in_prop, vl, wire);
         self.transmit(out_ch, head.pkt);
     }
 
     /// Time the channel becomes idle (for callers deciding when to retry).
-    pub fn channel_free_at(&self, ch: u32) -> Time {
-        self.channels[ch as usize].busy_until
+    pub fn channel_free_at(&self, ch: ChannelId) -> Time {
+        self.channels[ch].busy_until
     }
 }

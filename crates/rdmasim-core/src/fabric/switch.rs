@@ -1,6 +1,7 @@
 //! A switch: a linear forwarding table (LID → output port), a fixed traversal latency
 //! (cut-through), and per-output, per-VL FIFO queues served round robin across VLs.
 use crate::engine::Time;
+use crate::ids::{ChannelId};
 use crate::fabric::channel::NUM_VL;
 use crate::hca::packet::PacketId;
 use std::collections::VecDeque;
@@ -9,14 +10,14 @@ use std::collections::VecDeque;
 pub struct Queued {
     pub pkt: PacketId,
     /// The channel it came in on (its credits return when it leaves).
-    pub in_ch: u32,
+    pub in_ch: ChannelId,
     /// Earliest departure: head arrival + traversal latency.
     pub ready_at: Time,
 }
 
 pub struct OutPort {
     /// Channel leaving this port.
-    pub ch: u32,
+    pub ch: ChannelId,
     pub queues: [VecDeque<Queued>; NUM_VL],
     /// Next VL to serve (round robin).
     pub next_vl: u8,
@@ -30,7 +31,7 @@ pub struct Switch {
     pub lid: u16,
     /// LFT: output port index by destination LID (u16::MAX = no route).
     pub lft: Vec<u16>,
-    pub ports: Vec<OutPort>,
+    pub outputs: Vec<OutPort>,
     pub latency: Time,
     /// Every link into the switch has the same rate and length, so packets reach it in the
     /// order they were put on those links (fabric/forward.rs switch_receive relies on it).
@@ -44,7 +45,7 @@ impl Switch {
 }
 
 impl OutPort {
-    pub fn new(ch: u32) -> OutPort {
+    pub fn new(ch: ChannelId) -> OutPort {
         OutPort { ch, queues: Default::default(), next_vl: 0, departs_on_arrival: false }
     }
     /// The VL whose head packet should go next among those with a packet, round robin.

@@ -19,6 +19,7 @@
 //! ahead (fabric/port.rs `AheadCount`), so a run that stops with packets inside the switch
 //! reports them as not yet sent.
 use crate::fabric::channel::{Damage, NodeRef};
+use crate::ids::{SwitchId};
 use crate::fabric::switch::Queued;
 use crate::world::World;
 
@@ -27,8 +28,8 @@ impl World {
     pub(crate) fn plan_switch_outputs(&mut self) {
         for sw in &mut self.switches {
             let alike = sw.inputs_in_send_order;
-            for port in &mut sw.ports {
-                let c = &self.channels[port.ch as usize];
+            for port in &mut sw.outputs {
+                let c = &self.channels[port.ch];
                 let clean = c.errors.loss_rate == 0.0 && c.errors.ber == 0.0 && c.errors.drop_nth.is_empty();
                 port.departs_on_arrival = alike && clean && matches!(c.to, NodeRef::Hca(_));
             }
@@ -36,13 +37,13 @@ impl World {
     }
 
     /// Sends `q` (queued at switch `sw`'s output `out`) at its departure time, decided now.
-    pub(crate) fn depart_in_order(&mut self, sw: u32, out: u16, q: Queued) {
-        let out_ch = self.switches[sw as usize].ports[out as usize].ch;
+    pub(crate) fn depart_in_order(&mut self, sw: SwitchId, out: u16, q: Queued) {
+        let out_ch = self.switches[sw].outputs[out as usize].ch;
         let (wire, vl) = {
             let p = self.packets.get(q.pkt);
             (p.wire_bytes, p.vl)
         };
-        let c = &mut self.channels[out_ch as usize];
+        let c = &mut self.channels[out_ch];
         let mut depart = q.ready_at.max(c.busy_until);
         // Credits: every return due before the departure is already queued (module doc).
         c.absorb(depart);
@@ -59,8 +60,8 @@ impl World {
         }
         let wait = c.wait_ticks(depart - waiting_from);
         debug_assert!(self.packets.get(q.pkt).damage == Damage::None);
-        let in_prop = self.channels[q.in_ch as usize].prop;
-        let ser = self.channels[out_ch as usize].ser_time(wire);
+        let in_prop = self.channels[q.in_ch].prop;
+        let ser = self.channels[out_ch].ser_time(wire);
         // The input buffer frees as the packet drains out of the switch.
         self.return_credits(q.in_ch, depart + ser + in_prop, vl, wire);
         self.put_on_wire(out_ch, q.pkt, depart, false, wait);

@@ -1,5 +1,6 @@
 //! Work completions, as `ibv_poll_cq` returns them.
 use serde::Serialize;
+use crate::ids::{HcaId};
 
 /// `enum ibv_wc_status` (subset the model produces).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -38,7 +39,7 @@ pub enum WcOpcode {
 pub struct Cqe {
     pub wr_id: u64,
     /// HCA (host) of the QP, so an application owning QPs on several hosts can tell them apart.
-    pub hca: u32,
+    pub hca: HcaId,
     pub qp: u32,
     pub status: WcStatus,
     pub opcode: WcOpcode,

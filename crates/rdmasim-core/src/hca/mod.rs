@@ -19,6 +19,7 @@ pub mod tx_staging;
 pub mod verbs;
 
 use crate::engine::Time;
+use crate::ids::{ChannelId, HcaId, HostId};
 use counters::HcaCounters;
 use packet::PacketId;
 use profile::HwProfile;
@@ -69,10 +70,12 @@ impl HcaTimes {
 }
 
 pub struct Hca {
-    pub id: u32,
+    pub id: HcaId,
+    /// The host whose memory and CPU threads this HCA serves.
+    pub host: HostId,
     pub lid: u16,
     /// Egress channel of the HCA's port.
-    pub tx_ch: u32,
+    pub tx_ch: ChannelId,
     pub qps: Vec<Qp>,
     pub srqs: Vec<srq::Srq>,
     pub counters: HcaCounters,
@@ -102,9 +105,10 @@ pub struct Hca {
 }
 
 impl Hca {
-    pub fn new(id: u32, lid: u16, tx_ch: u32, profile: &HwProfile) -> Hca {
+    pub fn new(id: HcaId, host: HostId, lid: u16, tx_ch: ChannelId, profile: &HwProfile) -> Hca {
         Hca {
             id,
+            host,
             lid,
             tx_ch,
             qps: Vec::new(),

@@ -16,6 +16,7 @@
 //! happens to requests posted during a retransmission wait) and `odp_flood` (whether page state
 //! resolved by one QP's fault reaches the other QPs). docs/odp.md explains both.
 use crate::engine::Time;
+use crate::ids::{HcaId};
 use crate::hca::packet::{Packet, PktKind};
 use crate::hca::qp::{WorkRequest, WrOp};
 use crate::hca::verbs::QpRef;
@@ -185,11 +186,11 @@ impl World {
     /// `ibv_reg_mr`: registers [base, base+len) on an HCA; returns the MR index and the host
     /// time registration takes (pinned: a fixed part plus pinning every page; ODP: the fixed
     /// part only).
-    pub fn reg_mr(&mut self, h: u32, base: u64, len: u64, mode: MrMode) -> (u32, Time) {
+    pub fn reg_mr(&mut self, h: HcaId, base: u64, len: u64, mode: MrMode) -> (u32, Time) {
         let pages = len.div_ceil(PAGE).max(1) as usize;
         let pinned = mode == MrMode::Pinned;
         let us = self.profile.mr_register_us + if pinned { pages as f64 * self.profile.mr_pin_page_us } else { 0.0 };
-        let odp = &mut self.hcas[h as usize].odp;
+        let odp = &mut self.hcas[h].odp;
         odp.mrs.push(MemoryRegion { base, len: pages as u64 * PAGE, mode, present: vec![pinned; pages], faulting: vec![false; pages], fault_done: vec![Time::ZERO; pages] });
         odp.stats.registration_us += us;
         (odp.mrs.len() as u32 - 1, Time::from_ns_f64(us * 1e3))
@@ -200,9 +201,9 @@ impl World {
     /// fault service for the range plus mapping each page as a pinned registration would); the
     /// pages are present when it returns. An unknown region or a range outside it (the verb's
     /// EINVAL) does nothing and costs nothing.
-    pub fn advise_mr_prefetch(&mut self, h: u32, mr: u32, va: u64, len: u64) -> Time {
+    pub fn advise_mr_prefetch(&mut self, h: HcaId, mr: u32, va: u64, len: u64) -> Time {
         let (f, per_page) = (self.profile.odp_fault_us, self.profile.mr_pin_page_us);
-        let odp = &mut self.hcas[h as usize].odp;
+        let odp = &mut self.hcas[h].odp;
         let Some(m) = odp.mrs.get_mut(mr as usize) else { return Time::ZERO };
         let Some(r) = m.pages(va, len) else { return Time::ZERO };
         let n = r.len();
@@ -218,9 +219,9 @@ impl World {
     /// An MMU-notifier invalidation (page reclaimed or migrated): the NIC forgets the range;
     /// the next access faults again. Returns the driver time it takes (nothing for an unknown
     /// region or a range outside it).
-    pub fn invalidate_mr(&mut self, h: u32, mr: u32, va: u64, len: u64) -> Time {
+    pub fn invalidate_mr(&mut self, h: HcaId, mr: u32, va: u64, len: u64) -> Time {
         let us = self.profile.odp_invalidate_us;
-        let odp = &mut self.hcas[h as usize].odp;
+        let odp = &mut self.hcas[h].odp;
         let Some(m) = odp.mrs.get_mut(mr as usize) else { return Time::ZERO };
         if m.mode == MrMode::Pinned {
             return Time::ZERO; // pinned pages are never invalidated
@@ -239,22 +240,22 @@ impl World {
     /// requester's MRs for client-side faults).
     pub fn post_read(&mut self, qp: QpRef, wr: WorkRequest, local_va: u64) -> Time {
         debug_assert_eq!(wr.op, WrOp::Read);
-        let psn = self.hcas[qp.hca as usize].qps[qp.index() as usize].next_psn;
-        self.hcas[qp.hca as usize].odp.qp(qp.index()).local.push_back((psn, local_va));
+        let psn = self.hcas[qp.hca].qps[qp.index() as usize].next_psn;
+        self.hcas[qp.hca].odp.qp(qp.index()).local.push_back((psn, local_va));
         self.post_send(qp, wr)
     }
 
     /// Responder side: true when an in-sequence READ request or first WRITE packet touches a
     /// non-present page. The request is dropped, an RNR NAK answers it, and the fault starts.
-    pub(crate) fn odp_responder_blocks(&mut self, h: u32, qi: u32, pkt: &Packet) -> bool {
+    pub(crate) fn odp_responder_blocks(&mut self, h: HcaId, qi: u32, pkt: &Packet) -> bool {
         let is_access = pkt.kind == PktKind::ReadReq || matches!(pkt.kind, PktKind::Write { first: true, .. });
         // Checked before anything else: this runs on every request packet.
-        if !is_access || self.hcas[h as usize].odp.mrs.is_empty() {
+        if !is_access || self.hcas[h].odp.mrs.is_empty() {
             return false;
         }
         let now = self.now();
         let (fault, workers) = self.fault_service();
-        let hca = &mut self.hcas[h as usize];
+        let hca = &mut self.hcas[h];
         let Some((mr, pages)) = hca.odp.mr_of(pkt.remote_va, pkt.dma_len as u64) else { return false };
         if pages.clone().all(|p| hca.odp.mrs[mr as usize].present[p]) {
             return false;
@@ -270,7 +271,7 @@ impl World {
                 self.q.at(at, Event::OdpFault { hca: h, fault: f });
             }
         }
-        let hca = &mut self.hcas[h as usize];
+        let hca = &mut self.hcas[h];
         hca.odp.stats.fault_rnr_naks += 1;
         // Every in-sequence attempt (the first and each retry) draws its own RNR NAK; packets
         // beyond it are dropped silently while rnr_outstanding (responder.rs).
@@ -286,15 +287,15 @@ impl World {
     /// Requester side: true when a READ response must be dropped: the QP is stalled on a page
     /// fault, or the response's destination page is not present (as this QP sees it), which
     /// starts a fault and a retransmission wait.
-    pub(crate) fn odp_requester_drops(&mut self, h: u32, qi: u32, pkt: &Packet) -> bool {
+    pub(crate) fn odp_requester_drops(&mut self, h: HcaId, qi: u32, pkt: &Packet) -> bool {
         // Checked before anything else: this runs on every response packet.
-        if self.hcas[h as usize].odp.mrs.is_empty() || (qi as usize) >= self.hcas[h as usize].odp.qps.len() {
+        if self.hcas[h].odp.mrs.is_empty() || (qi as usize) >= self.hcas[h].odp.qps.len() {
             return false;
         }
         let now = self.now();
         let flood = self.profile.odp_flood;
         let (fault, workers) = self.fault_service();
-        let hca = &mut self.hcas[h as usize];
+        let hca = &mut self.hcas[h];
         if hca.odp.qps[qi as usize].wait.is_some_and(|w| w.fault) {
             hca.odp.stats.dropped_responses += 1;
             return true;
@@ -365,10 +366,10 @@ impl World {
     /// The driver finished servicing a fault: the NIC page table is updated; a requester QP
     /// resumes `odp_requester_retry_us` later. Under `odp_flood`, a page another QP's fault
     /// already brought in is not made visible to this QP (its stale state stays).
-    pub(crate) fn on_odp_fault(&mut self, h: u32, fault: u32) {
+    pub(crate) fn on_odp_fault(&mut self, h: HcaId, fault: u32) {
         let now = self.now();
         let retry = Time::from_ns_f64(self.profile.odp_requester_retry_us * 1e3);
-        let odp = &mut self.hcas[h as usize].odp;
+        let odp = &mut self.hcas[h].odp;
         let f = odp.faults[fault as usize];
         odp.free.push(fault);
         match f {
@@ -414,8 +415,8 @@ impl World {
     /// abandoned, and (flood) the QP's context reload refreshes its page state (assumption:
     /// the study only says the stale state lasts "a long time"; the timeout is the one event
     /// that reloads the whole QP context).
-    pub(crate) fn odp_on_ack_timeout(&mut self, h: u32, qi: u32) {
-        let odp = &mut self.hcas[h as usize].odp;
+    pub(crate) fn odp_on_ack_timeout(&mut self, h: HcaId, qi: u32) {
+        let odp = &mut self.hcas[h].odp;
         let Some(q) = odp.qps.get_mut(qi as usize) else { return };
         q.wait = None;
         q.replay_upto = None;

@@ -1,6 +1,7 @@
 //! The NIC's send engine: transport control packets first, then QPs with work, chosen by the
 //! profile's arbitration policy; and the receive side's dispatch to requester or responder.
 use crate::engine::Time;
+use crate::ids::{ChannelId, HcaId};
 use crate::fabric::channel::Damage;
 use crate::hca::packet::{ib_wire_bytes, Packet, PacketId, PktKind};
 use crate::hca::profile::Arbitration;
@@ -24,19 +25,19 @@ pub(crate) fn max_packet_bytes(mtu: u32) -> u32 {
 
 impl World {
     /// Puts a QP on the scheduler's list and pokes the engine.
-    pub(crate) fn activate(&mut self, h: u32, qi: u32) {
-        self.hcas[h as usize].sched.list_or_wake(qi);
+    pub(crate) fn activate(&mut self, h: HcaId, qi: u32) {
+        self.hcas[h].sched.list_or_wake(qi);
         self.hca_try_send(h);
     }
 
     /// Schedules an engine kick at `at` unless one at or before it is pending. Whoever kicks
     /// the engine may have given it work (a post), so a TxDone left unscheduled because the
     /// HCA had none is scheduled now (`tx_done_pending`): it would have pulled that work.
-    pub(crate) fn kick_hca_at(&mut self, h: u32, at: Time) {
-        let ch = self.hcas[h as usize].tx_ch;
+    pub(crate) fn kick_hca_at(&mut self, h: HcaId, at: Time) {
+        let ch = self.hcas[h].tx_ch;
         self.tx_done_pending(ch);
         let now = self.now();
-        let hca = &mut self.hcas[h as usize];
+        let hca = &mut self.hcas[h];
         if hca.kick_at >= now && hca.kick_at <= at {
             return;
         }
@@ -44,25 +45,25 @@ impl World {
         self.q.at(at, Event::HcaKick { hca: h });
     }
 
-    pub(crate) fn on_hca_kick(&mut self, h: u32) {
+    pub(crate) fn on_hca_kick(&mut self, h: HcaId) {
         let now = self.now();
-        if self.hcas[h as usize].kick_at <= now {
-            self.hcas[h as usize].kick_at = Time::MAX;
+        if self.hcas[h].kick_at <= now {
+            self.hcas[h].kick_at = Time::MAX;
         }
         self.hca_try_send(h);
     }
 
     /// Sends the HCA's next packet if its port and engine are free.
-    pub(crate) fn hca_try_send(&mut self, h: u32) {
+    pub(crate) fn hca_try_send(&mut self, h: HcaId) {
         if self.profile.tx_staging_bytes > 0 {
             return self.staged_try_send(h);
         }
         let now = self.now();
-        let ch = self.hcas[h as usize].tx_ch;
-        if self.tx_done_pending(ch) || self.channels[ch as usize].busy_until > now {
+        let ch = self.hcas[h].tx_ch;
+        if self.tx_done_pending(ch) || self.channels[ch].busy_until > now {
             return; // TxDone pulls again
         }
-        let hca = &self.hcas[h as usize];
+        let hca = &self.hcas[h];
         // Nothing to send: no kick for when the engine frees either.
         if hca.has_no_work() && self.skip_idle_events {
             return;
@@ -78,11 +79,11 @@ impl World {
             }
             return;
         }
-        if self.hcas[h as usize].sched.is_empty() {
+        if self.hcas[h].sched.is_empty() {
             return; // only when idle events are kept
         }
         let Some(front_due) = self.due_or_kick(h, now) else { return };
-        if !self.credits_or_wait(ch, 0, self.hcas[h as usize].max_packet_bytes) {
+        if !self.credits_or_wait(ch, 0, self.hcas[h].max_packet_bytes) {
             return;
         }
         if let Some(pkt) = self.pick_round_robin(h, now, front_due) {
@@ -96,8 +97,8 @@ impl World {
     /// so it does not wait for credits (PortXmitWait) and the walk would only go round once;
     /// come back then. Usually the front QP is due, which settles it at once.
     #[inline(always)]
-    pub(crate) fn due_or_kick(&mut self, h: u32, now: Time) -> Option<Option<u32>> {
-        let sched = &self.hcas[h as usize].sched;
+    pub(crate) fn due_or_kick(&mut self, h: HcaId, now: Time) -> Option<Option<u32>> {
+        let sched = &self.hcas[h].sched;
         let front_due = sched.front_if_due(now);
         if front_due.is_none() {
             if let Some(due) = sched.nothing_due_until(now) {
@@ -112,18 +113,18 @@ impl World {
     /// first QP that has one (None after kicking the engine for the earliest later one).
     // Out of line: inlined into both send paths it crowds the requester out of the common one.
     #[inline(never)]
-    pub(crate) fn pick_round_robin(&mut self, h: u32, now: Time, mut front_due: Option<u32>) -> Option<PacketId> {
+    pub(crate) fn pick_round_robin(&mut self, h: HcaId, now: Time, mut front_due: Option<u32>) -> Option<PacketId> {
         // Each QP listed now is passed over (it said when it will have a packet, and nothing
         // changed since) or asked, in list order. QPs activated meanwhile join at the back and
         // wait for the next turn.
         let mut earliest = Time::MAX;
-        let n = self.hcas[h as usize].sched.len();
+        let n = self.hcas[h].sched.len();
         let mut visited = 0;
         while visited < n {
             let qi = match front_due.take() {
                 Some(qi) => qi,
                 None => {
-                    let (passed, due, first_due) = self.hcas[h as usize].sched.rotate_to_first_due(now, n - visited);
+                    let (passed, due, first_due) = self.hcas[h].sched.rotate_to_first_due(now, n - visited);
                     earliest = earliest.min(due);
                     visited += passed;
                     let Some(qi) = first_due else { break };
@@ -135,7 +136,7 @@ impl World {
                 Next::Packet { pkt, more, end_of_message } => {
                     let policy = self.profile.arbitration;
                     let chunk = self.profile.arbitration_chunk_bytes;
-                    let hca = &mut self.hcas[h as usize];
+                    let hca = &mut self.hcas[h];
                     let qp = &mut hca.qps[qi as usize];
                     if more {
                         let sent = self.packets.get(pkt);
@@ -167,12 +168,12 @@ impl World {
                 // Either way the QP's turn is over: it has nothing ready.
                 Next::Wait(t) => {
                     earliest = earliest.min(t);
-                    let hca = &mut self.hcas[h as usize];
+                    let hca = &mut self.hcas[h];
                     hca.qps[qi as usize].turn_bytes = 0;
                     hca.sched.rotate_front(t);
                 }
                 Next::Idle => {
-                    let hca = &mut self.hcas[h as usize];
+                    let hca = &mut self.hcas[h];
                     hca.qps[qi as usize].turn_bytes = 0;
                     hca.sched.pop_front();
                 }
@@ -186,7 +187,7 @@ impl World {
 
     /// A QP's next packet: READ responses (responder role) first, then requests.
     #[inline(always)]
-    fn qp_next(&mut self, h: u32, qi: u32, now: Time) -> Next {
+    fn qp_next(&mut self, h: HcaId, qi: u32, now: Time) -> Next {
         let resp = self.responder_next(h, qi, now);
         if let Next::Packet { .. } = resp {
             return resp;
@@ -201,18 +202,18 @@ impl World {
 
     /// The HCA's next transport control packet (one is queued), built; None while the link has
     /// no credits for it (the port waits, PortXmitWait). Control packets go before data.
-    pub(crate) fn take_control(&mut self, h: u32, ch: u32) -> Option<PacketId> {
-        let ctl = *self.hcas[h as usize].control.front()?;
+    pub(crate) fn take_control(&mut self, h: HcaId, ch: ChannelId) -> Option<PacketId> {
+        let ctl = *self.hcas[h].control.front()?;
         if !self.credits_or_wait(ch, 0, ib_wire_bytes(ctl.kind, 0)) {
             return None;
         }
-        self.hcas[h as usize].control.pop_front();
+        self.hcas[h].control.pop_front();
         let pkt = self.build_control(h, ctl);
         Some(self.packets.alloc(pkt))
     }
 
-    fn build_control(&mut self, h: u32, ctl: crate::hca::Control) -> Packet {
-        let hca = &mut self.hcas[h as usize];
+    fn build_control(&mut self, h: HcaId, ctl: crate::hca::Control) -> Packet {
+        let hca = &mut self.hcas[h];
         let qp = &mut hca.qps[ctl.qp as usize];
         let (psn, msn) = match ctl.kind {
             PktKind::Ack => {
@@ -241,19 +242,19 @@ impl World {
     }
 
     /// Hands a packet to the port.
-    fn emit(&mut self, h: u32, pkt: PacketId) {
+    fn emit(&mut self, h: HcaId, pkt: PacketId) {
         let now = self.now();
-        let hca = &mut self.hcas[h as usize];
+        let hca = &mut self.hcas[h];
         hca.engine_free = now + hca.t.tx_packet;
         let ch = hca.tx_ch;
         self.transmit(ch, pkt);
     }
 
     /// A packet left the receive pipeline: hand it to the QP's responder or requester.
-    pub(crate) fn on_hca_rx(&mut self, h: u32, id: PacketId) {
+    pub(crate) fn on_hca_rx(&mut self, h: HcaId, id: PacketId) {
         let pkt = *self.packets.get(id);
         self.packets.release(id);
-        let Some(qi) = self.hcas[h as usize].qp_index(pkt.dst_qp) else { return };
+        let Some(qi) = self.hcas[h].qp_index(pkt.dst_qp) else { return };
         let qi = qi as u32;
         if pkt.kind.is_request() {
             self.on_request(h, qi, &pkt);

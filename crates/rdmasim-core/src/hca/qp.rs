@@ -1,6 +1,7 @@
 //! Queue pairs: the send queue as the requester sees it, the receive queue and the responder's
 //! expected-PSN state, and the QP attributes of `ibv_modify_qp`.
 use super::cq::WcStatus;
+use crate::ids::{HcaId, ThreadId};
 use crate::engine::Time;
 use std::collections::VecDeque;
 
@@ -101,7 +102,7 @@ pub struct RecvWqe {
 
 pub struct Qp {
     pub num: u32,
-    pub hca: u32,
+    pub hca: HcaId,
     pub peer_lid: u16,
     pub peer_qp: u32,
     pub attr: QpAttr,
@@ -115,7 +116,7 @@ pub struct Qp {
     /// Completion channel its CQEs go to, and the thread that posts and polls for it
     /// (default: the app's channel and the host's main thread).
     pub cq: u32,
-    pub thread: u32,
+    pub thread: ThreadId,
 
     // ---- requester ----
     /// Posted, not yet completed WQEs, in order.
@@ -184,7 +185,7 @@ pub struct Qp {
 }
 
 impl Qp {
-    pub fn new(num: u32, hca: u32, peer_lid: u16, peer_qp: u32, attr: QpAttr, app: u32) -> Qp {
+    pub fn new(num: u32, hca: HcaId, peer_lid: u16, peer_qp: u32, attr: QpAttr, app: u32, thread: ThreadId) -> Qp {
         Qp {
             num,
             hca,
@@ -195,7 +196,7 @@ impl Qp {
             app,
             watch_writes: false,
             cq: app,
-            thread: hca,
+            thread,
             sq: VecDeque::new(),
             next_psn: 0,
             snd_una: 0,

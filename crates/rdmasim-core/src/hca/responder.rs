@@ -3,6 +3,7 @@
 //! NAK (PSN sequence error) per episode; duplicates are re-acknowledged or, for READs, replayed;
 //! a SEND without a receive WQE draws an RNR NAK.
 use crate::engine::Time;
+use crate::ids::{HcaId};
 use crate::fabric::channel::Damage;
 use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
 use crate::hca::nic::Next;
@@ -12,10 +13,10 @@ use crate::hca::Control;
 use crate::world::{AppEvent, World};
 
 impl World {
-    pub(crate) fn on_request(&mut self, h: u32, qi: u32, pkt: &Packet) {
+    pub(crate) fn on_request(&mut self, h: HcaId, qi: u32, pkt: &Packet) {
         let now = self.now();
-        let t = self.hcas[h as usize].t;
-        let hca = &mut self.hcas[h as usize];
+        let t = self.hcas[h].t;
+        let hca = &mut self.hcas[h];
         let qp = &mut hca.qps[qi as usize];
         if qp.state != QpState::Rts {
             return;
@@ -47,7 +48,7 @@ impl World {
         if self.odp_responder_blocks(h, qi, pkt) {
             return;
         }
-        let hca = &mut self.hcas[h as usize];
+        let hca = &mut self.hcas[h];
         let qp = &mut hca.qps[qi as usize];
         let no_recv = match qp.srq {
             None => qp.rq.is_empty(),
@@ -68,11 +69,11 @@ impl World {
                     let Some(rwqe) = self.take_recv(h, qi) else {
                         return self.receiver_not_ready(h, qi);
                     };
-                    let qp = &mut self.hcas[h as usize].qps[qi as usize];
+                    let qp = &mut self.hcas[h].qps[qi as usize];
                     qp.cur_recv = Some(rwqe);
                     qp.cur_recv_bytes = 0;
                 }
-                let qp = &mut self.hcas[h as usize].qps[qi as usize];
+                let qp = &mut self.hcas[h].qps[qi as usize];
                 qp.cur_recv_bytes += pkt.payload;
                 qp.epsn += 1;
                 if last {
@@ -94,14 +95,14 @@ impl World {
                     let Some(rwqe) = self.take_recv(h, qi) else {
                         return self.receiver_not_ready(h, qi);
                     };
-                    let qp = &mut self.hcas[h as usize].qps[qi as usize];
+                    let qp = &mut self.hcas[h].qps[qi as usize];
                     let cqe = Cqe { wr_id: rwqe.wr_id, hca: h, qp: qp.num, status: WcStatus::Success, opcode: WcOpcode::RecvRdmaWithImm, byte_len: qp.cur_write_len };
                     self.cqe_at(now + t.recv_wqe_fetch + t.dma_write, cqe);
                 }
                 if first {
-                    self.hcas[h as usize].counters.rx_write_requests += 1;
+                    self.hcas[h].counters.rx_write_requests += 1;
                 }
-                let qp = &mut self.hcas[h as usize].qps[qi as usize];
+                let qp = &mut self.hcas[h].qps[qi as usize];
                 qp.epsn += 1;
                 if last {
                     qp.msn += 1;
@@ -132,8 +133,8 @@ impl World {
 
     /// No receive WQE for an incoming SEND (or WRITE with immediate): drop it and send an RNR
     /// NAK carrying the QP's min_rnr_timer; later packets of the message are dropped silently.
-    fn receiver_not_ready(&mut self, h: u32, qi: u32) {
-        let hca = &mut self.hcas[h as usize];
+    fn receiver_not_ready(&mut self, h: HcaId, qi: u32) {
+        let hca = &mut self.hcas[h];
         hca.counters.out_of_buffer += 1;
         let qp = &mut hca.qps[qi as usize];
         qp.rnr_outstanding = true;
@@ -148,8 +149,8 @@ impl World {
     /// Queues a NAK in PSN order: behind the QP's pending READ responses if there are any
     /// (`responder_next` sends it when they are out). A NAK names a later PSN than those
     /// responses, and the requester takes it as acknowledging everything before that PSN.
-    pub(crate) fn queue_nak(&mut self, h: u32, nak: Control) {
-        let qp = &mut self.hcas[h as usize].qps[nak.qp as usize];
+    pub(crate) fn queue_nak(&mut self, h: HcaId, nak: Control) {
+        let qp = &mut self.hcas[h].qps[nak.qp as usize];
         if qp.read_resps.is_empty() {
             self.queue_control(h, nak);
         } else {
@@ -158,8 +159,8 @@ impl World {
     }
 
     /// Queues an ACK of everything received so far, or moves the waiting one up to it.
-    fn queue_ack(&mut self, h: u32, qi: u32) {
-        let qp = &mut self.hcas[h as usize].qps[qi as usize];
+    fn queue_ack(&mut self, h: HcaId, qi: u32) {
+        let qp = &mut self.hcas[h].qps[qi as usize];
         if !qp.read_resps.is_empty() {
             qp.ack_after_reads = true;
             return;
@@ -174,14 +175,14 @@ impl World {
         self.queue_control(h, Control { qp: qi, kind: PktKind::Ack, psn: 0 });
     }
 
-    pub(crate) fn queue_control(&mut self, h: u32, c: Control) {
-        self.hcas[h as usize].control.push_back(c);
+    pub(crate) fn queue_control(&mut self, h: HcaId, c: Control) {
+        self.hcas[h].control.push_back(c);
         self.hca_try_send(h);
     }
 
     /// The next READ response packet of this QP, if one is ready.
-    pub(crate) fn responder_next(&mut self, h: u32, qi: u32, now: Time) -> Next {
-        let hca = &mut self.hcas[h as usize];
+    pub(crate) fn responder_next(&mut self, h: HcaId, qi: u32, now: Time) -> Next {
+        let hca = &mut self.hcas[h];
         let lid = hca.lid;
         let qp = &mut hca.qps[qi as usize];
         let Some(r) = qp.read_resps.front_mut() else { return Next::Idle };

@@ -11,6 +11,7 @@
 //! only the local ACK timeout — floored at `retransmit_floor_ms` — recovers it, unless a later
 //! request draws a NAK first (A3).
 use crate::engine::Time;
+use crate::ids::{HcaId};
 use crate::hca::mr::RetxWait;
 use crate::hca::nic::Next;
 use crate::hca::qp::WrOp;
@@ -19,9 +20,9 @@ use crate::world::World;
 impl World {
     /// Starts a wait before retransmitting from `from`; `until` = Time::MAX while a fault is
     /// being serviced. A later wait on the same QP widens the first (earliest PSN, latest end).
-    pub(crate) fn begin_retx_wait(&mut self, h: u32, qi: u32, from: u32, until: Time, fault: bool) {
+    pub(crate) fn begin_retx_wait(&mut self, h: HcaId, qi: u32, from: u32, until: Time, fault: bool) {
         let dam = self.profile.odp_damming;
-        let hca = &mut self.hcas[h as usize];
+        let hca = &mut self.hcas[h];
         let upto = hca.qps[qi as usize].high_psn;
         let odp = &mut hca.odp;
         if odp.qps.len() <= qi as usize {
@@ -37,8 +38,8 @@ impl World {
     }
 
     /// The requester's next packet, through its retransmission wait if it has one.
-    pub(crate) fn requester_next(&mut self, h: u32, qi: u32, now: Time) -> Next {
-        let wait = self.hcas[h as usize].odp.qps.get(qi as usize).and_then(|q| q.wait);
+    pub(crate) fn requester_next(&mut self, h: HcaId, qi: u32, now: Time) -> Next {
+        let wait = self.hcas[h].odp.qps.get(qi as usize).and_then(|q| q.wait);
         if let Some(w) = wait {
             if now < w.until {
                 let held = if w.until == Time::MAX { Next::Idle } else { Next::Wait(w.until) };
@@ -53,7 +54,7 @@ impl World {
                     Next::Packet { pkt, end_of_message, .. } => Next::Packet { pkt, more: true, end_of_message },
                 };
             }
-            let q = &mut self.hcas[h as usize].odp.qps[qi as usize];
+            let q = &mut self.hcas[h].odp.qps[qi as usize];
             q.wait = None;
             q.replay_upto = w.dam.then_some(w.upto);
             self.rewind(h, qi, w.from);
@@ -67,8 +68,8 @@ impl World {
 
     /// A dammed replay that reached the PSN outstanding when its wait began jumps to the high
     /// PSN: what was sent during the wait counts as in flight (it was lost).
-    fn end_dammed_replay(&mut self, h: u32, qi: u32) {
-        let hca = &mut self.hcas[h as usize];
+    fn end_dammed_replay(&mut self, h: HcaId, qi: u32) {
+        let hca = &mut self.hcas[h];
         let Some(q) = hca.odp.qps.get_mut(qi as usize) else { return };
         let Some(upto) = q.replay_upto else { return };
         let qp = &mut hca.qps[qi as usize];

@@ -13,6 +13,7 @@
 //!   refills, and sends a resume request to each recorded source only; the source's HCA then
 //!   retransmits from the stopped PSN.
 use crate::engine::Time;
+use crate::ids::{HcaId, ThreadId};
 use crate::hca::packet::PktKind;
 use crate::hca::qp::{RecvWqe, WrOp};
 use crate::hca::verbs::QpRef;
@@ -96,11 +97,11 @@ pub struct SrqStats {
 }
 
 pub struct Srq {
-    pub hca: u32,
+    pub hca: HcaId,
     /// Owning application (receives the async events and overflow notices).
     pub app: u32,
     /// The application thread that posts to it and polls for it (default: the host's main thread).
-    pub thread: u32,
+    pub thread: ThreadId,
     pub mode: SrqFlowControl,
     pub wqes: VecDeque<RecvWqe>,
     /// Armed srq_limit (0 = not armed: the event is one-shot), effective from `armed_at`.
@@ -131,20 +132,21 @@ impl Srq {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SrqRef {
-    pub hca: u32,
+    pub hca: HcaId,
     pub srq: u32,
 }
 
 impl World {
     /// `ibv_create_srq`; `nodes` × `procs_per_node` sizes the retransmission table.
-    pub fn create_srq(&mut self, hca: u32, app: u32, mode: SrqFlowControl, nodes: u32, procs_per_node: u32) -> SrqRef {
+    pub fn create_srq(&mut self, hca: HcaId, app: u32, mode: SrqFlowControl, nodes: u32, procs_per_node: u32) -> SrqRef {
         let table = RetransmissionTable::new(nodes, procs_per_node);
         let slots = nodes as usize * procs_per_node as usize;
-        let h = &mut self.hcas[hca as usize];
+        let thread = self.main_thread(hca);
+        let h = &mut self.hcas[hca];
         h.srqs.push(Srq {
             hca,
             app,
-            thread: hca,
+            thread,
             mode,
             wqes: VecDeque::new(),
             limit: 0,
@@ -161,7 +163,7 @@ impl World {
 
     /// Attaches a QP's receive side to an SRQ; `(node, proc)` names its source in the table.
     pub fn attach_srq(&mut self, qp: QpRef, srq: SrqRef, node: u32, proc: u32) {
-        let h = &mut self.hcas[qp.hca as usize];
+        let h = &mut self.hcas[qp.hca];
         h.qps[qp.index() as usize].srq = Some(srq.srq);
         let s = &mut h.srqs[srq.srq as usize];
         let slot = s.table.slot(node, proc);
@@ -178,7 +180,7 @@ impl World {
     pub fn post_srq_recv(&mut self, r: SrqRef, first_wr_id: u64, count: u32, len: u32) -> Time {
         let cost = Time::from_ns_f64(self.profile.post_send_cpu_ns + count as f64 * self.profile.srq_recv_wqe_ns);
         let done = self.host_cpu(r, cost);
-        let s = &mut self.hcas[r.hca as usize].srqs[r.srq as usize];
+        let s = &mut self.hcas[r.hca].srqs[r.srq as usize];
         s.wqes.extend((0..count as u64).map(|i| RecvWqe { wr_id: first_wr_id + i, len }));
         s.stats.wqes_posted += count as u64;
         done
@@ -188,7 +190,7 @@ impl World {
     /// completes. Returns when the CPU is done.
     pub fn arm_srq_limit(&mut self, r: SrqRef, limit: u32) -> Time {
         let done = self.host_cpu(r, Time::from_ns_f64(self.profile.srq_arm_ns));
-        let s = &mut self.hcas[r.hca as usize].srqs[r.srq as usize];
+        let s = &mut self.hcas[r.hca].srqs[r.srq as usize];
         s.limit = limit;
         s.armed_at = done;
         done
@@ -203,9 +205,9 @@ impl World {
         let p = &self.profile;
         let post = Time::from_ns_f64(p.post_send_cpu_ns + count as f64 * p.srq_recv_wqe_ns);
         let arm = Time::from_ns_f64(p.srq_arm_ns);
-        let th = self.hcas[r.hca as usize].srqs[r.srq as usize].thread;
-        self.threads[th as usize].cpu_busy += post + arm;
-        let s = &mut self.hcas[r.hca as usize].srqs[r.srq as usize];
+        let th = self.hcas[r.hca].srqs[r.srq as usize].thread;
+        self.threads[th].cpu_busy += post + arm;
+        let s = &mut self.hcas[r.hca].srqs[r.srq as usize];
         s.wqes.extend((0..count as u64).map(|i| RecvWqe { wr_id: first_wr_id + i, len }));
         s.stats.wqes_posted += count as u64;
         s.limit = limit;
@@ -216,16 +218,16 @@ impl World {
     /// The receiving process sends a resume request to every source in the table (one send
     /// post each) and clears it. Returns how many it sent.
     pub fn srq_resume(&mut self, r: SrqRef) -> u32 {
-        let s = &mut self.hcas[r.hca as usize].srqs[r.srq as usize];
+        let s = &mut self.hcas[r.hca].srqs[r.srq as usize];
         let mut slots = std::mem::take(&mut s.drained);
         slots.clear();
         s.table.drain(&mut slots);
         s.notice_pending = false;
-        let t = self.hcas[r.hca as usize].t;
+        let t = self.hcas[r.hca].t;
         let post = Time::from_ns_f64(self.profile.post_send_cpu_ns);
         let mut sent = 0;
         for &slot in &slots {
-            let qp = self.hcas[r.hca as usize].srqs[r.srq as usize].slot_qp[slot as usize];
+            let qp = self.hcas[r.hca].srqs[r.srq as usize].slot_qp[slot as usize];
             if qp == u32::MAX {
                 continue;
             }
@@ -233,33 +235,33 @@ impl World {
             self.q.at(posted + t.doorbell + t.tx_pipeline, Event::SrqResumeDoorbell { hca: r.hca, qp });
             sent += 1;
         }
-        let s = &mut self.hcas[r.hca as usize].srqs[r.srq as usize];
+        let s = &mut self.hcas[r.hca].srqs[r.srq as usize];
         s.stats.resume_requests += sent as u64;
         s.drained = slots;
         sent
     }
 
     pub fn srq(&self, r: SrqRef) -> &Srq {
-        &self.hcas[r.hca as usize].srqs[r.srq as usize]
+        &self.hcas[r.hca].srqs[r.srq as usize]
     }
 
     /// Charges `cost` of CPU on a host's application thread; returns when it is done.
     fn host_cpu(&mut self, r: SrqRef, cost: Time) -> Time {
         let now = self.now();
-        let th = self.hcas[r.hca as usize].srqs[r.srq as usize].thread;
-        self.threads[th as usize].run(now, cost)
+        let th = self.hcas[r.hca].srqs[r.srq as usize].thread;
+        self.threads[th].run(now, cost)
     }
 
     /// Hands an SRQ to another application thread (its posts and polling run there).
-    pub fn set_srq_thread(&mut self, r: SrqRef, thread: u32) {
-        self.hcas[r.hca as usize].srqs[r.srq as usize].thread = thread;
+    pub fn set_srq_thread(&mut self, r: SrqRef, thread: ThreadId) {
+        self.hcas[r.hca].srqs[r.srq as usize].thread = thread;
     }
 
     /// Responder: the receive WQE for a new incoming message, from the QP's SRQ or its RQ.
     /// Consuming below an armed srq_limit raises SRQ_LIMIT_REACHED (and disarms it).
-    pub(crate) fn take_recv(&mut self, h: u32, qi: u32) -> Option<RecvWqe> {
+    pub(crate) fn take_recv(&mut self, h: HcaId, qi: u32) -> Option<RecvWqe> {
         let now = self.now();
-        let hca = &mut self.hcas[h as usize];
+        let hca = &mut self.hcas[h];
         let Some(si) = hca.qps[qi as usize].srq else { return hca.qps[qi as usize].rq.pop_front() };
         let s = &mut hca.srqs[si as usize];
         let w = s.wqes.pop_front()?;
@@ -273,7 +275,7 @@ impl World {
             let p = &self.profile;
             let delay = Time::from_ns_f64(p.srq_event_interrupt_ns + p.wakeup_ns);
             // The handler's CPU is the owning process's (its async thread shares the core).
-            self.threads[thread as usize].cpu_busy += Time::from_ns_f64(p.event_cpu_ns);
+            self.threads[thread].cpu_busy += Time::from_ns_f64(p.event_cpu_ns);
             self.app_at(now + delay, app, AppEvent::SrqLimitReached { hca: h, srq: si });
         }
         Some(w)
@@ -281,11 +283,11 @@ impl World {
 
     /// Responder: a SEND found the SRQ empty. Returns the control packet to answer with: an
     /// RNR NAK (conventional) or a stop request, recorded in the table (proposed).
-    pub(crate) fn srq_overflow(&mut self, h: u32, qi: u32, si: u32, rnr_timer: u8) -> PktKind {
+    pub(crate) fn srq_overflow(&mut self, h: HcaId, qi: u32, si: u32, rnr_timer: u8) -> PktKind {
         let now = self.now();
-        let dma_write = self.hcas[h as usize].t.dma_write;
+        let dma_write = self.hcas[h].t.dma_write;
         let detect = Time::from_ns_f64(self.profile.srq_poll_detect_ns);
-        let hca = &mut self.hcas[h as usize];
+        let hca = &mut self.hcas[h];
         let s = &mut hca.srqs[si as usize];
         let slot = s.qp_slot.get(qi as usize).copied().unwrap_or(u32::MAX);
         s.stats.overflows += 1;
@@ -306,16 +308,16 @@ impl World {
     }
 
     /// A resume request leaves the receiving HCA.
-    pub(crate) fn on_srq_resume_doorbell(&mut self, h: u32, qi: u32) {
-        self.hcas[h as usize].control.push_back(Control { qp: qi, kind: PktKind::SrqResume, psn: 0 });
+    pub(crate) fn on_srq_resume_doorbell(&mut self, h: HcaId, qi: u32) {
+        self.hcas[h].control.push_back(Control { qp: qi, kind: PktKind::SrqResume, psn: 0 });
         self.hca_try_send(h);
     }
 
     /// Requester: stop request. Everything before `psn` arrived; hold the QP at `psn` until a
     /// resume request (no timer runs meanwhile).
-    pub(crate) fn on_srq_stop(&mut self, h: u32, qi: u32, psn: u32) {
+    pub(crate) fn on_srq_stop(&mut self, h: HcaId, qi: u32, psn: u32) {
         self.acknowledge(h, qi, psn);
-        let qp = &mut self.hcas[h as usize].qps[qi as usize];
+        let qp = &mut self.hcas[h].qps[qi as usize];
         qp.paused_until = Time::MAX;
         qp.timer_deadline = Time::MAX;
         self.go_back(h, qi, psn);
@@ -323,9 +325,9 @@ impl World {
 
     /// Requester: resume request. The HCA keeps no copy of sent payload, so it re-reads the
     /// WQE (and non-inline payload) by DMA before retransmitting from the stopped PSN.
-    pub(crate) fn on_srq_resume(&mut self, h: u32, qi: u32) {
+    pub(crate) fn on_srq_resume(&mut self, h: HcaId, qi: u32) {
         let now = self.now();
-        let hca = &mut self.hcas[h as usize];
+        let hca = &mut self.hcas[h];
         let t = hca.t;
         let qp = &mut hca.qps[qi as usize];
         if qp.paused_until != Time::MAX {

@@ -11,15 +11,16 @@
 //! (ACKs, NAKs) do not queue behind staged data; the port sends them first, as the engine
 //! does without a buffer.
 use crate::engine::Time;
+use crate::ids::{ChannelId, HcaId};
 use crate::world::World;
 
 impl World {
     /// The port sends if it is free, then the engine picks if the buffer has room.
     #[inline(never)]
-    pub(crate) fn staged_try_send(&mut self, h: u32) {
+    pub(crate) fn staged_try_send(&mut self, h: HcaId) {
         let now = self.now();
-        let ch = self.hcas[h as usize].tx_ch;
-        if !self.tx_done_pending(ch) && self.channels[ch as usize].busy_until <= now {
+        let ch = self.hcas[h].tx_ch;
+        if !self.tx_done_pending(ch) && self.channels[ch].busy_until <= now {
             self.staged_port_send(h, ch);
         }
         self.staged_engine_pick(h, now);
@@ -27,8 +28,8 @@ impl World {
 
     /// Puts the next control packet or, failing that, the oldest staged packet on the wire,
     /// if the link has credits for it (otherwise the port waits, PortXmitWait).
-    fn staged_port_send(&mut self, h: u32, ch: u32) {
-        let hca = &self.hcas[h as usize];
+    fn staged_port_send(&mut self, h: HcaId, ch: ChannelId) {
+        let hca = &self.hcas[h];
         if !hca.control.is_empty() {
             if let Some(pkt) = self.take_control(h, ch) {
                 self.transmit(ch, pkt);
@@ -43,7 +44,7 @@ impl World {
         if !self.credits_or_wait(ch, vl, wire) {
             return;
         }
-        let hca = &mut self.hcas[h as usize];
+        let hca = &mut self.hcas[h];
         hca.staged.pop_front();
         hca.staged_bytes -= wire;
         self.transmit(ch, pkt);
@@ -52,9 +53,9 @@ impl World {
     /// The engine picks one packet into the buffer if it is free and the buffer has room, and
     /// comes back when it frees again (a full buffer is drained by the port's TxDone, which
     /// calls back here).
-    fn staged_engine_pick(&mut self, h: u32, now: Time) {
+    fn staged_engine_pick(&mut self, h: HcaId, now: Time) {
         let limit = self.profile.tx_staging_bytes;
-        let hca = &self.hcas[h as usize];
+        let hca = &self.hcas[h];
         if hca.sched.is_empty() || hca.staged_bytes >= limit {
             return;
         }
@@ -66,15 +67,15 @@ impl World {
         let Some(front_due) = self.due_or_kick(h, now) else { return };
         let Some(pkt) = self.pick_round_robin(h, now, front_due) else { return };
         let wire = self.packets.get(pkt).wire_bytes;
-        let hca = &mut self.hcas[h as usize];
+        let hca = &mut self.hcas[h];
         hca.staging_engine_free = now + hca.t.tx_packet;
         hca.staged.push_back(pkt);
         hca.staged_bytes += wire;
         let ch = hca.tx_ch;
-        if !self.tx_done_pending(ch) && self.channels[ch as usize].busy_until <= now {
+        if !self.tx_done_pending(ch) && self.channels[ch].busy_until <= now {
             self.staged_port_send(h, ch);
         }
-        let hca = &self.hcas[h as usize];
+        let hca = &self.hcas[h];
         if hca.staged_bytes < limit && !hca.sched.is_empty() {
             let at = hca.staging_engine_free;
             self.kick_hca_at(h, at);

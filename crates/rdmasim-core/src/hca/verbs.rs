@@ -2,6 +2,7 @@
 //! Posting charges the host CPU and models the doorbell, WQE fetch and payload DMA latencies
 //! before the NIC may transmit.
 use crate::engine::Time;
+use crate::ids::{HcaId, ThreadId};
 use crate::hca::cq::{Cqe, WcStatus};
 use crate::hca::qp::{Qp, QpAttr, QpState, RecvWqe, SendWqe, WorkRequest, WrOp};
 use crate::hca::QPN_BASE;
@@ -9,7 +10,7 @@ use crate::world::World;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QpRef {
-    pub hca: u32,
+    pub hca: HcaId,
     pub qpn: u32,
 }
 
@@ -21,22 +22,23 @@ impl QpRef {
 
 impl World {
     /// Creates an RC QP on each HCA and connects them (INIT→RTR→RTS), owned by the given apps.
-    pub fn connect_rc(&mut self, a: u32, app_a: u32, b: u32, app_b: u32, attr: QpAttr) -> (QpRef, QpRef) {
-        let qpn_a = QPN_BASE + self.hcas[a as usize].qps.len() as u32;
-        let qpn_b = QPN_BASE + self.hcas[b as usize].qps.len() as u32 + if a == b { 1 } else { 0 };
-        let (lid_a, lid_b) = (self.hcas[a as usize].lid, self.hcas[b as usize].lid);
-        self.hcas[a as usize].qps.push(Qp::new(qpn_a, a, lid_b, qpn_b, attr, app_a));
-        self.hcas[b as usize].qps.push(Qp::new(qpn_b, b, lid_a, qpn_a, attr, app_b));
+    pub fn connect_rc(&mut self, a: HcaId, app_a: u32, b: HcaId, app_b: u32, attr: QpAttr) -> (QpRef, QpRef) {
+        let qpn_a = QPN_BASE + self.hcas[a].qps.len() as u32;
+        let qpn_b = QPN_BASE + self.hcas[b].qps.len() as u32 + if a == b { 1 } else { 0 };
+        let (lid_a, lid_b) = (self.hcas[a].lid, self.hcas[b].lid);
+        let (thread_a, thread_b) = (self.main_thread(a), self.main_thread(b));
+        self.hcas[a].qps.push(Qp::new(qpn_a, a, lid_b, qpn_b, attr, app_a, thread_a));
+        self.hcas[b].qps.push(Qp::new(qpn_b, b, lid_a, qpn_a, attr, app_b, thread_b));
         (QpRef { hca: a, qpn: qpn_a }, QpRef { hca: b, qpn: qpn_b })
     }
 
     /// `ibv_post_send`: returns the time the doorbell reached the NIC.
     pub fn post_send(&mut self, qp: QpRef, wr: WorkRequest) -> Time {
         let now = self.now();
-        let h = qp.hca as usize;
-        let post_cost = self.hosts[h].post_cost;
+        let h = qp.hca;
+        let post_cost = self.hosts[self.hcas[h].host].post_cost;
         let th = self.hcas[h].qps[qp.index() as usize].thread;
-        let t_post = self.threads[th as usize].run(now, post_cost);
+        let t_post = self.threads[th].run(now, post_cost);
         let hca = &mut self.hcas[h];
         let t = hca.t;
         if hca.qps[qp.index() as usize].state == QpState::Error {
@@ -81,34 +83,34 @@ impl World {
     /// When the thread that posts on `qp` can begin a verbs call: now, or when the work it is
     /// doing ends.
     pub fn thread_free_at(&self, qp: QpRef) -> Time {
-        let th = self.hcas[qp.hca as usize].qps[qp.index() as usize].thread;
-        self.q.now().max(self.threads[th as usize].cpu_free)
+        let th = self.hcas[qp.hca].qps[qp.index() as usize].thread;
+        self.q.now().max(self.threads[th].cpu_free)
     }
 
     /// `ibv_post_recv`.
     pub fn post_recv(&mut self, qp: QpRef, wr_id: u64, len: u32) {
-        let cost = self.hosts[qp.hca as usize].post_cost;
+        let cost = self.hosts[self.hcas[qp.hca].host].post_cost;
         let th = self.qp(qp).thread;
         let now = self.q.now();
-        self.threads[th as usize].run(now, cost);
-        self.hcas[qp.hca as usize].qps[qp.index() as usize].rq.push_back(RecvWqe { wr_id, len });
+        self.threads[th].run(now, cost);
+        self.hcas[qp.hca].qps[qp.index() as usize].rq.push_back(RecvWqe { wr_id, len });
     }
 
     /// Gives a QP its own completion channel and thread (by default they are its app's channel
     /// and its host's main thread).
-    pub fn bind_qp(&mut self, r: QpRef, cq: u32, thread: u32) {
-        let q = &mut self.hcas[r.hca as usize].qps[r.index() as usize];
+    pub fn bind_qp(&mut self, r: QpRef, cq: u32, thread: ThreadId) {
+        let q = &mut self.hcas[r.hca].qps[r.index() as usize];
         q.cq = cq;
         q.thread = thread;
     }
 
     /// Tells the QP's app each time an incoming WRITE has been written to memory.
     pub fn watch_writes(&mut self, r: QpRef) {
-        self.hcas[r.hca as usize].qps[r.index() as usize].watch_writes = true;
+        self.hcas[r.hca].qps[r.index() as usize].watch_writes = true;
     }
 
     pub fn qp(&self, r: QpRef) -> &Qp {
-        &self.hcas[r.hca as usize].qps[r.index() as usize]
+        &self.hcas[r.hca].qps[r.index() as usize]
     }
 }
 

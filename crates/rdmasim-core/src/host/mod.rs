@@ -8,6 +8,7 @@ pub mod noise;
 pub mod thread;
 
 use crate::engine::Time;
+use crate::ids::{HcaId, HostId, ThreadId};
 use crate::hca::cq::Cqe;
 use crate::hca::profile::HwProfile;
 use crate::world::{AppEvent, Event, World};
@@ -16,14 +17,16 @@ use std::collections::VecDeque;
 pub use thread::CpuThread;
 
 pub struct Host {
+    /// Its HCAs, in rail order.
+    pub hcas: Vec<HcaId>,
     pub post_cost: Time,
     /// The scheduler tick every core of this host sees (OS noise; off by default).
     pub tick: noise::TickNoise,
 }
 
 impl Host {
-    pub fn new(p: &HwProfile, seed: u64, index: u32) -> Host {
-        Host { post_cost: Time::from_ns_f64(p.post_send_cpu_ns), tick: noise::TickNoise::for_host(p, seed, index) }
+    pub fn new(p: &HwProfile, seed: u64, index: HostId) -> Host {
+        Host { hcas: Vec::new(), post_cost: Time::from_ns_f64(p.post_send_cpu_ns), tick: noise::TickNoise::for_host(p, seed, index.0) }
     }
 }
 
@@ -54,11 +57,11 @@ impl Poller {
 
 impl World {
     /// The (completion channel, thread) of the QP a CQE belongs to.
-    fn cqe_owner(&self, cqe: &Cqe) -> (u32, u32) {
-        let hca = &self.hcas[cqe.hca as usize];
+    fn cqe_owner(&self, cqe: &Cqe) -> (u32, ThreadId) {
+        let hca = &self.hcas[cqe.hca];
         match hca.qp_index(cqe.qp) {
             Some(i) => (hca.qps[i].cq, hca.qps[i].thread),
-            None => (0, cqe.hca),
+            None => (0, self.main_thread(cqe.hca)),
         }
     }
 
@@ -72,7 +75,7 @@ impl World {
         match p.mode {
             PollMode::Busy => {
                 // The thread that owns the completed QP notices it (after a tick's detour).
-                let at = self.threads[th as usize].notice(now, poll);
+                let at = self.threads[th].notice(now, poll);
                 self.app_at(at, app, AppEvent::Completion(cqe));
             }
             PollMode::Event => {
@@ -82,12 +85,12 @@ impl World {
                     p.events += 1;
                     let irq = now + Time::from_ns_f64(self.profile.interrupt_ns);
                     let exit = self.idle_exit_delay(th, irq);
-                    let busy_until = self.threads[th as usize].cpu_free;
+                    let busy_until = self.threads[th].cpu_free;
                     // A thread still at work when the interrupt has queued the event (posting a
                     // deep queue, say) is not blocked in ibv_get_cq_event: it reads the event
                     // when that work is done, with no wake-up. A sleeping one is woken.
                     let wake = if irq <= busy_until { busy_until } else { irq + Time::from_ns_f64(self.profile.wakeup_ns) + exit };
-                    self.threads[th as usize].charge_event(wake, Time::from_ns_f64(self.profile.event_cpu_ns));
+                    self.threads[th].charge_event(wake, Time::from_ns_f64(self.profile.event_cpu_ns));
                     self.q.at(wake, Event::CqWake { cq });
                 }
             }
@@ -104,7 +107,7 @@ impl World {
         let app = p.app;
         while let Some(c) = p.pending.pop_front() {
             let (_, th) = self.cqe_owner(&c);
-            let seen = self.threads[th as usize].run(now, poll);
+            let seen = self.threads[th].run(now, poll);
             self.app_at(seen, app, AppEvent::Completion(c));
         }
     }

@@ -3,11 +3,12 @@
 //! that waits by event sleeps between completions; when its core went into a deep idle state
 //! (see [`super::cstate`]) the wake-up pays that state's exit latency.
 use crate::engine::Time;
+use crate::ids::{HostId, ThreadId};
 use crate::host::cstate;
 use crate::world::World;
 
 pub struct CpuThread {
-    pub host: u32,
+    pub host: HostId,
     /// The thread is busy (posting, handling) until then.
     pub cpu_free: Time,
     /// CPU time spent in verbs calls, polling and event handling.
@@ -30,7 +31,7 @@ pub struct CpuThread {
 }
 
 impl CpuThread {
-    pub fn new(host: u32) -> CpuThread {
+    pub fn new(host: HostId) -> CpuThread {
         CpuThread { host, cpu_free: Time::ZERO, cpu_busy: Time::ZERO, busy_poll: false, last_idle: None, wakeups: 0, idle_exit_total: Time::ZERO, tick: super::noise::TickNoise::OFF, event_charged_from: Time::ZERO, event_charged_until: Time::ZERO }
     }
 
@@ -94,21 +95,20 @@ impl CpuThread {
 impl World {
     /// A new application thread on `host` (its own core); returns its id. Thread `h` for
     /// h < number of hosts is host h's main thread, created with the world.
-    pub fn new_thread(&mut self, host: u32) -> u32 {
-        let tick = self.hosts[host as usize].tick;
-        self.threads.push(CpuThread { tick, ..CpuThread::new(host) });
-        self.threads.len() as u32 - 1
+    pub fn new_thread(&mut self, host: HostId) -> ThreadId {
+        let tick = self.hosts[host].tick;
+        self.threads.push_and_get_key(CpuThread { tick, ..CpuThread::new(host) })
     }
 
     /// An interrupt for a thread blocked in ibv_get_cq_event arrives at `irq`: the extra delay
     /// before the thread runs again, the exit latency of the idle state its core entered, with
     /// the package part when every other core of the host is asleep too. A thread still busy at
     /// `irq` never slept.
-    pub(crate) fn idle_exit_delay(&mut self, thread: u32, irq: Time) -> Time {
+    pub(crate) fn idle_exit_delay(&mut self, thread: ThreadId, irq: Time) -> Time {
         let states = self.profile.cpu_idle.states();
-        let th = &self.threads[thread as usize];
+        let th = &self.threads[thread];
         if irq <= th.cpu_free {
-            self.threads[thread as usize].wakeups += 1;
+            self.threads[thread].wakeups += 1;
             return Time::ZERO;
         }
         let idle = irq - th.cpu_free;
@@ -116,7 +116,7 @@ impl World {
         let core = th.predicted_state(states);
         let package = self.package_state(th.host, thread, core, irq);
         let exit = cstate::exit_latency(states, core, package);
-        let th = &mut self.threads[thread as usize];
+        let th = &mut self.threads[thread];
         th.wakeups += 1;
         th.last_idle = Some(idle);
         th.idle_exit_total += exit;
@@ -128,14 +128,14 @@ impl World {
     /// (0); a sleeping one is in the state its governor picked (the deepest if it never slept
     /// before: no idle history and no timer). Cores without an
     /// application thread are assumed idle in the deepest state (no OS background).
-    fn package_state(&self, host: u32, thread: u32, core: usize, t: Time) -> usize {
+    fn package_state(&self, host: HostId, thread: ThreadId, core: usize, t: Time) -> usize {
         let states = self.profile.cpu_idle.states();
         let mut package = core;
-        for (i, other) in self.threads.iter().enumerate() {
+        for (i, other) in self.threads.iter_enumerated() {
             if package == 0 {
                 break;
             }
-            if other.host != host || i == thread as usize {
+            if other.host != host || i == thread {
                 continue;
             }
             let s = if other.busy_poll || other.cpu_free > t { 0 } else { other.predicted_state(states) };
@@ -153,17 +153,17 @@ mod tests {
     fn event_spans_are_charged_once_in_real_time() {
         let cost = Time::us(4);
         // Events 10 us apart: each pays its whole 4 us.
-        let mut t = CpuThread::new(0);
+        let mut t = CpuThread::new(HostId(0));
         t.charge_event(Time::us(10), cost);
         t.charge_event(Time::us(20), cost);
         assert_eq!(t.cpu_busy, Time::us(8));
         // Wakes 1 us apart: the spans 6..10 and 7..11 us cover 5 us of the core, not 8.
-        let mut t = CpuThread::new(0);
+        let mut t = CpuThread::new(HostId(0));
         t.charge_event(Time::us(10), cost);
         t.charge_event(Time::us(11), cost);
         assert_eq!(t.cpu_busy, Time::us(5));
         // Work the thread already did (posting until 8 us) is not charged again.
-        let mut t = CpuThread::new(0);
+        let mut t = CpuThread::new(HostId(0));
         t.run(Time::us(5), Time::us(3));
         t.charge_event(Time::us(10), cost);
         assert_eq!(t.cpu_busy, Time::us(3) + Time::us(2));
@@ -171,7 +171,7 @@ mod tests {
 
     #[test]
     fn busy_at_leaves_out_work_and_event_spans_still_to_come() {
-        let mut t = CpuThread::new(0);
+        let mut t = CpuThread::new(HostId(0));
         // 100 posts of 100 ns queued at 10 us: 10 us of work, 2 us of it done at 12 us.
         for _ in 0..100 {
             t.run(Time::us(10), Time::ns(100));
@@ -186,7 +186,7 @@ mod tests {
         assert_eq!(t.busy_at(Time::us(30)), Time::us(14));
         // Work handed over inside an event span (6..10 us, charged at 0..1 us of work) runs
         // 7..9 us: by 8 us the core did 0..1, 6..7 (event) and 7..8 (work).
-        let mut u = CpuThread::new(0);
+        let mut u = CpuThread::new(HostId(0));
         u.run(Time::ZERO, Time::us(1));
         u.charge_event(Time::us(10), Time::us(4));
         u.run(Time::us(7), Time::us(2));

@@ -8,6 +8,7 @@
 //! an ACK's), so the budget bounds both whatever `capture_max_packets` says; a record that
 //! finds no memory stops the capture instead of aborting the run.
 use crate::engine::Time;
+use crate::ids::{HostId};
 use crate::hca::packet::{Packet, PktKind};
 use crate::wire::{
     pcap_file_header, pcap_incl_len, pcap_record_header, udp_src_port_for_qps, Aeth, NakCode, Opcode, PacketHeaders, Reth, RoceEndpoints, Syndrome,
@@ -52,10 +53,10 @@ impl Capture {
         Capture { hosts, qps, max_packets, max_bytes, records: Vec::new(), kept: 0, truncated: 0, pcap_bytes: PCAP_FILE_HEADER_BYTES, stopped_by: None, handed_over: false }
     }
 
-    /// Records a packet sent by host `h` (LIDs are host index + 1).
-    pub fn record(&mut self, at: Time, h: u32, p: &Packet) {
-        let dst_host = p.dlid as u32 - 1;
-        if !self.hosts.is_empty() && !self.hosts.contains(&h) && !self.hosts.contains(&dst_host) {
+    /// Records a packet sent by host `src` to host `dst` (None: no host has its DLID).
+    pub fn record(&mut self, at: Time, src: HostId, dst: Option<HostId>, p: &Packet) {
+        let picked = |h: HostId| self.hosts.contains(&h.0);
+        if !self.hosts.is_empty() && !picked(src) && !dst.is_some_and(picked) {
             return;
         }
         if !self.qps.is_empty() && !self.qps.contains(&p.src_qp) && !self.qps.contains(&p.dst_qp) {
@@ -192,7 +193,7 @@ mod tests {
             slid: 2, dlid: 1, vl: 0, src_qp: 0x100, dst_qp: 0x100, kind: PktKind::Ack, psn: 7, ack_req: false, payload: 0,
             wire_bytes: 0, msn: 0, dma_len: 0, remote_va: 0, damage: Damage::None, sent_at: Time::ZERO,
         };
-        c.record(Time::ZERO, 1, &ack);
+        c.record(Time::ZERO, HostId(1), Some(HostId(0)), &ack);
         assert_eq!(c.pcap_bytes, 24 + 78);
         assert_eq!(c.to_pcap().len(), 24 + 78);
     }

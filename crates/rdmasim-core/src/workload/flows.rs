@@ -7,6 +7,7 @@
 //! first foreground flow has done its work (background flows run until then); the run ends
 //! with the window.
 use crate::engine::Time;
+use crate::ids::{HcaId, HostId, ThreadId, TiVec};
 use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
 use crate::hca::verbs::QpRef;
@@ -47,7 +48,7 @@ struct Flow {
     /// Messages to complete (None: background).
     target: Option<u64>,
     conns: Vec<(QpRef, QpRef)>,
-    thread: u32,
+    thread: ThreadId,
     posted: u64,
     completed: u64,
     outstanding: u32,
@@ -77,7 +78,7 @@ impl Flow {
         self.conns.iter().map(|&(c, s)| if self.op == WrOp::Read { w.qp(c).rx_bytes } else { w.qp(s).rx_bytes }).sum()
     }
     fn snapshot(&self, w: &World) -> Snapshot {
-        Snapshot { bytes: self.delivered(w), msgs: self.completed, cpu: w.threads[self.thread as usize].busy_at(w.now()) }
+        Snapshot { bytes: self.delivered(w), msgs: self.completed, cpu: w.threads[self.thread].busy_at(w.now()) }
     }
     /// Posts one work request on the flow's next QP (round robin); returns when its
     /// ibv_post_send began (the thread may still be busy with the posts before it), the time a
@@ -102,7 +103,7 @@ pub struct Flows {
     flows: Vec<Flow>,
     kv: Option<Kv>,
     /// Flow of each QP, by [hca][qp index].
-    qp_flow: Vec<Vec<u32>>,
+    qp_flow: TiVec<HcaId, Vec<u32>>,
     window_open: Option<Time>,
     window_close: Option<Time>,
     /// Why the run ended without a full measurement (a flow failed, or the flows were never
@@ -113,7 +114,7 @@ pub struct Flows {
 
 impl Flows {
     pub fn new(w: &mut World, app: u32, s: &FlowsSection, attr: QpAttr, pollers: &mut Vec<Poller>) -> Flows {
-        let mut qp_flow = vec![Vec::new(); w.hcas.len()];
+        let mut qp_flow: TiVec<HcaId, Vec<u32>> = vec![Vec::new(); w.hcas.len()].into();
         let mut flows = Vec::new();
         for (i, spec) in s.flow.iter().enumerate() {
             let mode = match spec.polling {
@@ -121,26 +122,27 @@ impl Flows {
                 Polling::Event => PollMode::Event,
             };
             let verb = spec.verb;
-            let thread = w.new_thread(spec.client);
-            w.threads[thread as usize].busy_poll = mode == PollMode::Busy;
+            let (client, server_hca) = (HostId(spec.client), w.hca_of(HostId(spec.server)));
+            let thread = w.new_thread(client);
+            w.threads[thread].busy_poll = mode == PollMode::Busy;
             let cq = pollers.len() as u32;
             pollers.push(Poller::new(app, mode));
             // The receiving side needs its own thread only to re-post receives.
             let server = verb.needs_recv().then(|| {
-                let th = w.new_thread(spec.server);
-                w.threads[th as usize].busy_poll = mode == PollMode::Busy;
+                let th = w.new_thread(HostId(spec.server));
+                w.threads[th].busy_poll = mode == PollMode::Busy;
                 let scq = pollers.len() as u32;
                 pollers.push(Poller::new(app, mode));
                 (scq, th)
             });
             let mut conns = Vec::new();
             for _ in 0..spec.qps {
-                let (c, sv) = w.connect_rc(spec.client, app, spec.server, app, attr);
+                let (c, sv) = w.connect_rc(w.hca_of(client), app, server_hca, app, attr);
                 w.bind_qp(c, cq, thread);
                 let (scq, sth) = server.unwrap_or((cq, thread));
                 w.bind_qp(sv, scq, sth);
                 for r in [c, sv] {
-                    let v = &mut qp_flow[r.hca as usize];
+                    let v = &mut qp_flow[r.hca];
                     v.resize(v.len().max(r.index() as usize + 1), NO_FLOW);
                     v[r.index() as usize] = i as u32;
                 }
@@ -352,7 +354,7 @@ impl Flows {
     }
 
     fn on_completion(&mut self, w: &mut World, c: Cqe) {
-        let Some(&fi) = self.qp_flow[c.hca as usize].get(c.qp.wrapping_sub(crate::hca::QPN_BASE) as usize) else { return };
+        let Some(&fi) = self.qp_flow[c.hca].get(c.qp.wrapping_sub(crate::hca::QPN_BASE) as usize) else { return };
         if fi == KV_QP {
             if let Some(kv) = &mut self.kv {
                 kv.on_completion(w, c);
@@ -460,7 +462,7 @@ impl Flows {
             let end = if self.window_open.is_none() { f.at_open } else if self.window_close.is_some() { f.at_close } else { f.snapshot(w) };
             let bytes = end.bytes - f.at_open.bytes;
             let msgs = end.msgs - f.at_open.msgs;
-            let th = &w.threads[f.thread as usize];
+            let th = &w.threads[f.thread];
             let cpu = if th.busy_poll { 1.0 } else if secs > 0.0 { (end.cpu - f.at_open.cpu).as_secs_f64() / secs } else { 0.0 };
             let mut lat = f.lat_us.clone();
             let st = summarize(&mut lat);

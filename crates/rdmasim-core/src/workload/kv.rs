@@ -19,6 +19,7 @@
 //! leaves when later requests or `FAIL_LIM` empty polls push it out) is opt-in,
 //! `server_pipeline = true` (workload/kv_pipeline.rs).
 use crate::engine::SimRng;
+use crate::ids::{HcaId, HostId, ThreadId, TiSlice};
 use crate::engine::Time;
 use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
@@ -51,7 +52,7 @@ pub struct Kv {
     spec: KvSpec,
     client: QpRef,
     server: QpRef,
-    server_thread: u32,
+    server_thread: ThreadId,
     /// HERD's server pipeline, when `server_pipeline` is on.
     pipeline: Option<ServerPipeline>,
     rng: SimRng,
@@ -79,17 +80,17 @@ struct InFlight {
 }
 
 impl Kv {
-    pub fn new(w: &mut World, app: u32, s: &KvSpec, attr: QpAttr, pollers: &mut Vec<Poller>, qp_table: &mut [Vec<u32>]) -> Kv {
-        let (client, server) = w.connect_rc(s.client, app, s.server, app, attr);
+    pub fn new(w: &mut World, app: u32, s: &KvSpec, attr: QpAttr, pollers: &mut Vec<Poller>, qp_table: &mut TiSlice<HcaId, Vec<u32>>) -> Kv {
+        let (client, server) = w.connect_rc(w.hca_of(HostId(s.client)), app, w.hca_of(HostId(s.server)), app, attr);
         w.watch_writes(server); // the server polls its request region
-        let ct = w.new_thread(s.client);
-        let st = w.new_thread(s.server);
+        let ct = w.new_thread(HostId(s.client));
+        let st = w.new_thread(HostId(s.server));
         for (qp, th) in [(client, ct), (server, st)] {
-            w.threads[th as usize].busy_poll = true;
+            w.threads[th].busy_poll = true;
             let cq = pollers.len() as u32;
             pollers.push(Poller::new(app, PollMode::Busy));
             w.bind_qp(qp, cq, th);
-            let v = &mut qp_table[qp.hca as usize];
+            let v = &mut qp_table[qp.hca];
             v.resize(v.len().max(qp.index() as usize + 1), u32::MAX);
             v[qp.index() as usize] = KV_QP;
         }
@@ -128,7 +129,7 @@ impl Kv {
     pub fn progress(&self) -> f64 {
         self.completed as f64 / self.spec.requests as f64
     }
-    pub fn owns(&self, hca: u32, qpn: u32) -> bool {
+    pub fn owns(&self, hca: HcaId, qpn: u32) -> bool {
         (hca == self.client.hca && qpn == self.client.qpn) || (hca == self.server.hca && qpn == self.server.qpn)
     }
     pub fn open_window(&mut self, t: Time) {
@@ -174,11 +175,11 @@ impl Kv {
 
     /// A request landed in the server's request region: its polling thread sees it one poll
     /// later, then spends the request's CPU time before answering.
-    pub fn on_memory_written(&mut self, w: &mut World, hca: u32, qpn: u32) {
+    pub fn on_memory_written(&mut self, w: &mut World, hca: HcaId, qpn: u32) {
         if hca != self.server.hca || qpn != self.server.qpn {
             return;
         }
-        let th = &mut w.threads[self.server_thread as usize];
+        let th = &mut w.threads[self.server_thread];
         let poll = Time::from_ns_f64(w.profile.poll_cq_ns);
         let seen = th.notice(w.q.now(), poll);
         let done = th.run(seen, Time::from_ns_f64(self.spec.server_cpu_ns));

@@ -4,6 +4,7 @@
 //! `interval_us` (0 = all at once), round-robin over `qps` QPs. The run time is from the first
 //! post to the last completion, as the study measured it.
 use crate::engine::Time;
+use crate::ids::{HostId};
 use crate::hca::cq::{Cqe, WcStatus};
 use crate::hca::mr::{MrMode, PAGE};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
@@ -39,7 +40,7 @@ pub struct OdpReads {
 
 impl OdpReads {
     pub fn new(w: &mut World, app: u32, cfg: &OdpReadsSection, attr: QpAttr) -> OdpReads {
-        let conns = (0..cfg.qps).map(|_| w.connect_rc(cfg.client, app, cfg.server, app, attr)).collect();
+        let conns = (0..cfg.qps).map(|_| w.connect_rc(w.hca_of(HostId(cfg.client)), app, w.hca_of(HostId(cfg.server)), app, attr)).collect();
         OdpReads { app, cfg: cfg.clone(), conns, done: false, posted: 0, completed: 0, errors: 0, setup: Time::ZERO, t_start: Time::ZERO, t_end: None, finish_us: Vec::new(), counts: Default::default() }
     }
 
@@ -54,6 +55,7 @@ impl OdpReads {
         let mut setup = Time::ZERO;
         for (host, va, odp) in [(self.cfg.client, CLIENT_VA, self.cfg.client_odp), (self.cfg.server, SERVER_VA, self.cfg.server_odp)] {
             let mode = self.cfg.mode(odp);
+            let host = w.hca_of(HostId(host));
             let (mr, mut t) = w.reg_mr(host, va, len, mode);
             if self.cfg.prefetch && mode != MrMode::Pinned {
                 t += w.advise_mr_prefetch(host, mr, va, len);
@@ -145,7 +147,7 @@ impl OdpReads {
 
 /// The counters a sweep over this workload reads, at the end of the run.
 fn counts(w: &World, client: u32, server: u32) -> crate::report::tables::Row {
-    let (c, s) = (&w.hcas[client as usize], &w.hcas[server as usize]);
+    let (c, s) = (&w.hcas[w.hca_of(HostId(client))], &w.hcas[w.hca_of(HostId(server))]);
     row(json!({
         "packets": w.packet_hops,
         "client_page_faults": c.odp.stats.requester_page_faults,

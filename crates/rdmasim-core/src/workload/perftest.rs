@@ -4,6 +4,7 @@
 //! (write_lat polls the last byte in memory; send_lat and read_lat poll the CQ) and report
 //! half the round trip (READ: the whole round trip), as perftest does.
 use crate::engine::Time;
+use crate::ids::{HcaId, HostId};
 use crate::hca::cq::{Cqe, WcStatus};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
 use crate::hca::verbs::QpRef;
@@ -24,8 +25,8 @@ pub struct Perftest {
     pub test: PerftestTest,
     /// Sizes, iterations, depths and CQ moderation, perftest's defaults applied.
     pub settings: PerftestSettings,
-    pub client: u32,
-    pub server: u32,
+    pub client: HcaId,
+    pub server: HcaId,
     /// (client QP, server QP) per connection.
     pub conns: Vec<(QpRef, QpRef)>,
     pub done: bool,
@@ -55,7 +56,8 @@ pub struct Perftest {
 impl Perftest {
     pub fn new(w: &mut World, app: u32, s: &PerftestSection, attr: QpAttr) -> Perftest {
         let settings = PerftestSettings::of(s);
-        let conns: Vec<(QpRef, QpRef)> = (0..settings.qps).map(|_| w.connect_rc(s.client, app, s.server, app, attr)).collect();
+        let (client, server) = (w.hca_of(HostId(s.client)), w.hca_of(HostId(s.server)));
+        let conns: Vec<(QpRef, QpRef)> = (0..settings.qps).map(|_| w.connect_rc(client, app, server, app, attr)).collect();
         if s.test == PerftestTest::IbWriteLat {
             // ib_write_lat's ping-pong: each side polls the last byte of its buffer.
             for &(a, b) in &conns {
@@ -67,8 +69,8 @@ impl Perftest {
             app,
             test: s.test,
             settings,
-            client: s.client,
-            server: s.server,
+            client,
+            server,
             conns,
             done: false,
             size_idx: 0,
@@ -127,11 +129,11 @@ impl Perftest {
     }
 
     /// A WRITE landed in this app's memory: the poller sees it one poll iteration later.
-    pub fn on_memory_written(&mut self, w: &mut World, hca: u32) {
+    pub fn on_memory_written(&mut self, w: &mut World, hca: HcaId) {
         if self.test != PerftestTest::IbWriteLat {
             return;
         }
-        let at = w.threads[hca as usize].notice(w.now(), Time::from_ns_f64(w.profile.poll_cq_ns));
+        let at = w.threads[w.main_thread(hca)].notice(w.now(), Time::from_ns_f64(w.profile.poll_cq_ns));
         let tag = if hca == self.server { TAG_SERVER_SAW_WRITE } else { TAG_CLIENT_SAW_WRITE };
         w.app_at(at, self.app, AppEvent::Timer(tag));
     }
@@ -164,7 +166,7 @@ impl Perftest {
             }
         }
         // Timing starts once the receives are pre-posted, as in perftest.
-        self.t_start = w.now().max(w.threads[self.client as usize].cpu_free);
+        self.t_start = w.now().max(w.threads[w.main_thread(self.client)].cpu_free);
         if self.test.is_latency() {
             self.iter_start = self.t_start;
             let c = self.conns[0].0;

@@ -14,6 +14,7 @@
 //! The episode is t4 - t1. Every time comes out of the simulated mechanism; the components the
 //! study measured (t_int, t_setev, t_poll) enter as profile parameters with that source.
 use crate::engine::Time;
+use crate::ids::{HostId};
 use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
 use crate::hca::srq::{SrqFlowControl, SrqRef};
@@ -88,9 +89,9 @@ pub struct SrqEpisode {
 
 impl SrqEpisode {
     pub fn new(w: &mut World, app: u32, cfg: &SrqEpisodeSection, attr: QpAttr) -> SrqEpisode {
-        let (sender, receiver) = w.connect_rc(cfg.client, app, cfg.server, app, attr);
-        let nodes = w.hcas.len() as u32;
-        let srq = w.create_srq(cfg.server, app, cfg.method, nodes, 1);
+        let (sender, receiver) = w.connect_rc(w.hca_of(HostId(cfg.client)), app, w.hca_of(HostId(cfg.server)), app, attr);
+        let nodes = w.hosts.len() as u32;
+        let srq = w.create_srq(w.hca_of(HostId(cfg.server)), app, cfg.method, nodes, 1);
         w.attach_srq(receiver, srq, cfg.client, 0);
         let pre = match cfg.method {
             SrqFlowControl::StopResume => cfg.refill,
@@ -139,7 +140,7 @@ impl SrqEpisode {
     fn send_next(&mut self, w: &mut World) {
         let n = if self.sent == self.pre {
             // The process calls ibv_post_send now: that is the study's t1.
-            self.t[0] = Some(w.now().max(w.threads[self.cfg.client as usize].cpu_free));
+            self.t[0] = Some(w.now().max(w.threads[World::host_thread(HostId(self.cfg.client))].cpu_free));
             self.cfg.burst
         } else {
             1

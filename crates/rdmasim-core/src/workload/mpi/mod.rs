@@ -20,6 +20,7 @@ mod stall;
 pub mod trace;
 
 use crate::engine::Time;
+use crate::ids::{HcaId, HostId, ThreadId, TiVec};
 use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
 use crate::hca::srq::{SrqFlowControl, SrqRef};
@@ -145,9 +146,11 @@ struct Unexpected {
 }
 
 struct Rank {
-    host: u32,
+    host: HostId,
+    /// The HCA it communicates through (its host's first).
+    hca: HcaId,
     /// Its application thread (own core): the host's main thread for a host's first rank.
-    thread: u32,
+    thread: ThreadId,
     pc: usize,
     state: RunState,
     done_reqs: Vec<bool>,
@@ -181,9 +184,9 @@ pub struct Mpi {
     /// a few neighbours; a dense table would take 256 MB at 8192 ranks).
     conn_of: Vec<Vec<(u32, u32)>>,
     /// (connection, side) of each QP, by HCA then QP index.
-    qp_conn: Vec<Vec<(u32, u8)>>,
+    qp_conn: TiVec<HcaId, Vec<(u32, u8)>>,
     /// Rank of each SRQ, by HCA then SRQ index.
-    srq_rank: Vec<Vec<u32>>,
+    srq_rank: TiVec<HcaId, Vec<u32>>,
     srq_limit: u32,
     /// When the ranks start their programs (after MPI_Init's set-up: SRQs posted and armed).
     t0: Time,
@@ -204,26 +207,27 @@ impl Mpi {
         let (prog, recorded) = trace::read_dir(path, cfg.compute_scale).map_err(|e| ("workload.trace", e.to_string()))?;
         let size = prog.size();
         let hosts_needed = size.div_ceil(cfg.ranks_per_host);
-        if hosts_needed as usize > w.hcas.len() {
+        if hosts_needed as usize > w.hosts.len() {
             return Err((
                 "topology.hosts",
                 format!(
                     "the trace has {size} ranks, {} per host needs {hosts_needed} hosts, the topology has {}; \
                      expected topology.hosts >= {hosts_needed} (or more workload.ranks_per_host)",
                     cfg.ranks_per_host,
-                    w.hcas.len()
+                    w.hosts.len()
                 ),
             ));
         }
         let srq_limit = cfg.srq_limit.unwrap_or(((cfg.srq_buffers as u64 * 30).div_ceil(256)) as u32).max(1);
         let ranks = (0..size)
             .map(|r| Rank {
-                host: r / cfg.ranks_per_host,
+                host: HostId(r / cfg.ranks_per_host),
+                hca: w.hca_of(HostId(r / cfg.ranks_per_host)),
                 thread: {
-                    let host = r / cfg.ranks_per_host;
-                    let th = if r % cfg.ranks_per_host == 0 { host } else { w.new_thread(host) };
+                    let host = HostId(r / cfg.ranks_per_host);
+                    let th = if r % cfg.ranks_per_host == 0 { World::host_thread(host) } else { w.new_thread(host) };
                     // MPI progress spins in ibv_poll_cq inside calls; the core is busy in compute.
-                    w.threads[th as usize].busy_poll = true;
+                    w.threads[th].busy_poll = true;
                     th
                 },
                 pc: 0,
@@ -232,7 +236,7 @@ impl Mpi {
                 posted: VecDeque::new(),
                 unexpected: VecDeque::new(),
                 deferred: VecDeque::new(),
-                srq: SrqRef { hca: 0, srq: 0 },
+                srq: SrqRef { hca: HcaId(0), srq: 0 },
                 resume_pending: false,
                 blocked_since: Time::ZERO,
                 wait: Time::ZERO,
@@ -248,8 +252,8 @@ impl Mpi {
             ranks,
             conns: Vec::new(),
             conn_of: vec![Vec::new(); size as usize],
-            qp_conn: vec![Vec::new(); w.hcas.len()],
-            srq_rank: vec![Vec::new(); w.hcas.len()],
+            qp_conn: vec![Vec::new(); w.hcas.len()].into(),
+            srq_rank: vec![Vec::new(); w.hcas.len()].into(),
             srq_limit,
             t0: Time::ZERO,
             ranks_done: 0,
@@ -312,22 +316,22 @@ impl Mpi {
         }
     }
 
-    fn rank_of_srq(&self, hca: u32, srq: u32) -> Option<u32> {
-        self.srq_rank.get(hca as usize)?.get(srq as usize).copied()
+    fn rank_of_srq(&self, hca: HcaId, srq: u32) -> Option<u32> {
+        self.srq_rank.get(hca)?.get(srq as usize).copied()
     }
 
     /// The (connection, side) a completion's QP belongs to, if it is one of ours.
     fn conn_of_cqe(&self, c: &Cqe) -> Option<(u32, u8)> {
         let i = c.qp.checked_sub(crate::hca::QPN_BASE)? as usize;
-        let &(conn, side) = self.qp_conn.get(c.hca as usize)?.get(i)?;
+        let &(conn, side) = self.qp_conn.get(c.hca)?.get(i)?;
         (conn != u32::MAX).then_some((conn, side))
     }
 
     fn start(&mut self, w: &mut World) {
         for r in 0..self.ranks.len() as u32 {
-            let host = self.ranks[r as usize].host;
-            let srq = w.create_srq(host, self.app, self.cfg.flow_control, w.hcas.len() as u32, self.cfg.ranks_per_host);
-            self.srq_rank[host as usize].push(r);
+            let hca = self.ranks[r as usize].hca;
+            let srq = w.create_srq(hca, self.app, self.cfg.flow_control, w.hosts.len() as u32, self.cfg.ranks_per_host);
+            self.srq_rank[hca].push(r);
             w.set_srq_thread(srq, self.ranks[r as usize].thread);
             self.ranks[r as usize].srq = srq;
             w.post_srq_recv(srq, 0, self.cfg.srq_buffers, self.cfg.buffer_bytes);
@@ -388,7 +392,7 @@ impl Mpi {
                     rk.state = RunState::Computing;
                     let d = Time::ns(ns);
                     rk.compute += d;
-                    let at = w.now().max(w.threads[rk.thread as usize].cpu_free) + d;
+                    let at = w.now().max(w.threads[rk.thread].cpu_free) + d;
                     w.app_at(at, self.app, AppEvent::Timer(r as u64));
                     return;
                 }
@@ -430,15 +434,15 @@ impl Mpi {
             Err(at) => at,
         };
         let (ha, hb) = (self.ranks[lo as usize].host, self.ranks[hi as usize].host);
-        let (qa, qb) = w.connect_rc(ha, self.app, hb, self.app, self.attr);
+        let (qa, qb) = w.connect_rc(self.ranks[lo as usize].hca, self.app, self.ranks[hi as usize].hca, self.app, self.attr);
         w.bind_qp(qa, self.app, self.ranks[lo as usize].thread);
         w.bind_qp(qb, self.app, self.ranks[hi as usize].thread);
         let rph = self.cfg.ranks_per_host;
-        w.attach_srq(qa, self.ranks[lo as usize].srq, hb, hi % rph);
-        w.attach_srq(qb, self.ranks[hi as usize].srq, ha, lo % rph);
+        w.attach_srq(qa, self.ranks[lo as usize].srq, hb.0, hi % rph);
+        w.attach_srq(qb, self.ranks[hi as usize].srq, ha.0, lo % rph);
         let id = self.conns.len() as u32;
         for (q, side) in [(qa, 0u8), (qb, 1u8)] {
-            let v = &mut self.qp_conn[q.hca as usize];
+            let v = &mut self.qp_conn[q.hca];
             let i = q.index() as usize;
             if v.len() <= i {
                 v.resize(i + 1, (u32::MAX, 0));
