@@ -60,10 +60,16 @@ impl Simulation {
             .resolved_profile()
             .ok_or_else(|| err("hardware.profile", format!("unknown profile {:?}", scenario.hardware.profile)))?;
         let t = &scenario.topology;
-        let mut fabric = topology::build(t.kind, t.hosts, t.cable_m, &prof, scenario.seed);
+        let routed = crate::fabric::from_scenario::routed_fabric(t, &prof).map_err(|e| err("topology", e.0))?;
+        let mut fabric = topology::instantiate(&routed, &prof, scenario.seed);
         for (i, f) in scenario.faults.iter().enumerate() {
             let key = format!("faults[{i}].link");
             let links = validate::parse_link_selector(&f.link, t.kind, t.hosts).map_err(|m| err(&key, m))?;
+            let hcas = &fabric.hcas;
+            let endpoint = |n: NodeRef| match n {
+                NodeRef::Hca(h) => Endpoint::Host(hcas[h].host.0),
+                NodeRef::Switch { sw, .. } => Endpoint::Switch(sw.0),
+            };
             for c in fabric.channels.iter_mut().filter(|c| links.contains(&(endpoint(c.from), endpoint(c.to)))) {
                 c.errors.loss_rate = f.loss_rate;
                 c.errors.ber = f.ber;
@@ -71,8 +77,7 @@ impl Simulation {
                 c.errors.drop_nth.sort_unstable();
             }
         }
-        // One HCA per host for now, HCA i on host i.
-        let hcas: TiVec<HcaId, Hca> = fabric.hosts.iter().enumerate().map(|(i, &(lid, ch, _))| Hca::new(HcaId::from(i), HostId::from(i), lid, ch, &prof)).collect();
+        let hcas: TiVec<HcaId, Hca> = fabric.hcas.iter_enumerated().map(|(id, p)| Hca::new(id, p.host, p.lid, p.tx_ch, &prof)).collect();
         let mut lid_hca = vec![None; hcas.iter().map(|h| h.lid as usize + 1).max().unwrap_or(0)];
         for (id, h) in hcas.iter_enumerated() {
             lid_hca[h.lid as usize] = Some(id);
@@ -103,6 +108,7 @@ impl Simulation {
             threads,
             capture,
             packet_hops: 0,
+            unroutable_packets: 0,
             skip_idle_events: true,
             attention: true,
             halt: None,
@@ -368,7 +374,7 @@ impl Simulation {
             })));
         }
         t.push("run", row(json!({
-            "events": w.q.popped(), "packet_hops": w.packet_hops, "sim_time_us": elapsed.as_us_f64(),
+            "events": w.q.popped(), "packet_hops": w.packet_hops, "unroutable_packets": w.unroutable_packets, "sim_time_us": elapsed.as_us_f64(),
             "profile": self.world.profile.name, "overridden": self.overridden,
             "captured_packets": w.capture.as_ref().map(|c| c.kept).unwrap_or(0),
             "capture_truncated": w.capture.as_ref().map(|c| c.truncated).unwrap_or(0),
@@ -424,10 +430,3 @@ fn past_the_end(now: Time, what: &str) -> String {
     format!("simulated time would pass 2^64 ps (213 days), the end of the simulator's clock, after {:.6} s: {what}; results are those up to then", now.as_secs_f64())
 }
 
-/// A channel end as fault selectors name it.
-fn endpoint(n: NodeRef) -> Endpoint {
-    match n {
-        NodeRef::Hca(h) => Endpoint::Host(h.0),
-        NodeRef::Switch { sw, .. } => Endpoint::Switch(sw.0),
-    }
-}

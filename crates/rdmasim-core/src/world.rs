@@ -82,6 +82,9 @@ pub struct World {
     pub capture: Option<Capture>,
     /// Packet transmissions on any channel (a packet crossing a switch counts twice).
     pub packet_hops: u64,
+    /// Packets a switch discarded because its LFT has no route for their DLID (each also
+    /// counted as PortRcvSwitchRelayErrors at the port it came in on).
+    pub unroutable_packets: u64,
     /// Events that would do nothing are not scheduled (docs/model.md §1): an idle HCA's
     /// `TxDone`, an idle engine's kick, a WRITE's notice to an app that does not poll its
     /// memory. `false` schedules them all, as before; `tests/event_count.rs` checks that the

@@ -30,7 +30,7 @@ const CASES: &[(&str, &str, Option<usize>, &[&str])] = &[
     ("timeout_too_large_for_u8.toml", "qp.timeout", Some(6), &["expected an integer 0..=31", "found the integer 300 (out of range)"]),
     ("retry_cnt_8.toml", "qp.retry_cnt", Some(7), &["retry_cnt = 8 is out of range", "expected 0..=7"]),
     ("b2b_three_hosts.toml", "topology.hosts", Some(7), &["back-to-back topology has exactly 2 hosts", "found hosts = 3"]),
-    ("switch_too_many_hosts.toml", "topology.hosts", Some(7), &["single-switch topology has 2..=1024 hosts", "found hosts = 2000"]),
+    ("switch_too_many_hosts.toml", "topology.hosts", Some(7), &["single-switch topology has 2..=254 hosts", "found hosts = 2000"]),
     ("fault_nonexistent_link.toml", "faults[0].link", Some(14), &["no link between h0 and h1 in a single-switch topology", "links are hN-sw0 for N in 0..=3"]),
     ("fault_bad_selector.toml", "faults[0].link", Some(10), &["invalid link selector \"h0=>h1\"", "expected \"*\", \"hN-hM\", \"hN->hM\", \"hN-sw0\" or \"sw0->hN\""]),
     ("loss_rate_too_high.toml", "faults[1].loss_rate", Some(15), &["loss_rate = 1.5 is out of range", "expected a probability in [0, 1)"]),

@@ -32,6 +32,9 @@ pub enum NodeRef {
 /// How a link direction damages packets.
 #[derive(Clone, Debug, Default)]
 pub struct ErrorModel {
+    /// The link is down: it carries nothing, and what is sent on it is discarded at the
+    /// sending port (PortXmitDiscards).
+    pub down: bool,
     pub loss_rate: f64,
     pub ber: f64,
     /// 1-based indices of packets (counted on this direction) to drop, sorted.
@@ -46,6 +49,8 @@ pub enum Damage {
     Lost,
     /// Bit errors: counted as SymbolErrorCounter and PortRcvErrors; dropped by the CRC check.
     Corrupted,
+    /// Sent on a link that is down: discarded at the sending port (PortXmitDiscards).
+    Discarded,
 }
 
 pub struct Channel {
@@ -137,6 +142,9 @@ impl Channel {
     #[inline]
     pub fn draw_damage(&mut self, wire_bytes: u32) -> Damage {
         self.sent += 1;
+        if self.errors.down {
+            return Damage::Discarded;
+        }
         if !self.errors.drop_nth.is_empty() && self.errors.drop_nth.binary_search(&self.sent).is_ok() {
             return Damage::Lost;
         }

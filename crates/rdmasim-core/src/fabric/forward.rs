@@ -40,7 +40,9 @@ impl World {
         };
         let src_port = c.src_port;
         let now = self.q.now();
-        self.ports[src_port].count_xmit(now, at, u64::from(wire / 4), wait);
+        if damage != Damage::Discarded {
+            self.ports[src_port].count_xmit(now, at, u64::from(wire / 4), wait);
+        }
         self.packet_hops += 1;
         {
             let p = self.packets.get_mut(pkt);
@@ -192,6 +194,15 @@ impl World {
             let p = self.packets.get(pkt);
             (p.wire_bytes, p.vl, p.damage)
         };
+        if damage == Damage::Discarded {
+            // A down link: the sending port discards it; nothing reaches the far end, and its
+            // buffer space is not taken.
+            let src_port = self.channels[ch].src_port;
+            self.ports[src_port].counters.PortXmitDiscards += 1;
+            self.packets.release(pkt);
+            self.return_credits(ch, now, vl, wire);
+            return;
+        }
         let pc = &mut self.ports[dst_port].counters;
         if damage != Damage::None {
             // The receiver discards it (CRC) and frees the buffer at once.
@@ -228,7 +239,11 @@ impl World {
         };
         let s = &mut self.switches[sw];
         let Some(out) = s.route(dlid) else {
-            // No route: the switch discards it (PortXmitDiscards would count at a real port).
+            // No route (no LFT entry, or one naming a port without a cable): the switch relay
+            // discards it, counted at the port it came in on (PMA PortRcvSwitchRelayErrors).
+            self.unroutable_packets += 1;
+            let in_port = self.channels[in_ch].dst_port;
+            self.ports[in_port].counters.PortRcvSwitchRelayErrors += 1;
             let wire = self.packets.get(pkt).wire_bytes;
             self.packets.release(pkt);
             let prop = self.channels[in_ch].prop;

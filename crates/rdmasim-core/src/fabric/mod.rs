@@ -4,6 +4,7 @@ pub mod analysis;
 pub mod build;
 pub mod channel;
 pub mod forward;
+pub mod from_scenario;
 pub mod graph;
 pub mod io;
 pub mod port;

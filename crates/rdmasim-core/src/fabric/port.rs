@@ -21,6 +21,8 @@ pub struct PortCounters {
     pub SymbolErrorCounter: u64,
     /// Packets discarded on transmit (none in a lossless fabric unless a port is down).
     pub PortXmitDiscards: u64,
+    /// Packets received that the switch could not forward (no route for their DLID).
+    pub PortRcvSwitchRelayErrors: u64,
     pub LinkDownedCounter: u64,
 }
 

@@ -1,7 +1,7 @@
 //! A switch: a linear forwarding table (LID → output port), a fixed traversal latency
 //! (cut-through), and per-output, per-VL FIFO queues served round robin across VLs.
 use crate::engine::Time;
-use crate::ids::{ChannelId};
+use crate::ids::{ChannelId, PortId};
 use crate::fabric::channel::NUM_VL;
 use crate::hca::packet::PacketId;
 use std::collections::VecDeque;
@@ -26,10 +26,15 @@ pub struct OutPort {
     pub departs_on_arrival: bool,
 }
 
+/// An LFT entry with no output (no route, or a port without a cable).
+pub const NO_OUTPUT: u16 = u16::MAX;
+
 pub struct Switch {
     pub name: String,
     pub lid: u16,
-    /// LFT: output port index by destination LID (u16::MAX = no route).
+    /// Its port 1 in the port arena (port n is `first_port + n - 1`).
+    pub first_port: PortId,
+    /// LFT: output index (into `outputs`) by destination LID (NO_OUTPUT = no route).
     pub lft: Vec<u16>,
     pub outputs: Vec<OutPort>,
     pub latency: Time,
@@ -40,7 +45,7 @@ pub struct Switch {
 
 impl Switch {
     pub fn route(&self, dlid: u16) -> Option<u16> {
-        self.lft.get(dlid as usize).copied().filter(|p| *p != u16::MAX)
+        self.lft.get(dlid as usize).copied().filter(|p| *p != NO_OUTPUT)
     }
 }
 

@@ -1,109 +1,162 @@
-//! Topologies: two hosts back to back, or N hosts on one switch. Building one yields the
-//! channels (one per link direction), the switches with their forwarding tables, the port
-//! arena, and each host's LID and egress channel.
-use std::collections::VecDeque;
-use crate::ids::{ChannelId, HcaId, PortId, SwitchId, TiSlice, TiVec};
+//! The packet engine's fabric, instantiated from a routed graph (fabric/graph.rs): a channel
+//! per direction of every cable, the switches with their forwarding tables turned into output
+//! indices, the port arena (same `PortId`s as the graph), and one engine HCA per cabled HCA port.
+//!
+//! An HCA device with several cabled ports becomes one engine HCA per port, as mlx5 exposes
+//! each port of a ConnectX-4 or later as a device of its own (mlx5_0, mlx5_1): each has its own
+//! send engine, QPs and LID. Hosts keep their HCAs in rail order.
+//!
+//! Building is linear in the size of the graph plus its forwarding tables.
 use crate::engine::{SimRng, Time};
 use crate::fabric::channel::{credit_blocks, Channel, ErrorModel, NodeRef, NUM_VL};
+use crate::fabric::graph::{LinkState, NodeKind, RoutedFabric, NO_ROUTE};
 use crate::fabric::port::Port;
-use crate::fabric::switch::{OutPort, Switch};
+use crate::fabric::switch::{OutPort, Switch, NO_OUTPUT};
 use crate::hca::profile::HwProfile;
-use crate::scenario::TopologyKind;
+use crate::ids::{ChannelId, HcaId, HostId, NodeId, PortId, SwitchId, TiSlice, TiVec};
+use std::collections::VecDeque;
 
 /// Random-stream ids: channels draw from stream CHANNEL_STREAM + channel index.
 pub const CHANNEL_STREAM: u64 = 1 << 32;
+
+/// An engine HCA as the fabric gives it: its host, its port and LID, its egress channel.
+#[derive(Clone, Copy, Debug)]
+pub struct HcaPort {
+    pub host: HostId,
+    pub port: PortId,
+    pub lid: u16,
+    pub tx_ch: ChannelId,
+}
 
 pub struct Fabric {
     pub channels: TiVec<ChannelId, Channel>,
     pub switches: TiVec<SwitchId, Switch>,
     pub ports: TiVec<PortId, Port>,
-    /// Per host: (LID, egress channel, HCA port index).
-    pub hosts: Vec<(u16, ChannelId, PortId)>,
+    pub hcas: TiVec<HcaId, HcaPort>,
+    /// Host names, by host.
+    pub hosts: TiVec<HostId, String>,
 }
 
-struct Builder<'a> {
-    f: Fabric,
-    profile: &'a HwProfile,
-    prop: Time,
-    seed: u64,
-}
-
-impl Builder<'_> {
-    fn port(&mut self, node: String, num: u16) -> PortId {
-        self.f.ports.push_and_get_key(Port::new(node, num))
-    }
-    fn channel(&mut self, from: NodeRef, to: NodeRef, src_port: PortId, dst_port: PortId) -> ChannelId {
-        let speed = self.profile.link_speed();
-        let id = self.f.channels.next_key();
-        let credits = credit_blocks(self.profile.vl_buffer_bytes);
-        let fp = speed.ps_per_byte_fp32();
-        self.f.channels.push(Channel {
-            from,
-            to,
-            src_port,
-            dst_port,
-            ps_per_byte_fp32: fp,
-            prop: self.prop,
-            busy_until: Time::ZERO,
-            credits: [credits; NUM_VL],
-            returns: VecDeque::new(),
-            credit_wake: Time::MAX,
-            errors: ErrorModel::default(),
-            rng: SimRng::new(self.seed, CHANNEL_STREAM + u64::from(id.0)),
-            sent: 0,
-            wake_scheduled: false,
-            idle_tx_done: None,
-            wait_since: None,
-            word_ps: ((4u128 * fp as u128) >> 32) as u64,
-        });
-        id
-    }
-}
-
-pub fn build(kind: TopologyKind, hosts: u32, cable_m: f64, profile: &HwProfile, seed: u64) -> Fabric {
-    let prop = Time::from_ns_f64(cable_m * profile.cable_ns_per_m);
-    let mut b = Builder { f: Fabric { channels: TiVec::new(), switches: TiVec::new(), ports: TiVec::new(), hosts: vec![] }, profile, prop, seed };
-    match kind {
-        TopologyKind::BackToBack => {
-            let p0 = b.port("h0".into(), 1);
-            let p1 = b.port("h1".into(), 1);
-            let c01 = b.channel(NodeRef::Hca(HcaId(0)), NodeRef::Hca(HcaId(1)), p0, p1);
-            let c10 = b.channel(NodeRef::Hca(HcaId(1)), NodeRef::Hca(HcaId(0)), p1, p0);
-            b.f.hosts = vec![(1, c01, p0), (2, c10, p1)];
+/// The engine's fabric for `rf`: link rates and lengths are each link's own; the buffers
+/// behind each port (credits) and the switches' traversal latency come from `profile`.
+pub fn instantiate(rf: &RoutedFabric, profile: &HwProfile, seed: u64) -> Fabric {
+    let g = &rf.graph;
+    // What sits at each graph node in the engine: a switch index, or nothing yet for HCAs.
+    let mut switch_of: TiVec<NodeId, Option<SwitchId>> = vec![None; g.nodes.len()].into();
+    let mut next_sw = 0u32;
+    for (id, n) in g.nodes.iter_enumerated() {
+        if n.is_switch() {
+            switch_of[id] = Some(SwitchId(next_sw));
+            next_sw += 1;
         }
-        TopologyKind::SingleSwitch => {
-            let sw_lid = hosts as u16 + 1;
-            let mut lft = vec![u16::MAX; sw_lid as usize + 1];
-            let mut out_ports = Vec::new();
-            for h in 0..hosts {
-                let hp = b.port(format!("h{h}"), 1);
-                let sp = b.port("sw0".into(), h as u16 + 1);
-                let up = b.channel(NodeRef::Hca(HcaId(h)), NodeRef::Switch { sw: SwitchId(0), port: h as u16 }, hp, sp);
-                let down = b.channel(NodeRef::Switch { sw: SwitchId(0), port: h as u16 }, NodeRef::Hca(HcaId(h)), sp, hp);
-                out_ports.push(OutPort::new(down));
-                lft[h as usize + 1] = h as u16;
-                b.f.hosts.push((h as u16 + 1, up, hp));
+    }
+    // Engine HCAs: every cabled port of every HCA, hosts in order, rails in order.
+    let mut hca_of_port: TiVec<PortId, Option<HcaId>> = vec![None; g.ports.len()].into();
+    let mut hcas: TiVec<HcaId, HcaPort> = TiVec::new();
+    for (host, spec) in g.hosts.iter_enumerated() {
+        for &ca in &spec.hcas {
+            for p in g.nodes[ca].ports().filter(|&p| g.ports[p].link.is_some()) {
+                hca_of_port[p] = Some(hcas.next_key());
+                hcas.push(HcaPort { host, port: p, lid: g.ports[p].lid, tx_ch: ChannelId(u32::MAX) });
             }
-            b.f.switches.push(Switch {
-                name: "sw0".into(),
-                lid: sw_lid,
-                lft,
-                outputs: out_ports,
-                latency: Time::from_ns_f64(profile.switch_latency_ns),
-                inputs_in_send_order: false,
+        }
+    }
+    // The output index of each cabled switch port (outputs are the cabled ports, in order).
+    let mut output_of_port: TiVec<PortId, u16> = vec![NO_OUTPUT; g.ports.len()].into();
+    for n in g.nodes.iter().filter(|n| n.is_switch()) {
+        let mut next = 0u16;
+        for p in n.ports().filter(|&p| g.ports[p].link.is_some()) {
+            output_of_port[p] = next;
+            next += 1;
+        }
+    }
+    let node_ref = |p: PortId| -> NodeRef {
+        let node = g.ports[p].node;
+        match g.nodes[node].kind {
+            NodeKind::Switch => NodeRef::Switch { sw: switch_of[node].expect("a switch node"), port: output_of_port[p] },
+            NodeKind::Ca { .. } => NodeRef::Hca(hca_of_port[p].expect("a cabled HCA port")),
+        }
+    };
+    let credits = credit_blocks(profile.vl_buffer_bytes);
+    let mut channels: TiVec<ChannelId, Channel> = TiVec::with_capacity(2 * g.links.len());
+    let mut out_channel: TiVec<PortId, Option<ChannelId>> = vec![None; g.ports.len()].into();
+    for link in g.links.iter() {
+        let fp = link.speed.ps_per_byte_fp32();
+        let prop = Time::from_ns_f64(link.length_m * profile.cable_ns_per_m);
+        for (src, dst) in [(link.ends[0], link.ends[1]), (link.ends[1], link.ends[0])] {
+            let id = channels.next_key();
+            out_channel[src] = Some(id);
+            channels.push(Channel {
+                from: node_ref(src),
+                to: node_ref(dst),
+                src_port: src,
+                dst_port: dst,
+                ps_per_byte_fp32: fp,
+                prop,
+                busy_until: Time::ZERO,
+                credits: [credits; NUM_VL],
+                returns: VecDeque::new(),
+                credit_wake: Time::MAX,
+                errors: ErrorModel { down: link.state == LinkState::Down, ..ErrorModel::default() },
+                rng: SimRng::new(seed, CHANNEL_STREAM + u64::from(id.0)),
+                sent: 0,
+                wake_scheduled: false,
+                idle_tx_done: None,
+                wait_since: None,
+                word_ps: ((4u128 * fp as u128) >> 32) as u64,
             });
         }
     }
-    for (sw, s) in b.f.switches.iter_mut_enumerated() {
-        s.inputs_in_send_order = inputs_alike(&b.f.channels, sw);
+    for h in hcas.iter_mut() {
+        h.tx_ch = out_channel[h.port].expect("an engine HCA's port is cabled");
     }
-    b.f
+    let latency = Time::from_ns_f64(profile.switch_latency_ns);
+    let mut switches: TiVec<SwitchId, Switch> = TiVec::with_capacity(next_sw as usize);
+    for (id, n) in g.nodes.iter_enumerated().filter(|(_, n)| n.is_switch()) {
+        let outputs = n.ports().filter_map(|p| out_channel[p]).map(OutPort::new).collect();
+        // Graph LFT entries are port numbers; the engine forwards by output index. Port 0 (the
+        // switch itself) and ports without a cable have no output: no route.
+        let lft = rf.lfts.tables.get(id).map_or_else(Vec::new, |t| {
+            t.iter()
+                .map(|&num| match num {
+                    0 | NO_ROUTE => NO_OUTPUT,
+                    num => n.port(u16::from(num)).map_or(NO_OUTPUT, |p| output_of_port[p]),
+                })
+                .collect()
+        });
+        switches.push(Switch { name: n.name.clone(), lid: n.lid, first_port: n.first_port, lft, outputs, latency, inputs_in_send_order: false });
+    }
+    inputs_alike(&channels, &mut switches);
+    let ports = g
+        .ports
+        .iter()
+        .map(|p| {
+            let node = &g.nodes[p.node];
+            // HCA ports carry their host's name in the counter tables (`h3`), switches theirs.
+            let name = match node.kind {
+                NodeKind::Ca { host, .. } => g.hosts[host].name.clone(),
+                NodeKind::Switch => node.name.clone(),
+            };
+            Port::new(name, p.num)
+        })
+        .collect();
+    Fabric { channels, switches, ports, hcas, hosts: g.hosts.iter().map(|h| h.name.clone()).collect() }
 }
 
-/// True when all links into switch `sw` share one rate and one propagation delay: a packet's
-/// arrival is then its send time plus the same constant, and arrivals keep the send order.
-fn inputs_alike(channels: &TiSlice<ChannelId, Channel>, sw: SwitchId) -> bool {
-    let mut inputs = channels.iter().filter(|c| matches!(c.to, NodeRef::Switch { sw: s, .. } if s == sw));
-    let Some(first) = inputs.next() else { return true };
-    inputs.all(|c| c.ps_per_byte_fp32 == first.ps_per_byte_fp32 && c.prop == first.prop)
+/// Marks the switches all of whose input links share one rate and one propagation delay: a
+/// packet's arrival is then its send time plus the same constant, and arrivals keep the send
+/// order (fabric/forward.rs `switch_receive`).
+fn inputs_alike(channels: &TiSlice<ChannelId, Channel>, switches: &mut TiSlice<SwitchId, Switch>) {
+    let mut first: TiVec<SwitchId, Option<(u64, Time)>> = vec![None; switches.len()].into();
+    for s in switches.iter_mut() {
+        s.inputs_in_send_order = true;
+    }
+    for c in channels.iter() {
+        if let NodeRef::Switch { sw, .. } = c.to {
+            let f = *first[sw].get_or_insert((c.ps_per_byte_fp32, c.prop));
+            if f != (c.ps_per_byte_fp32, c.prop) {
+                switches[sw].inputs_in_send_order = false;
+            }
+        }
+    }
 }

@@ -36,7 +36,7 @@ pub fn expected_for(key: &str) -> Option<String> {
         k if k.starts_with("hardware.overrides.") && k.ends_with("_ns") => "a finite number of nanoseconds >= 0",
         "topology" => "a table",
         "topology.kind" => "\"back-to-back\" or \"single-switch\"",
-        "topology.hosts" => "an integer: exactly 2 for back-to-back, 2..=1024 for single-switch",
+        "topology.hosts" => "an integer: exactly 2 for back-to-back, 2..=254 for single-switch (a switch has at most 254 ports)",
         "topology.cable_m" => "a number of metres in (0, 10000]",
         "qp" => "a table",
         "qp.timeout" => "an integer 0..=31 (ACK timeout 4.096 us x 2^timeout; 0 = infinite)",

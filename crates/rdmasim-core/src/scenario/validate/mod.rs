@@ -32,7 +32,9 @@ pub const VALID_MTUS: [u32; 5] = [256, 512, 1024, 2048, 4096];
 /// Link widths the model supports (1x, 4x, 12x).
 pub const VALID_LINK_WIDTHS: [u8; 3] = [1, 4, 12];
 /// Most hosts a single-switch topology may have.
-pub const MAX_SINGLE_SWITCH_HOSTS: u32 = 1024;
+/// A switch has at most 254 ports (InfiniBand port numbers are 8-bit, 255 is "no route"): more
+/// hosts need a fat tree.
+pub const MAX_SINGLE_SWITCH_HOSTS: u32 = 254;
 /// Longest cable, metres.
 pub const MAX_CABLE_M: f64 = 10_000.0;
 /// Largest perftest message, bytes (2 GiB).

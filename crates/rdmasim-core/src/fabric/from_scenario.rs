@@ -1,0 +1,48 @@
+//! The routed fabric a scenario's `[topology]` describes.
+use crate::fabric::graph::{FabricGraph, GraphError, LinkProps, Lfts, RoutedFabric};
+use crate::hca::profile::HwProfile;
+use crate::ids::HostId;
+use crate::scenario::{TopologyKind, TopologySection};
+
+/// Builds and routes the scenario's fabric. Every link has the profile's width and speed.
+pub fn routed_fabric(t: &TopologySection, profile: &HwProfile) -> Result<RoutedFabric, GraphError> {
+    let speed = profile.link_speed();
+    let link = LinkProps::new(speed, t.cable_m);
+    let mut g = FabricGraph::new();
+    // GUIDs: a fixed prefix and the node's index, so that files written from a scenario are
+    // stable (an assumption: any unique GUIDs would do).
+    let hca_guid = |h: u32| 0x0002_c903_0000_0000 + u64::from(h) * 0x10;
+    match t.kind {
+        TopologyKind::BackToBack => {
+            let mut ports = Vec::new();
+            for h in 0..2 {
+                let host = g.add_host(format!("h{h}"));
+                let ca = g.add_hca(host, format!("h{h} mlx5_0"), hca_guid(h), 1, speed)?;
+                ports.push(g.port_of(ca, 1)?);
+            }
+            g.connect(ports[0], ports[1], link)?;
+            g.assign_lids()?;
+            let lfts = Lfts::empty_for(&g);
+            Ok(RoutedFabric { graph: g, lfts })
+        }
+        TopologyKind::SingleSwitch => {
+            let sw = g.add_switch("sw0", 0x0002_c902_0000_0000, t.hosts as u16, speed)?;
+            for h in 0..t.hosts {
+                let host = g.add_host(format!("h{h}"));
+                let ca = g.add_hca(host, format!("h{h} mlx5_0"), hca_guid(h), 1, speed)?;
+                // Host h on switch port h + 1, with LID h + 1; the switch's LID comes last.
+                let hp = g.port_of(ca, 1)?;
+                g.connect(hp, g.port_of(sw, h as u16 + 1)?, link)?;
+                g.ports[hp].lid = h as u16 + 1;
+            }
+            g.nodes[sw].lid = t.hosts as u16 + 1;
+            let mut lfts = Lfts::empty_for(&g);
+            for h in 0..t.hosts {
+                let lid = g.ports[g.nodes[g.hosts[HostId(h)].hcas[0]].first_port].lid;
+                lfts.set(sw, lid, h as u8 + 1);
+            }
+            lfts.set(sw, g.nodes[sw].lid, 0);
+            Ok(RoutedFabric { graph: g, lfts })
+        }
+    }
+}
