@@ -94,6 +94,12 @@ pub(crate) fn default_internal_m() -> f64 {
     0.5
 }
 
+impl Default for Director {
+    fn default() -> Self {
+        Director { ports: default_ports(), chip_radix: default_chip_radix(), speed: qdr_4x(), cable_m: default_cable_m(), internal_m: default_internal_m() }
+    }
+}
+
 impl RailTopology for Director {
     fn num_hosts(&self) -> Result<usize, GraphError> {
         check_director(self.ports.into(), self.chip_radix)?;
