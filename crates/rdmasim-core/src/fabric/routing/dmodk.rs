@@ -1,0 +1,132 @@
+//! Destination-mod-K on fat trees (Zahavi, "D-Mod-K Routing Providing Non-Blocking Traffic
+//! for Shift Permutations on Real Life Fat Trees", 2010): going up, a switch of level l picks
+//! its up port by ⌊D / (w_1 ⋯ w_l)⌋ mod w_{l+1}, where D is the destination's index and w_j
+//! the up ports per node of level j-1; going down, it follows the path to the destination.
+//! On an XGFT this spreads the destinations of each edge switch evenly over its up ports and
+//! makes shift permutations contention-free.
+//!
+//! Everything is read from the graph, not from a generator, so imported trees route too:
+//! - a switch's level is its distance from the nearest HCA (edge switches are level 1);
+//! - w per level is the most up ports any switch of the level below has (uniform on an XGFT);
+//! - D is the destination LID's rank among the LIDs of its connected component, in LID order.
+//!   With LIDs 1..N on one rail this is LID - 1, the host index; on rail r of a multi-rail
+//!   fabric (LIDs r N + 1 ..) it is again the host index, where plain "LID mod k" would see
+//!   LIDs that do not start at a multiple of k.
+//!
+//! Paths are shortest (fabric/routing/shortest.rs): among the ports one hop closer, a switch
+//! takes a down port if it has one (it is above the destination: on an XGFT the downward path
+//! is unique; where parallel or redundant down links exist, D mod count picks), else the
+//! up port given by the formula above, indexed among the closer ones (all of its up ports on
+//! an XGFT).
+use super::shortest::{route_shortest, SwitchLinks};
+use crate::fabric::graph::{FabricGraph, GraphError, Lfts, NodeKind};
+use crate::ids::{NodeId, TiVec};
+
+/// Levels of unreached switches (no HCA anywhere below them).
+const NO_LEVEL: u32 = u32::MAX;
+
+pub fn route(g: &FabricGraph) -> Result<Lfts, GraphError> {
+    let sl = SwitchLinks::new(g);
+    let level = switch_levels(g, &sl);
+    let divisor = up_divisors(&sl, &level);
+    let rank = ranks_in_component(g);
+    route_shortest(g, |s, d, candidates| {
+        let mine = level[s];
+        let dest = rank[usize::from(d.lid)];
+        let downs = candidates.iter().filter(|&&(_, n)| level[n] < mine).count();
+        if downs > 0 {
+            let nth = (dest % downs as u64) as usize;
+            return candidates.iter().enumerate().filter(|&(_, &(_, n))| level[n] < mine).nth(nth).map_or(0, |(i, _)| i);
+        }
+        let div = divisor.get(mine as usize).copied().unwrap_or(1);
+        ((dest / div) % candidates.len() as u64) as usize
+    })
+}
+
+/// Each switch's level: 1 for switches cabled to an HCA, then one more per hop (multi-source
+/// BFS). HCAs and switches with no HCA below them get `NO_LEVEL`.
+pub fn switch_levels(g: &FabricGraph, sl: &SwitchLinks) -> TiVec<NodeId, u32> {
+    let mut level: TiVec<NodeId, u32> = TiVec::from(vec![NO_LEVEL; g.nodes.len()]);
+    let mut queue = Vec::new();
+    for (id, n) in g.nodes.iter_enumerated() {
+        if !n.is_switch() {
+            continue;
+        }
+        let has_hca = n.ports().any(|p| g.peer_up(p).is_some_and(|q| matches!(g.nodes[g.ports[q].node].kind, NodeKind::Ca { .. })));
+        if has_hca {
+            level[id] = 1;
+            queue.push(id);
+        }
+    }
+    let mut head = 0;
+    while head < queue.len() {
+        let s = queue[head];
+        head += 1;
+        for &(_, n) in &sl.links[s] {
+            if level[n] == NO_LEVEL {
+                level[n] = level[s] + 1;
+                queue.push(n);
+            }
+        }
+    }
+    level
+}
+
+/// `divisor[l]` = w_1 ⋯ w_l: the product of the up-port counts of the levels below l (w_1 = 1:
+/// an HCA port has one link up; each HCA port has its own LID).
+fn up_divisors(sl: &SwitchLinks, level: &TiVec<NodeId, u32>) -> Vec<u64> {
+    let top = level.iter().copied().filter(|&l| l != NO_LEVEL).max().unwrap_or(0) as usize;
+    let mut ups = vec![0u64; top + 1];
+    for (s, links) in sl.links.iter_enumerated() {
+        let l = level[s];
+        if l == NO_LEVEL {
+            continue;
+        }
+        let up = links.iter().filter(|&&(_, n)| level[n] == l + 1).count() as u64;
+        ups[l as usize] = ups[l as usize].max(up);
+    }
+    let mut divisor = vec![1u64; top + 1];
+    for l in 2..=top {
+        divisor[l] = divisor[l - 1].saturating_mul(ups[l - 1].max(1));
+    }
+    divisor
+}
+
+/// Per LID, its rank among the LIDs of its connected component, in LID order.
+fn ranks_in_component(g: &FabricGraph) -> Vec<u64> {
+    let component = components(g);
+    let mut lids: Vec<(u16, u32)> = g.lids().into_iter().map(|(lid, node, _)| (lid, component[node])).collect();
+    lids.sort_unstable();
+    let mut rank = vec![0u64; usize::from(g.max_lid()) + 1];
+    let mut seen = vec![0u64; g.nodes.len()];
+    for (lid, c) in lids {
+        rank[usize::from(lid)] = seen[c as usize];
+        seen[c as usize] += 1;
+    }
+    rank
+}
+
+/// Connected components over up links, numbered by their first node.
+fn components(g: &FabricGraph) -> TiVec<NodeId, u32> {
+    let mut comp: TiVec<NodeId, u32> = TiVec::from(vec![u32::MAX; g.nodes.len()]);
+    let mut stack = Vec::new();
+    for start in g.nodes.keys() {
+        if comp[start] != u32::MAX {
+            continue;
+        }
+        comp[start] = start.0;
+        stack.push(start);
+        while let Some(n) = stack.pop() {
+            for p in g.nodes[n].ports() {
+                if let Some(q) = g.peer_up(p) {
+                    let m = g.ports[q].node;
+                    if comp[m] == u32::MAX {
+                        comp[m] = start.0;
+                        stack.push(m);
+                    }
+                }
+            }
+        }
+    }
+    comp
+}
