@@ -45,6 +45,106 @@ iters = 100
 max_events = 100000
 "#;
 
+/// The fat-tree workload: htsim's FatTree with k = 16 (1024 hosts, 320 16-port switches, 3072
+/// cables), 4x EDR links of 2 m, every host sends one 2 MiB RDMA WRITE to its partner in a
+/// seeded random permutation (no host sends to itself), all at once. Each packet crosses up to
+/// six links.
+pub fn fat_tree_scenario() -> String {
+    const HOSTS: u32 = 1024;
+    // A seeded Fisher-Yates shuffle, redrawn until no host is its own partner.
+    let mut rng = crate::engine::SimRng::new(42, 1);
+    let perm = loop {
+        let mut p: Vec<u32> = (0..HOSTS).collect();
+        for i in (1..p.len()).rev() {
+            let j = rng.below(i as u64 + 1) as usize;
+            p.swap(i, j);
+        }
+        if p.iter().enumerate().all(|(i, &d)| i as u32 != d) {
+            break p;
+        }
+    };
+    let mut s = String::from(
+        "name = \"bench: permutation of 2 MiB WRITEs on a k = 16 fat tree (1024 hosts)\"\n\
+         [hardware]\nprofile = \"cx4-edr\"\n\
+         [topology]\ngenerator = { kind = \"fat-tree-k\", k = 16, speed = { gen = \"edr\", width = 4 }, cable_m = 2.0 }\n\
+         [workload]\nkind = \"flows\"\n",
+    );
+    for (src, dst) in perm.iter().enumerate() {
+        s += &format!("[[workload.flow]]\nverb = \"write\"\nsize = 2097152\ncount = 1\nclient = {src}\nserver = {dst}\n");
+    }
+    s
+}
+
+/// Peak resident memory of this process since the last reset, bytes (Linux; 0 elsewhere).
+fn peak_rss_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok()).map_or(0, |kb| kb * 1024)
+}
+
+/// Resets the peak resident memory to the current (Linux: `clear_refs` 5); false if it cannot.
+fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FatTreeReport {
+    pub fat_tree_workload: &'static str,
+    /// Building the scenario: generating and routing the fabric, the engine, the 1024 flows.
+    pub fat_tree_build_s: f64,
+    pub fat_tree_wall_s: f64,
+    pub fat_tree_events: u64,
+    pub fat_tree_packet_hops: u64,
+    pub fat_tree_events_per_sec: f64,
+    pub fat_tree_packet_hops_per_sec: f64,
+    pub fat_tree_sim_time_us: f64,
+    /// Peak resident memory of the process during build and run (0 if it cannot be measured).
+    pub fat_tree_peak_rss_mib: f64,
+    /// Most packets alive at once, and the bytes one takes in the packet store.
+    pub fat_tree_peak_packets_in_flight: u64,
+    pub bytes_per_packet_in_flight: u64,
+    /// Building the TSUBAME2.0-like fabric (1408 hosts, two rails) with a 2-host perftest on
+    /// it, ready to simulate.
+    pub tsubame2_build_s: f64,
+}
+
+/// The fat-tree workload once, and the TSUBAME2.0-like build (best of `iterations`).
+pub fn fat_tree(iterations: u32) -> FatTreeReport {
+    let text = fat_tree_scenario();
+    let reset = reset_peak_rss();
+    let t0 = Instant::now();
+    let mut sim = Simulation::from_toml(&text, "<bench fat tree>").expect("the fat-tree bench scenario is valid");
+    let build = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    sim.run();
+    let wall = t1.elapsed().as_secs_f64();
+    let r = sim.result();
+    assert_eq!(r.stop_reason, "completed", "the fat-tree bench ran to completion");
+    let hops = sim.world.packet_hops;
+    let tsubame = "[hardware]\nprofile = \"cx3-fdr\"\n[topology]\ngenerator = { kind = \"tsubame2\" }\n\
+                   [workload]\nkind = \"perftest\"\ntest = \"ib_write_bw\"\nclient = 0\nserver = 1407\n";
+    let mut tsubame_build = f64::INFINITY;
+    for _ in 0..iterations.max(1) {
+        let t = Instant::now();
+        let s = Simulation::from_toml(tsubame, "<bench tsubame2>").expect("the TSUBAME2.0 bench scenario is valid");
+        tsubame_build = tsubame_build.min(t.elapsed().as_secs_f64());
+        drop(s);
+    }
+    FatTreeReport {
+        fat_tree_workload: "flows: a seeded permutation of 2 MiB WRITEs, cx4-edr, k = 16 fat tree (1024 hosts, 320 switches), 4x EDR",
+        fat_tree_build_s: build,
+        fat_tree_wall_s: wall,
+        fat_tree_events: r.events,
+        fat_tree_packet_hops: hops,
+        fat_tree_events_per_sec: r.events as f64 / wall,
+        fat_tree_packet_hops_per_sec: hops as f64 / wall,
+        fat_tree_sim_time_us: r.sim_time_us,
+        fat_tree_peak_rss_mib: if reset { peak_rss_bytes() as f64 / (1024.0 * 1024.0) } else { 0.0 },
+        fat_tree_peak_packets_in_flight: sim.world.packets.peak() as u64,
+        bytes_per_packet_in_flight: std::mem::size_of::<crate::hca::packet::Packet>() as u64,
+        tsubame2_build_s: tsubame_build,
+    }
+}
+
 #[derive(Debug, Serialize)]
 pub struct BenchReport {
     pub workload: &'static str,
@@ -59,6 +159,8 @@ pub struct BenchReport {
     pub many_qps_events: u64,
     pub many_qps_wall_s: f64,
     pub many_qps_events_per_sec: f64,
+    #[serde(flatten)]
+    pub fat_tree: FatTreeReport,
 }
 
 /// Best wall time of `iterations` runs of `scenario`, and its event count.
@@ -78,6 +180,7 @@ fn best_wall(scenario: &str, iterations: u32) -> (f64, u64) {
 
 /// Runs the bench workload `iterations` times (at least once) and reports the best run.
 pub fn run(iterations: u32) -> BenchReport {
+    let fat = fat_tree(iterations);
     let (many_wall, many_events) = best_wall(MANY_QPS_SCENARIO, iterations);
     let mut best: Option<BenchReport> = None;
     for _ in 0..iterations.max(1) {
@@ -100,6 +203,7 @@ pub fn run(iterations: u32) -> BenchReport {
             many_qps_events: many_events,
             many_qps_wall_s: many_wall,
             many_qps_events_per_sec: many_events as f64 / many_wall,
+            fat_tree: fat.clone(),
         };
         if best.as_ref().map(|b| rep.wall_s < b.wall_s).unwrap_or(true) {
             best = Some(rep);

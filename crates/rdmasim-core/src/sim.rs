@@ -1,7 +1,7 @@
 //! A simulation run: builds the world from a scenario, runs the event loop in steps (so callers
 //! can show progress), and collects the result tables and the capture.
 use crate::engine::{EventQueue, Time};
-use crate::ids::{ChannelId, HcaId, HostId, TiVec};
+use crate::ids::{ChannelId, HcaId, HostId, PortId, TiVec};
 use crate::fabric::channel::NodeRef;
 use crate::fabric::topology;
 use crate::hca::profile::HwProfile;
@@ -52,9 +52,10 @@ impl Simulation {
         Self::from_scenario(validate::parse_toml(text, source)?, source)
     }
 
-    pub fn from_scenario(scenario: Scenario, source: &str) -> Result<Simulation, ScenarioError> {
-        validate::check(&scenario, source)?;
+    pub fn from_scenario(mut scenario: Scenario, source: &str) -> Result<Simulation, ScenarioError> {
         let err = |key: &str, message: String| ScenarioError { source: source.into(), key: key.into(), line: None, message };
+        crate::scenario::resolve_topology(&mut scenario).map_err(|(key, m)| err(&key, m))?;
+        validate::check(&scenario, source)?;
         let (prof, overridden) = scenario
             .hardware
             .resolved_profile()
@@ -64,13 +65,18 @@ impl Simulation {
         let mut fabric = topology::instantiate(&routed, &prof, scenario.seed);
         for (i, f) in scenario.faults.iter().enumerate() {
             let key = format!("faults[{i}].link");
-            let links = validate::parse_link_selector(&f.link, t.kind, t.hosts).map_err(|m| err(&key, m))?;
-            let hcas = &fabric.hcas;
-            let endpoint = |n: NodeRef| match n {
-                NodeRef::Hca(h) => Endpoint::Host(hcas[h].host.0),
-                NodeRef::Switch { sw, .. } => Endpoint::Switch(sw.0),
+            let picked: Vec<(PortId, PortId)> = if t.kind == crate::scenario::TopologyKind::Graph {
+                crate::fabric::select::select_links(&f.link, &routed.graph).map_err(|m| err(&key, m))?
+            } else {
+                let links = validate::parse_link_selector(&f.link, t.kind, t.hosts).map_err(|m| err(&key, m))?;
+                let hcas = &fabric.hcas;
+                let endpoint = |n: NodeRef| match n {
+                    NodeRef::Hca(h) => Endpoint::Host(hcas[h].host.0),
+                    NodeRef::Switch { sw, .. } => Endpoint::Switch(sw.0),
+                };
+                fabric.channels.iter().filter(|c| links.contains(&(endpoint(c.from), endpoint(c.to)))).map(|c| (c.src_port, c.dst_port)).collect()
             };
-            for c in fabric.channels.iter_mut().filter(|c| links.contains(&(endpoint(c.from), endpoint(c.to)))) {
+            for c in fabric.channels.iter_mut().filter(|c| picked.contains(&(c.src_port, c.dst_port))) {
                 c.errors.loss_rate = f.loss_rate;
                 c.errors.ber = f.ber;
                 c.errors.drop_nth = f.drop_nth.clone();

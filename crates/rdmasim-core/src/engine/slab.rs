@@ -52,6 +52,11 @@ impl<T: Copy> Slab<T> {
     pub fn live(&self) -> usize {
         self.slots.len() - self.free.len()
     }
+
+    /// Most values stored at once so far (freed slots are reused before the store grows).
+    pub fn peak(&self) -> usize {
+        self.slots.len()
+    }
 }
 
 impl<T: Copy> Default for Slab<T> {

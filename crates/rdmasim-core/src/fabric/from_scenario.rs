@@ -6,6 +6,9 @@ use crate::scenario::{TopologyKind, TopologySection};
 
 /// Builds and routes the scenario's fabric. Every link has the profile's width and speed.
 pub fn routed_fabric(t: &TopologySection, profile: &HwProfile) -> Result<RoutedFabric, GraphError> {
+    if let Some(r) = &t.routed {
+        return Ok(RoutedFabric::clone(r));
+    }
     let speed = profile.link_speed();
     let link = LinkProps::new(speed, t.cable_m);
     let mut g = FabricGraph::new();
@@ -44,5 +47,6 @@ pub fn routed_fabric(t: &TopologySection, profile: &HwProfile) -> Result<RoutedF
             lfts.set(sw, g.nodes[sw].lid, 0);
             Ok(RoutedFabric { graph: g, lfts })
         }
+        TopologyKind::Graph => Err(GraphError("topology.generator was not built (resolve_topology)".into())),
     }
 }

@@ -10,6 +10,7 @@ pub mod io;
 pub mod port;
 pub mod rate;
 pub mod routing;
+pub mod select;
 pub mod switch;
 pub mod switch_fifo;
 pub mod topology;

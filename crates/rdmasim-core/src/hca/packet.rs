@@ -105,4 +105,8 @@ impl Packets {
     pub fn live(&self) -> usize {
         self.0.live()
     }
+    /// Most packets in flight at once so far.
+    pub fn peak(&self) -> usize {
+        self.0.peak()
+    }
 }

@@ -66,6 +66,10 @@ pub enum TopologyKind {
     BackToBack,
     /// N hosts each cabled to one switch.
     SingleSwitch,
+    /// A fabric from `generator` (or, later, a file): set when the scenario is resolved, not
+    /// written by users.
+    #[serde(skip_deserializing)]
+    Graph,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -79,6 +83,15 @@ pub struct TopologySection {
     /// Cable length in metres (propagation ~5 ns/m).
     #[serde(default = "default_cable_m")]
     pub cable_m: f64,
+    /// A generated fabric instead of `kind`: `generator = { kind = "fat-tree-k", k = 16 }`
+    /// (fabric/build/: back-to-back, single-switch, xgft, k-ary-n-tree, fat-tree-k, director,
+    /// rails, tsubame2, hyperx), routed by its default engine. Hosts and link speeds are the
+    /// generator's.
+    #[serde(default)]
+    pub generator: Option<crate::fabric::build::GeneratorSpec>,
+    /// The routed fabric the generator built (`resolve_topology`), kept so it is built once.
+    #[serde(skip)]
+    pub routed: Option<std::sync::Arc<crate::fabric::graph::RoutedFabric>>,
 }
 
 fn default_topology_kind() -> TopologyKind {
@@ -92,7 +105,7 @@ fn default_cable_m() -> f64 {
 }
 impl Default for TopologySection {
     fn default() -> Self {
-        TopologySection { kind: default_topology_kind(), hosts: default_hosts(), cable_m: default_cable_m() }
+        TopologySection { kind: default_topology_kind(), hosts: default_hosts(), cable_m: default_cable_m(), generator: None, routed: None }
     }
 }
 
@@ -279,4 +292,25 @@ pub struct LimitsSection {
     /// Stop after this many events.
     #[serde(default)]
     pub max_events: Option<u64>,
+}
+
+/// Builds the fabric a `[topology] generator` names, once, and sets `hosts` to its host count
+/// and `kind` to `Graph`, so that the checks of hosts and links see the real fabric. Nothing
+/// to do for `back-to-back` and `single-switch`. An error names the key and why.
+pub fn resolve_topology(s: &mut Scenario) -> Result<(), (String, String)> {
+    let t = &mut s.topology;
+    let Some(spec) = &t.generator else { return Ok(()) };
+    if t.routed.is_some() {
+        return Ok(());
+    }
+    if t.kind != default_topology_kind() || t.hosts != default_hosts() {
+        let key = if t.kind != default_topology_kind() { "topology.kind" } else { "topology.hosts" };
+        return Err((key.into(), "a generated fabric has its own kind and hosts; expected topology.generator alone (remove topology.kind and topology.hosts)".into()));
+    }
+    let routed = crate::fabric::build::generate(spec).map_err(|e| ("topology.generator".to_string(), e.0))?;
+    let hosts = routed.graph.hosts.len();
+    t.hosts = u32::try_from(hosts).map_err(|_| ("topology.generator".to_string(), format!("{hosts} hosts is too many")))?;
+    t.kind = TopologyKind::Graph;
+    t.routed = Some(std::sync::Arc::new(routed));
+    Ok(())
 }

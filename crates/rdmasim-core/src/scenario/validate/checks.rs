@@ -290,7 +290,11 @@ fn check_faults(s: &Scenario) -> Result<(), Problem> {
     let t = &s.topology;
     for (i, f) in s.faults.iter().enumerate() {
         let k = |name: &str| format!("faults[{i}].{name}");
-        if let Err(e) = parse_link_selector(&f.link, t.kind, t.hosts) {
+        let picked = match &t.routed {
+            Some(r) => crate::fabric::select::select_links(&f.link, &r.graph).map(|_| ()),
+            None => parse_link_selector(&f.link, t.kind, t.hosts).map(|_| ()),
+        };
+        if let Err(e) = picked {
             return problem(&k("link"), e);
         }
         if !f.loss_rate.is_finite() || !(0.0..1.0).contains(&f.loss_rate) {

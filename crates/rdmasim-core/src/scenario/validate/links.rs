@@ -43,6 +43,8 @@ pub fn topology_links(kind: TopologyKind, hosts: u32) -> Vec<(Endpoint, Endpoint
         TopologyKind::SingleSwitch => (0..hosts)
             .flat_map(|h| [(Endpoint::Host(h), Endpoint::Switch(0)), (Endpoint::Switch(0), Endpoint::Host(h))])
             .collect(),
+        // Graph fabrics name their links by node names (fabric/select.rs).
+        TopologyKind::Graph => Vec::new(),
     }
 }
 
@@ -74,10 +76,12 @@ pub fn parse_link_selector(sel: &str, kind: TopologyKind, hosts: u32) -> Result<
     let kind_name = match kind {
         TopologyKind::BackToBack => "back-to-back",
         TopologyKind::SingleSwitch => "single-switch",
+        TopologyKind::Graph => "generated",
     };
     let existing = match kind {
         TopologyKind::BackToBack => "the only link is h0-h1".to_string(),
         TopologyKind::SingleSwitch => format!("links are hN-sw0 for N in 0..={}", hosts.saturating_sub(1)),
+        TopologyKind::Graph => "a generated fabric names its links by node names".to_string(),
     };
     for e in [a, b] {
         match e {

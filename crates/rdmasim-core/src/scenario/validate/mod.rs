@@ -76,7 +76,7 @@ pub fn min_vl_buffer_bytes(mtu: u32) -> u32 {
 pub fn parse_toml(text: &str, source: &str) -> Result<Scenario, ScenarioError> {
     let de = toml::Deserializer::new(text);
     let result: Result<Scenario, _> = serde_path_to_error::deserialize(de);
-    let scenario = match result {
+    let mut scenario = match result {
         Ok(s) => s,
         Err(e) => {
             let path = e.path().to_string();
@@ -85,6 +85,9 @@ pub fn parse_toml(text: &str, source: &str) -> Result<Scenario, ScenarioError> {
         }
     };
     let spans = SpanIndex::build(text);
+    if let Err((key, message)) = crate::scenario::resolve_topology(&mut scenario) {
+        return Err(ScenarioError { source: source.to_string(), line: spans.as_ref().and_then(|sp| sp.line(&key)), key, message });
+    }
     checks::check_scenario(&scenario, source, spans.as_ref())?;
     Ok(scenario)
 }

@@ -1,0 +1,118 @@
+//! The packet engine on generated fabrics: packets follow the LFTs hop by hop, unroutable
+//! packets and down links are counted, never lost silently.
+mod common;
+use common::*;
+use rdmasim_core::api::Simulation;
+use rdmasim_core::fabric::build::{generate, GeneratorSpec};
+use rdmasim_core::fabric::graph::{LinkState, RoutedFabric, NO_ROUTE};
+use rdmasim_core::scenario::validate::parse_toml;
+use serde_json::Value;
+
+/// perftest between two hosts of the fat tree k = 4 (16 hosts, 20 switches), `rest` appended.
+fn fat_tree_perftest(client: u32, server: u32, test: &str, extra: &str) -> String {
+    format!(
+        "[hardware]\nprofile = \"cx4-edr\"\n[topology]\ngenerator = {{ kind = \"fat-tree-k\", k = 4, speed = {{ gen = \"edr\", width = 4 }} }}\n\
+         [workload]\nkind = \"perftest\"\ntest = \"{test}\"\nclient = {client}\nserver = {server}\n{extra}\n"
+    )
+}
+
+fn ports_of<'a>(r: &'a Value, node: &str) -> Vec<&'a Value> {
+    table(r, "ports").iter().filter(|p| p["node"] == node).collect()
+}
+
+fn sum(rows: &[&Value], key: &str) -> u64 {
+    rows.iter().map(|p| p[key].as_u64().unwrap()).sum()
+}
+
+#[test]
+fn packets_cross_a_fat_tree_on_the_shortest_path_at_the_link_rate() {
+    // h0 and h15 sit in different pods: host -> edge -> agg -> core -> agg -> edge -> host,
+    // six links each way. 1000 one-packet WRITEs and their ACKs (coalesced: fewer).
+    let r = run(&fat_tree_perftest(0, 15, "ib_write_bw", "size = 4096\niters = 1000"));
+    let run_row = &table(&r, "run")[0];
+    let hops = run_row["packet_hops"].as_u64().unwrap();
+    let data = sum(&ports_of(&r, "h0"), "PortXmitPkts");
+    let acks = sum(&ports_of(&r, "h15"), "PortXmitPkts");
+    assert_eq!(data, 1000, "one packet per 4 KiB WRITE");
+    assert_eq!(hops, 6 * (data + acks), "every packet crossed six links: {hops} hops for {data} data + {acks} ACKs");
+    assert_eq!(run_row["unroutable_packets"].as_u64().unwrap(), 0);
+    // Same pod, same edge switch: two links.
+    let r = run(&fat_tree_perftest(0, 1, "ib_write_bw", "size = 4096\niters = 1000"));
+    let hops = table(&r, "run")[0]["packet_hops"].as_u64().unwrap();
+    let pkts = sum(&ports_of(&r, "h0"), "PortXmitPkts") + sum(&ports_of(&r, "h1"), "PortXmitPkts");
+    assert_eq!(hops, 2 * pkts);
+    // Bandwidth through five switches is still the EDR link's (64 KiB messages).
+    let r = run(&fat_tree_perftest(0, 15, "ib_write_bw", "size = 65536\niters = 2000"));
+    let bw = f(&table(&r, "perftest")[0], "bw_avg_Gbps");
+    let bound = 100.0 * 65536.0 / (65536.0 + 16.0 * 26.0 + 16.0);
+    assert!(bw > 0.95 * bound && bw <= bound * 1.0001, "{bw} Gb/s across the fat tree, bound {bound}");
+}
+
+/// Runs `toml`'s scenario on `routed` instead of the fabric its generator builds.
+fn run_on(toml: &str, routed: RoutedFabric) -> Value {
+    let mut s = parse_toml(toml, "<test>").expect("valid scenario");
+    s.topology.routed = Some(std::sync::Arc::new(routed));
+    let mut sim = Simulation::from_scenario(s, "<test>").expect("builds");
+    sim.run();
+    results(&sim)
+}
+
+fn fat_tree_4() -> RoutedFabric {
+    let spec: GeneratorSpec = toml::from_str("kind = \"fat-tree-k\"\nk = 4\nspeed = { gen = \"edr\", width = 4 }").unwrap();
+    generate(&spec).unwrap()
+}
+
+#[test]
+fn a_packet_without_a_route_is_dropped_and_counted_at_the_switch() {
+    // Take h15's LID out of h0's edge switch: every request to h15 is discarded there, counted
+    // as PortRcvSwitchRelayErrors at the port it came in on; the requester retries and fails.
+    let mut rf = fat_tree_4();
+    let g = &rf.graph;
+    let h0_port = g.nodes[g.hosts[rdmasim_core::ids::HostId(0)].hcas[0]].first_port;
+    let edge = g.ports[g.peer(h0_port).unwrap()].node;
+    let lid15 = g.ports[g.nodes[g.hosts[rdmasim_core::ids::HostId(15)].hcas[0]].first_port].lid;
+    rf.lfts.tables[edge][lid15 as usize] = NO_ROUTE;
+    let edge_name = g.nodes[edge].name.clone();
+    let r = run_on(&fat_tree_perftest(0, 15, "ib_write_bw", "size = 4096\niters = 10\n[qp]\ntimeout = 1\nretry_cnt = 1"), rf);
+    let sent = sum(&ports_of(&r, "h0"), "PortXmitPkts");
+    let relay = sum(&ports_of(&r, &edge_name), "PortRcvSwitchRelayErrors");
+    assert!(sent > 0);
+    assert_eq!(relay, sent, "every packet h0 sent was discarded at {edge_name}");
+    assert_eq!(table(&r, "run")[0]["unroutable_packets"].as_u64().unwrap(), sent);
+    assert_eq!(sum(&ports_of(&r, "h15"), "PortRcvPkts"), 0);
+}
+
+#[test]
+fn a_down_link_carries_nothing_and_its_port_counts_the_discards() {
+    // h15's cable is down: the edge switch's port toward it discards what it is given.
+    let mut rf = fat_tree_4();
+    let g = &rf.graph;
+    let h15_port = g.nodes[g.hosts[rdmasim_core::ids::HostId(15)].hcas[0]].first_port;
+    let link = g.ports[h15_port].link.unwrap();
+    let edge_port = g.peer(h15_port).unwrap();
+    let edge_name = g.nodes[g.ports[edge_port].node].name.clone();
+    let edge_num = g.ports[edge_port].num;
+    rf.graph.links[link].state = LinkState::Down;
+    let r = run_on(&fat_tree_perftest(0, 15, "ib_write_bw", "size = 4096\niters = 10\n[qp]\ntimeout = 1\nretry_cnt = 1"), rf);
+    let sent = sum(&ports_of(&r, "h0"), "PortXmitPkts");
+    let toward_h15: Vec<&Value> = ports_of(&r, &edge_name).into_iter().filter(|p| p["port"] == edge_num).collect();
+    assert!(sent > 0);
+    assert_eq!(sum(&toward_h15, "PortXmitDiscards"), sent, "each packet for h15 discarded at {edge_name}[{edge_num}]");
+    assert_eq!(sum(&toward_h15, "PortXmitPkts"), 0, "a down port transmits nothing");
+    assert_eq!(sum(&ports_of(&r, "h15"), "PortRcvPkts"), 0);
+    assert!(r["error_completions"].as_u64().unwrap() > 0, "the requester gave up: {}", r["stop_reason"]);
+}
+
+#[test]
+fn a_generated_fabric_names_its_own_hosts_and_rejects_a_kind_beside_it() {
+    let s = parse_toml(&fat_tree_perftest(0, 15, "ib_write_bw", ""), "<test>").unwrap();
+    assert_eq!(s.topology.hosts, 16);
+    let e = parse_toml(&fat_tree_perftest(0, 16, "ib_write_bw", ""), "<test>").unwrap_err();
+    assert!(e.to_string().contains("workload.server"), "{e}");
+    let with_kind = fat_tree_perftest(0, 1, "ib_write_bw", "").replace("[topology]\n", "[topology]\nkind = \"single-switch\"\n");
+    let e = parse_toml(&with_kind, "<test>").unwrap_err();
+    assert!(e.to_string().contains("topology.kind"), "{e}");
+    let bad = fat_tree_perftest(0, 1, "ib_write_bw", "").replace("k = 4", "k = 5");
+    let e = parse_toml(&bad, "<test>").unwrap_err();
+    assert!(e.to_string().contains("topology.generator") && e.to_string().contains("even"), "{e}");
+}
