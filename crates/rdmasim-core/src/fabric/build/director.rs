@@ -39,9 +39,9 @@ impl DirectorChips {
 /// Checks a chassis's size: `ports` a multiple of half the chip radix, and at most as many
 /// leaves as a spine chip has ports.
 pub fn check_director(ports: usize, chip_radix: u16) -> Result<(), GraphError> {
-    require(chip_radix >= 2 && chip_radix % 2 == 0, "chip_radix", chip_radix, "an even number >= 2")?;
+    require(chip_radix >= 2 && chip_radix.is_multiple_of(2), "chip_radix", chip_radix, "an even number >= 2")?;
     let half = usize::from(chip_radix / 2);
-    require(ports >= half && ports % half == 0, "ports", ports, format_args!("a multiple of {half} (half a {chip_radix}-port chip faces out)"))?;
+    require(ports >= half && ports.is_multiple_of(half), "ports", ports, format_args!("a multiple of {half} (half a {chip_radix}-port chip faces out)"))?;
     let leaves = ports / half;
     require(leaves <= usize::from(chip_radix), "ports", ports, format_args!("at most {} ({chip_radix} leaves of {half}: a spine chip links to every leaf)", usize::from(chip_radix) * half))
 }

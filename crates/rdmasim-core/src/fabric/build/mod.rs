@@ -54,7 +54,8 @@ fn default_rails() -> u16 {
 }
 
 impl GeneratorSpec {
-    /// The per-rail form of a single-HCA-per-host topology, for [`rails`].
+    /// The per-rail form of a single-HCA-per-host topology, for [`rails`] (a `tsubame2` inside
+    /// `rails` is one of its rails: its own `rails` count is then not used).
     pub fn rail_topology(&self) -> Result<Box<dyn RailTopology>, GraphError> {
         Ok(match self {
             GeneratorSpec::BackToBack(s) => Box::new(s.clone()),

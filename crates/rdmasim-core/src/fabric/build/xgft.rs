@@ -70,7 +70,7 @@ impl KAryNTree {
 
 impl FatTree {
     pub fn to_xgft(&self) -> Result<Xgft, GraphError> {
-        require(self.k >= 2 && self.k % 2 == 0, "k", self.k, "an even number >= 2")?;
+        require(self.k >= 2 && self.k.is_multiple_of(2), "k", self.k, "an even number >= 2")?;
         let half = self.k / 2;
         Ok(Xgft { m: vec![half, half, self.k], w: vec![1, half, half], radix: None, speed: self.speed, cable_m: self.cable_m })
     }
@@ -191,4 +191,37 @@ pub fn k_ary_n_tree(k: u16, n: u16, speed: LinkSpeed, cable_m: f64) -> Result<Fa
 /// htsim's 3-level `FatTree` of k-port switches (k = 16: 1024 hosts, 320 switches), LIDs assigned.
 pub fn fat_tree_k(k: u16, speed: LinkSpeed, cable_m: f64) -> Result<FabricGraph, GraphError> {
     super::rails::single_rail(&FatTree { k, speed, cable_m }.to_xgft()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_round_trip_and_levels_have_the_xgft_sizes() {
+        let t = FatTree { k: 8, speed: qdr_4x(), cable_m: 1.0 }.to_xgft().unwrap();
+        assert_eq!((0..=3).map(|l| t.level_size(l)).collect::<Vec<_>>(), [128, 32, 32, 16]);
+        let mut digits = vec![0; 3];
+        for level in 0..=3 {
+            for i in 0..t.level_size(level) {
+                t.decode(level, i, &mut digits);
+                assert_eq!(t.encode(level, &digits), i);
+            }
+        }
+        assert_eq!([1, 2, 3].map(|l| t.used_ports(l)), [8, 8, 8]);
+    }
+
+    #[test]
+    fn an_aggregation_switch_reaches_its_own_core_group() {
+        // k = 4: aggregation switch j of a pod links to the cores with b_2 = j, here cores j
+        // and j + k/2 (htsim numbers the group j k/2 .. j k/2 + k/2 - 1: the same graph, the
+        // cores renumbered).
+        let g = fat_tree_k(4, qdr_4x(), 1.0).unwrap();
+        let name = |p: crate::ids::PortId| g.nodes[g.ports[g.peer(p).unwrap()].node].name.clone();
+        let agg = g.nodes.iter().find(|n| n.name == "r0-L2-s1").unwrap();
+        let ups: Vec<String> = (3..=4).map(|p| name(agg.port(p).unwrap())).collect();
+        assert_eq!(ups, ["r0-L3-s1", "r0-L3-s3"]);
+        let downs: Vec<String> = (1..=2).map(|p| name(agg.port(p).unwrap())).collect();
+        assert_eq!(downs, ["r0-L1-s0", "r0-L1-s1"], "pod 0's edges");
+    }
 }

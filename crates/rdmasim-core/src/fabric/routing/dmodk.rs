@@ -130,3 +130,33 @@ fn components(g: &FabricGraph) -> TiVec<NodeId, u32> {
     }
     comp
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fabric::build::{k_ary_n_tree, rails, FatTree};
+    use crate::fabric::rate::{LinkGen, LinkSpeed};
+
+    const QDR: LinkSpeed = LinkSpeed { gen: LinkGen::Qdr, width: 4 };
+
+    #[test]
+    fn levels_come_from_the_graph() {
+        let g = k_ary_n_tree(2, 3, QDR, 1.0).unwrap();
+        let sl = SwitchLinks::new(&g);
+        let level = switch_levels(&g, &sl);
+        for s in g.switches() {
+            let named = g.nodes[s].name.split('-').nth(1).unwrap()[1..].parse::<u32>().unwrap();
+            assert_eq!(level[s], named, "{}", g.nodes[s].name);
+        }
+        assert_eq!(up_divisors(&sl, &level), [1, 1, 2, 4]);
+    }
+
+    #[test]
+    fn ranks_restart_on_each_rail() {
+        let t = FatTree { k: 4, speed: QDR, cable_m: 1.0 }.to_xgft().unwrap();
+        let g = rails(&t, 2).unwrap();
+        let rank = ranks_in_component(&g);
+        assert_eq!(&rank[1..=3], [0, 1, 2]);
+        assert_eq!(&rank[17..=19], [0, 1, 2], "rail 1's hosts rank from 0 too");
+    }
+}

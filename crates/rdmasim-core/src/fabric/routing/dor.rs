@@ -59,3 +59,21 @@ pub fn dor_path(dims: [u16; 3], src: HostId, dst: HostId) -> Vec<DorHop> {
     }
     hops
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dor_fixes_x_then_y_then_z() {
+        let dims = [4, 3, 2];
+        let src = host_at(dims, [0, 0, 0]);
+        let dst = host_at(dims, [3, 2, 1]);
+        let hops = dor_path(dims, src, dst);
+        let via: Vec<[u16; 3]> = hops.iter().map(|h| coords(dims, h.to)).collect();
+        assert_eq!(via, [[3, 0, 0], [3, 2, 0], [3, 2, 1]]);
+        assert_eq!(hops.iter().map(|h| h.dim).collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(dor_path(dims, dst, dst), []);
+        assert_eq!(dor_next_hop(dims, host_at(dims, [2, 0, 0]), host_at(dims, [2, 0, 1])), Some(DorHop { dim: 2, to: host_at(dims, [2, 0, 1]) }));
+    }
+}
