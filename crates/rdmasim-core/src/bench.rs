@@ -67,7 +67,7 @@ pub fn fat_tree_scenario() -> String {
         "name = \"bench: permutation of 2 MiB WRITEs on a k = 16 fat tree (1024 hosts)\"\n\
          [hardware]\nprofile = \"cx4-edr\"\n\
          [topology]\ngenerator = { kind = \"fat-tree-k\", k = 16, speed = { gen = \"edr\", width = 4 }, cable_m = 2.0 }\n\
-         [workload]\nkind = \"flows\"\n",
+         [workload]\nkind = \"flows\"\nuntil = \"all\"\n",
     );
     for (src, dst) in perm.iter().enumerate() {
         s += &format!("[[workload.flow]]\nverb = \"write\"\nsize = 2097152\ncount = 1\nclient = {src}\nserver = {dst}\n");

@@ -14,6 +14,19 @@ pub struct FlowsSection {
     /// An optional HERD-like key-value store beside the flows.
     #[serde(default)]
     pub kv: Option<KvSpec>,
+    /// When the run ends: `"first"` (default) when the first foreground flow is done, so every
+    /// flow is measured while all are active; `"all"` when every one is, for completion times
+    /// (each flow's `finish_us`: a permutation or an incast's slowest flow).
+    #[serde(default)]
+    pub until: FlowsUntil,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowsUntil {
+    #[default]
+    First,
+    All,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

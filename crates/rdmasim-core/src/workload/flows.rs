@@ -14,7 +14,7 @@ use crate::hca::verbs::QpRef;
 use crate::host::{PollMode, Poller};
 use crate::report::stats::summarize;
 use crate::report::tables::{row, Tables};
-use crate::scenario::flows::{FlowSpec, FlowVerb, FlowsSection, Polling};
+use crate::scenario::flows::{FlowSpec, FlowVerb, FlowsSection, FlowsUntil, Polling};
 use crate::workload::justitia::{Shaper, Step};
 use crate::workload::kv::{Kv, KV_QP};
 use crate::world::{AppEvent, World};
@@ -60,6 +60,8 @@ struct Flow {
     next_conn: usize,
     started: bool,
     done: bool,
+    /// When it completed its target (foreground flows).
+    finished_at: Option<Time>,
     at_open: Snapshot,
     at_close: Snapshot,
     lat_us: Vec<f64>,
@@ -104,6 +106,7 @@ pub struct Flows {
     kv: Option<Kv>,
     /// Flow of each QP, by [hca][qp index].
     qp_flow: TiVec<HcaId, Vec<u32>>,
+    until: FlowsUntil,
     window_open: Option<Time>,
     window_close: Option<Time>,
     /// Why the run ended without a full measurement (a flow failed, or the flows were never
@@ -174,6 +177,7 @@ impl Flows {
                 next_conn: 0,
                 started: false,
                 done: false,
+                finished_at: None,
                 at_open: Snapshot::default(),
                 at_close: Snapshot::default(),
                 lat_us: Vec::new(),
@@ -185,7 +189,7 @@ impl Flows {
             });
         }
         let kv = s.kv.as_ref().map(|k| Kv::new(w, app, k, attr, pollers, &mut qp_flow));
-        Flows { app, flows, kv, qp_flow, window_open: None, window_close: None, incomplete: None, done: false }
+        Flows { app, flows, kv, qp_flow, until: s.until, window_open: None, window_close: None, incomplete: None, done: false }
     }
 
     pub fn progress(&self) -> f64 {
@@ -411,7 +415,14 @@ impl Flows {
         if f.target.is_some_and(|n| f.completed >= n) {
             f.done = true;
         }
-        if self.any_foreground_done() {
+        if f.done && f.finished_at.is_none() {
+            f.finished_at = Some(now);
+        }
+        let over = match self.until {
+            FlowsUntil::First => self.any_foreground_done(),
+            FlowsUntil::All => self.foreground_done(),
+        };
+        if over {
             if self.window_open.is_none() {
                 let who = format!("flow {i} ({})", self.flows[i].name);
                 self.never_together(&who, now);
@@ -477,6 +488,7 @@ impl Flows {
                 "cpu_utilization": cpu, "completed_total": f.completed, "wakeups": th.wakeups, "idle_exit_us": th.idle_exit_total.as_us_f64(),
                 "error": f.error.map(|e| e.0), "error_at_us": f.error.map(|e| e.1.as_us_f64()),
                 "partial": self.window_close.is_none() || self.incomplete.is_some(),
+                "finish_us": f.finished_at.map(|t| t.as_us_f64()),
             })));
         }
         if let Some(kv) = &self.kv {
