@@ -116,3 +116,19 @@ fn a_generated_fabric_names_its_own_hosts_and_rejects_a_kind_beside_it() {
     let e = parse_toml(&bad, "<test>").unwrap_err();
     assert!(e.to_string().contains("topology.generator") && e.to_string().contains("even"), "{e}");
 }
+
+#[test]
+fn faults_on_a_generated_fabric_name_links_by_node_names() {
+    // Every packet h0 sends is lost on its cable to its edge switch (named by both ends, with
+    // the '-' inside the switch's name), counted at the switch's receiving port.
+    let rf = fat_tree_4();
+    let g = &rf.graph;
+    let h0_port = g.nodes[g.hosts[rdmasim_core::ids::HostId(0)].hcas[0]].first_port;
+    let edge = g.nodes[g.ports[g.peer(h0_port).unwrap()].node].name.clone();
+    let fault = format!("[[faults]]\nlink = \"h0->{edge}\"\ndrop_nth = [1, 2, 3]");
+    let r = run(&fat_tree_perftest(0, 15, "ib_write_bw", &format!("size = 4096\niters = 100\n{fault}")));
+    assert_eq!(sum(&ports_of(&r, &edge), "PortRcvErrors"), 3);
+    assert!(r["finished"].as_bool().unwrap(), "{}", r["stop_reason"]);
+    let e = parse_toml(&fat_tree_perftest(0, 15, "ib_write_bw", "[[faults]]\nlink = \"h0-nosuch\"\nloss_rate = 0.1"), "<test>").unwrap_err();
+    assert!(e.to_string().contains("faults[0].link") && e.to_string().contains("nosuch"), "{e}");
+}
