@@ -1,0 +1,159 @@
+//! ibnetdiscover's output, both layouts (infiniband-diags/ibnetdiscover.c):
+//!
+//! The default one, node blocks: ibsim's `net` format with every port line ending in the link's
+//! active width and speed (`# "leaf1" lid 3 4xQDR`); read by the `net` reader in its strict
+//! mode (every port line must give them, and both ends must agree).
+//!
+//! `-p` (ports), one line per port of every node, highest port first:
+//! ```text
+//! SW     3  4 0x0002c90000000300 1x QDR - CA     7  1 0x0002c90000003001 ( 'leaf1' - 'node2 HCA-2' )
+//! SW     3  7 0x0002c90000000300 4x SDR                                    'leaf1'
+//! ```
+//! type, LID (a switch's, or the CA port's), port, port GUID, width, speed, then the peer the
+//! same way, then both descriptions. A port with no peer is uncabled (its width and speed mean
+//! nothing, ibsim reports 4x SDR). The format has no node GUID for a CA: a CA's ports are
+//! grouped by description, and the node GUID is port 1's GUID minus one (ConnectX numbering;
+//! an assumption where port 1 is not listed: the lowest listed port's GUID minus its number).
+use super::discovered::{Cable, Discovered, NodeRec, NodeType, SpeedClaim};
+use super::ibsim_net::{parse, Mode};
+use super::text::{lid_in_range, parse_gen, parse_hex, parse_width, port_in_range, SPEEDS_EXPECTED};
+use super::IoError;
+use crate::fabric::graph::FabricGraph;
+use crate::fabric::rate::{LinkGen, LinkSpeed};
+
+/// Reads ibnetdiscover's default output.
+pub fn read(text: &str, source: &str) -> Result<FabricGraph, IoError> {
+    parse(text, source, Mode::Ibnetdiscover)?.build()
+}
+
+/// One side of a `-p` line: type, LID, port, port GUID.
+struct End {
+    kind: NodeType,
+    lid: u16,
+    port: u16,
+    guid: u64,
+}
+
+fn end<'a>(words: &mut impl Iterator<Item = &'a str>, source: &str, lineno: usize) -> Result<End, IoError> {
+    let err = |m: String| IoError::at(source, lineno, m);
+    let t = words.next().unwrap_or("");
+    let kind = match t {
+        "SW" => NodeType::Switch,
+        "CA" => NodeType::Ca,
+        "RT" => return Err(err("routers are not modelled: expected SW or CA".into())),
+        _ => return Err(err(format!("{t:?}: expected SW or CA, then LID, port, port GUID, width and speed"))),
+    };
+    let lid = words.next().unwrap_or("");
+    let lid = lid.parse().ok().and_then(lid_in_range).ok_or_else(|| err(format!("LID {lid:?}: expected 0..=0xBFFF")))?;
+    let port = words.next().unwrap_or("");
+    let port = port.parse().ok().and_then(port_in_range).ok_or_else(|| err(format!("port {port:?}: expected 1..=254")))?;
+    let guid = words.next().unwrap_or("");
+    let guid = guid.strip_prefix("0x").and_then(parse_hex).ok_or_else(|| err(format!("GUID {guid:?}: expected 0x and 16 hex digits")))?;
+    Ok(End { kind, lid, port, guid })
+}
+
+fn speed(w: &str, s: &str, source: &str, lineno: usize) -> Result<LinkSpeed, IoError> {
+    match (parse_width(w), parse_gen(s)) {
+        (Some(width), Some(gen)) => Ok(LinkSpeed { gen, width }),
+        _ => Err(IoError::at(source, lineno, format!("link {w:?} {s:?}: expected a width (1x, 2x, 4x, 8x, 12x) and a speed ({SPEEDS_EXPECTED})"))),
+    }
+}
+
+/// The node key `-p` lines name: a switch by GUID, a CA by description.
+fn key(kind: NodeType, guid: u64, desc: &str) -> String {
+    match kind {
+        NodeType::Switch => format!("S-{guid:016x}"),
+        NodeType::Ca => format!("C-{desc}"),
+    }
+}
+
+/// Reads `ibnetdiscover -p` output.
+pub fn read_ports(text: &str, source: &str) -> Result<FabricGraph, IoError> {
+    let mut d = Discovered::new(source, LinkSpeed { gen: LinkGen::Sdr, width: 4 });
+    // The lowest port seen of each CA and its GUID, to name the CA's node GUID.
+    let mut ca_lowest: Vec<Option<(u16, u64)>> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let lineno = i + 1;
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (fields, descs) = match line.find('\'') {
+            Some(q) => line.split_at(q),
+            None => return Err(IoError::at(source, lineno, "expected the node's description in quotes at the end, as in 'leaf1'")),
+        };
+        let fields = fields.trim_end().trim_end_matches('(').trim_end();
+        let mut words = fields.split_whitespace();
+        let here = end(&mut words, source, lineno)?;
+        let width = words.next().unwrap_or("");
+        let gen = words.next().unwrap_or("");
+        let peer = match words.next() {
+            None => None,
+            Some("-") => {
+                let p = end(&mut words, source, lineno)?;
+                if let Some(extra) = words.next() {
+                    return Err(IoError::at(source, lineno, format!("{extra:?} after the peer: expected ( 'description' - 'peer description' )")));
+                }
+                Some(p)
+            }
+            Some(x) => return Err(IoError::at(source, lineno, format!("{x:?}: expected '-' and the peer, or the description"))),
+        };
+        // An uncabled port's width and speed mean nothing (ibsim's "4x SDR", a real switch's
+        // "??"); only a cabled port's must make sense.
+        let link = match peer {
+            Some(_) => Some(speed(width, gen, source, lineno)?),
+            None => None,
+        };
+        let (desc, peer_desc) = if peer.is_some() {
+            let inner = descs.trim_end().strip_suffix(')').map(str::trim_end).unwrap_or("");
+            match inner.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')).and_then(|s| s.split_once("' - '")) {
+                Some((a, b)) => (a, Some(b)),
+                None => return Err(IoError::at(source, lineno, "expected ( 'description' - 'peer description' ) at the end")),
+            }
+        } else {
+            match descs.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
+                Some(a) => (a, None),
+                None => return Err(IoError::at(source, lineno, "expected 'description' at the end")),
+            }
+        };
+        let k = key(here.kind, here.guid, desc);
+        let node = match d.keys.get(&k) {
+            Some(&n) => n,
+            None => {
+                let n = d.nodes.len();
+                d.keys.insert(k, n);
+                d.nodes.push(NodeRec::new(here.kind, desc.to_string(), here.guid, 1, lineno));
+                ca_lowest.push(None);
+                n
+            }
+        };
+        let rec = &mut d.nodes[node];
+        if rec.kind != here.kind {
+            return Err(IoError::at(source, lineno, format!("{desc:?} is listed as a switch and as a CA (line {}; expected one type per node)", rec.line)));
+        }
+        rec.num_ports = rec.num_ports.max(here.port);
+        match here.kind {
+            NodeType::Switch if rec.lid != here.lid && rec.lid != 0 => {
+                return Err(IoError::at(source, lineno, format!("switch {desc:?} has LID {} here and {} at line {} (expected one LID per switch)", here.lid, rec.lid, rec.line)))
+            }
+            NodeType::Switch => rec.lid = here.lid,
+            NodeType::Ca => {
+                rec.port_lids.insert(here.port, (here.lid, lineno));
+                rec.port_guids.insert(here.port, here.guid);
+                let low = &mut ca_lowest[node];
+                if low.is_none_or(|(p, _)| here.port < p) {
+                    *low = Some((here.port, here.guid));
+                }
+            }
+        }
+        if let (Some(p), Some(pd), Some(link)) = (peer, peer_desc, link) {
+            d.cables.push(Cable { node, port: here.port, peer_key: key(p.kind, p.guid, pd), peer_port: p.port, speed: SpeedClaim::Active(link), up: true, line: lineno });
+        }
+    }
+    for (n, low) in ca_lowest.iter().enumerate() {
+        if let Some((port, guid)) = low {
+            d.nodes[n].guid = guid.wrapping_sub(u64::from(*port));
+        }
+    }
+    d.build()
+}
