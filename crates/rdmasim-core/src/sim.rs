@@ -54,7 +54,7 @@ impl Simulation {
 
     pub fn from_scenario(mut scenario: Scenario, source: &str) -> Result<Simulation, ScenarioError> {
         let err = |key: &str, message: String| ScenarioError { source: source.into(), key: key.into(), line: None, message };
-        crate::scenario::resolve_topology(&mut scenario).map_err(|(key, m)| err(&key, m))?;
+        crate::scenario::resolve_topology(&mut scenario, source).map_err(|(key, m)| err(&key, m))?;
         validate::check(&scenario, source)?;
         let (prof, overridden) = scenario
             .hardware

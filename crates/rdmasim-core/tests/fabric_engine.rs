@@ -132,3 +132,36 @@ fn faults_on_a_generated_fabric_name_links_by_node_names() {
     let e = parse_toml(&fat_tree_perftest(0, 15, "ib_write_bw", "[[faults]]\nlink = \"h0-nosuch\"\nloss_rate = 0.1"), "<test>").unwrap_err();
     assert!(e.to_string().contains("faults[0].link") && e.to_string().contains("nosuch"), "{e}");
 }
+
+#[test]
+fn perftest_runs_across_a_fabric_imported_from_ibnetdiscover_and_opensms_lfts() {
+    // The fixtures are the real tools' output over ibsim (tests/data/fabric/README.md): 2 spine
+    // and 2 leaf switches, node3's second port on a 4x SDR link, OpenSM's minhop LFTs.
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fabric");
+    let scenario = |lfts: &str| {
+        format!(
+            "[hardware]\nprofile = \"cx3-fdr\"\n[topology]\nfile = \"{dir}/ibnetdiscover.txt\"\n{lfts}\n\
+             [workload]\nkind = \"perftest\"\ntest = \"ib_write_bw\"\nsize = 65536\niters = 200\nclient = 2\nserver = 0\n"
+        )
+    };
+    let s = parse_toml(&scenario(&format!("lfts = \"{dir}/opensm-lfts.dump\"")), "<test>").unwrap();
+    let g = &s.topology.routed.as_ref().unwrap().graph;
+    let names: Vec<&str> = g.hosts.iter().map(|h| h.name.as_str()).collect();
+    assert_eq!(names, ["node3", "node2", "node1"], "hosts in the order the file lists them");
+    // Degraded = below what both ends support, and ibnetdiscover shows only active speeds: a
+    // port's support is read from its node's fastest link. node3's SDR port sits beside a QDR
+    // one, so that link shows; node2's single-port HCA-2 on 1x shows no other width.
+    let degraded: Vec<String> = g.links.iter_enumerated().filter(|(l, _)| g.is_degraded(*l)).map(|(_, l)| g.port_name(l.ends[0]) + " " + &g.port_name(l.ends[1])).collect();
+    assert_eq!(degraded.len(), 1, "{degraded:?}");
+    assert!(degraded[0].contains("node3 HCA-1"), "{degraded:?}");
+    for lfts in [format!("lfts = \"{dir}/opensm-lfts.dump\""), String::new()] {
+        let r = run(&scenario(&lfts));
+        assert!(r["finished"].as_bool().unwrap(), "{lfts}: {}", r["stop_reason"]);
+        // node1 -> leaf1 -> spine -> leaf2 -> node3 on 4x QDR (32 Gb/s data): four links.
+        let bw = f(&table(&r, "perftest")[0], "bw_avg_Gbps");
+        assert!((29.0..32.0).contains(&bw), "{lfts}: {bw} Gb/s on 4x QDR");
+        assert_eq!(table(&r, "run")[0]["unroutable_packets"].as_u64().unwrap(), 0);
+    }
+    let e = parse_toml(&scenario(&format!("lfts = \"{dir}/nosuch.dump\"")), "<test>").unwrap_err();
+    assert!(e.to_string().contains("topology.lfts") && e.to_string().contains("nosuch"), "{e}");
+}

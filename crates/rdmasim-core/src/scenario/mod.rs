@@ -89,6 +89,15 @@ pub struct TopologySection {
     /// generator's.
     #[serde(default)]
     pub generator: Option<crate::fabric::build::GeneratorSpec>,
+    /// A fabric read from a file operators have: `ibnetdiscover` (default or `-p`) output, an
+    /// ibsim `net` file or OpenSM's `opensm-subnet.lst` (relative to the scenario file). Each
+    /// link keeps the width and speed the file gives it.
+    #[serde(default)]
+    pub file: Option<String>,
+    /// Its forwarding tables: OpenSM's `opensm-lfts.dump`, or `ibroute` output (one file, the
+    /// concatenation `dump_lfts.sh` prints, or a directory of them). Without: minhop routing.
+    #[serde(default)]
+    pub lfts: Option<String>,
     /// The routed fabric the generator built (`resolve_topology`), kept so it is built once.
     #[serde(skip)]
     pub routed: Option<std::sync::Arc<crate::fabric::graph::RoutedFabric>>,
@@ -105,7 +114,7 @@ fn default_cable_m() -> f64 {
 }
 impl Default for TopologySection {
     fn default() -> Self {
-        TopologySection { kind: default_topology_kind(), hosts: default_hosts(), cable_m: default_cable_m(), generator: None, routed: None }
+        TopologySection { kind: default_topology_kind(), hosts: default_hosts(), cable_m: default_cable_m(), generator: None, file: None, lfts: None, routed: None }
     }
 }
 
@@ -297,20 +306,49 @@ pub struct LimitsSection {
 /// Builds the fabric a `[topology] generator` names, once, and sets `hosts` to its host count
 /// and `kind` to `Graph`, so that the checks of hosts and links see the real fabric. Nothing
 /// to do for `back-to-back` and `single-switch`. An error names the key and why.
-pub fn resolve_topology(s: &mut Scenario) -> Result<(), (String, String)> {
+pub fn resolve_topology(s: &mut Scenario, source: &str) -> Result<(), (String, String)> {
     let t = &mut s.topology;
-    let Some(spec) = &t.generator else { return Ok(()) };
-    if t.routed.is_some() {
+    if t.routed.is_some() || (t.generator.is_none() && t.file.is_none()) {
+        if t.lfts.is_some() && t.file.is_none() {
+            return Err(("topology.lfts".into(), "forwarding tables need the fabric they route; expected topology.file beside topology.lfts".into()));
+        }
         return Ok(());
+    }
+    let what = if t.generator.is_some() { "topology.generator" } else { "topology.file" };
+    if t.generator.is_some() && t.file.is_some() {
+        return Err(("topology.file".into(), "a fabric is generated or read from a file, not both; expected topology.generator or topology.file".into()));
     }
     if t.kind != default_topology_kind() || t.hosts != default_hosts() {
         let key = if t.kind != default_topology_kind() { "topology.kind" } else { "topology.hosts" };
-        return Err((key.into(), "a generated fabric has its own kind and hosts; expected topology.generator alone (remove topology.kind and topology.hosts)".into()));
+        return Err((key.into(), format!("a generated or imported fabric has its own kind and hosts; expected {what} alone (remove topology.kind and topology.hosts)")));
     }
-    let routed = crate::fabric::build::generate(spec).map_err(|e| ("topology.generator".to_string(), e.0))?;
+    let routed = match (&t.generator, &t.file) {
+        (Some(spec), _) => crate::fabric::build::generate(spec).map_err(|e| (what.to_string(), e.0))?,
+        (None, Some(file)) => import_fabric(file, t.lfts.as_deref(), source)?,
+        (None, None) => return Ok(()),
+    };
+    if routed.graph.hosts.is_empty() {
+        return Err((what.into(), "the fabric has no host (no HCA); expected at least two".into()));
+    }
     let hosts = routed.graph.hosts.len();
     t.hosts = u32::try_from(hosts).map_err(|_| ("topology.generator".to_string(), format!("{hosts} hosts is too many")))?;
     t.kind = TopologyKind::Graph;
     t.routed = Some(std::sync::Arc::new(routed));
     Ok(())
+}
+
+/// Reads `[topology] file` (and `lfts`), paths relative to the scenario file's directory;
+/// without LFTs the fabric is routed by minhop (fabric/routing/minhop_mod.rs). HCA ports the
+/// file gives no LID get one.
+fn import_fabric(file: &str, lfts: Option<&str>, source: &str) -> Result<crate::fabric::graph::RoutedFabric, (String, String)> {
+    let base = std::path::Path::new(source).parent().filter(|_| std::path::Path::new(source).is_file());
+    let at = |p: &str| base.map_or_else(|| std::path::PathBuf::from(p), |b| b.join(p));
+    let key = |k: &str, e: String| (k.to_string(), e);
+    let (mut graph, tables) = crate::fabric::io::import(&at(file), lfts.map(at).as_deref()).map_err(|e| key(if lfts.is_some() && e.source != at(file).display().to_string() { "topology.lfts" } else { "topology.file" }, e.to_string()))?;
+    graph.assign_lids().map_err(|e| key("topology.file", e.0))?;
+    let lfts = match tables {
+        Some(l) => l,
+        None => crate::fabric::routing::minhop_mod::route(&graph).map_err(|e| key("topology.file", e.0))?,
+    };
+    Ok(crate::fabric::graph::RoutedFabric { graph, lfts })
 }

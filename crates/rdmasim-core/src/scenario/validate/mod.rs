@@ -85,7 +85,7 @@ pub fn parse_toml(text: &str, source: &str) -> Result<Scenario, ScenarioError> {
         }
     };
     let spans = SpanIndex::build(text);
-    if let Err((key, message)) = crate::scenario::resolve_topology(&mut scenario) {
+    if let Err((key, message)) = crate::scenario::resolve_topology(&mut scenario, source) {
         return Err(ScenarioError { source: source.to_string(), line: spans.as_ref().and_then(|sp| sp.line(&key)), key, message });
     }
     checks::check_scenario(&scenario, source, spans.as_ref())?;
