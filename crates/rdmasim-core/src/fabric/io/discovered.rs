@@ -286,10 +286,62 @@ fn order_rails_by_description(g: &mut FabricGraph) {
     for h in 0..g.hosts.len() {
         let h = HostId::from(h);
         let mut hcas = std::mem::take(&mut g.hosts[h].hcas);
-        hcas.sort_by(|a, b| g.nodes[*a].name.cmp(&g.nodes[*b].name));
+        hcas.sort_by(|a, b| natural_cmp(&g.nodes[*a].name, &g.nodes[*b].name));
         for (rail, &ca) in hcas.iter().enumerate() {
             g.nodes[ca].kind = NodeKind::Ca { host: h, rail: rail as u16 };
         }
         g.hosts[h].hcas = hcas;
+    }
+}
+
+/// Orders names with their digit runs as numbers, so "HCA-2" comes before "HCA-10".
+fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    fn runs(s: &str) -> Vec<(bool, &str)> {
+        let mut v = Vec::new();
+        let mut start = 0;
+        for (i, c) in s.char_indices() {
+            if i > start && c.is_ascii_digit() != s[start..].starts_with(|d: char| d.is_ascii_digit()) {
+                v.push((s[start..].starts_with(|d: char| d.is_ascii_digit()), &s[start..i]));
+                start = i;
+            }
+        }
+        v.push((s[start..].starts_with(|d: char| d.is_ascii_digit()), &s[start..]));
+        v
+    }
+    for (x, y) in runs(a).into_iter().zip(runs(b)) {
+        let ord = match (x, y) {
+            ((true, x), (true, y)) => {
+                let (x, y) = (x.trim_start_matches('0'), y.trim_start_matches('0'));
+                x.len().cmp(&y.len()).then_with(|| x.cmp(y))
+            }
+            ((_, x), (_, y)) => x.cmp(y),
+        };
+        if ord.is_ne() {
+            return ord;
+        }
+    }
+    a.cmp(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rails_order_by_number_not_by_text() {
+        assert!(natural_cmp("h HCA-2", "h HCA-10").is_lt());
+        assert!(natural_cmp("h mlx5_0", "h mlx5_1").is_lt());
+        assert!(natural_cmp("h", "h").is_eq());
+        assert_eq!(host_name("node7 HCA-1"), "node7");
+        assert_eq!(host_name("lonely"), "lonely");
+    }
+
+    #[test]
+    fn a_link_takes_the_best_both_ends_enable() {
+        let qdr4 = Enabled { width: 3, speed: 7, ext: 0, fdr10: false };
+        let sdr1 = Enabled { width: 1, speed: 1, ext: 0, fdr10: false };
+        assert_eq!(qdr4.common(qdr4), Ok(LinkSpeed { gen: LinkGen::Qdr, width: 4 }));
+        assert_eq!(qdr4.common(sdr1), Ok(LinkSpeed { gen: LinkGen::Sdr, width: 1 }));
+        assert!(Enabled { width: 16, ..qdr4 }.common(sdr1).is_err());
     }
 }

@@ -385,7 +385,8 @@ pub fn write(g: &FabricGraph) -> Result<String, IoError> {
             } else {
                 let _ = writeln!(out, "[{}]({:x}) \t\"{}\"[{}]\t\t# lid {} lmc 0 \"{}\" lid {} {}", port.num, port.guid, peer_node.name, peer.num, port.lid, peer_node.name, peer_lid, compact(link.speed));
             }
-            if link.state == LinkState::Down && link.ends[0] == p {
+            // Once per link, from its end first in the file, whichever end the link lists first.
+            if link.state == LinkState::Down && p < link.other(p) {
                 downs.push((node.name.clone(), port.num));
             }
         }

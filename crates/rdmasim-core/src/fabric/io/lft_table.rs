@@ -59,7 +59,8 @@ pub fn parse_blocks(text: &str, source: &str) -> Result<Vec<SwitchLft>, IoError>
     for (i, raw) in text.lines().enumerate() {
         let lineno = i + 1;
         let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') || line.starts_with("Lid ") || line.starts_with("Port ") || line.ends_with("lids dumped") {
+        // dump_lfts.sh prints "*** WARNING ***: this command has been replaced by dump_fts".
+        if line.is_empty() || line.starts_with('#') || line.starts_with("*** WARNING") || line.starts_with("Lid ") || line.starts_with("Port ") || line.ends_with("lids dumped") {
             continue;
         }
         if line.starts_with("Unicast lids") {

@@ -82,7 +82,8 @@ pub fn sniff_topology(text: &str) -> Option<TopologyFormat> {
     None
 }
 
-/// Which LFT format `text` is: `None` when it holds no "Unicast lids" header.
+/// Whether LFT text is ibroute's (else OpenSM's dump; both read the same way, but errors
+/// name the format that was meant).
 fn lfts_are_ibroute(text: &str) -> bool {
     // ibroute prints its column header under each switch; OpenSM's dump does not.
     text.lines().any(|l| l.trim_start().starts_with("Lid  Out"))
@@ -97,6 +98,8 @@ fn read_text(path: &Path) -> Result<String, IoError> {
 /// Reads a topology from any of the formats above.
 pub fn read_topology(text: &str, source: &str) -> Result<FabricGraph, IoError> {
     match sniff_topology(text) {
+        // ibnetdiscover heads its output with this comment; its speeds are then active ones.
+        Some(TopologyFormat::NodeBlocks) if text.contains("# Topology file:") => ibnetdiscover::read(text, source),
         Some(TopologyFormat::NodeBlocks) => ibsim_net::read(text, source),
         Some(TopologyFormat::IbnetdiscoverPorts) => ibnetdiscover::read_ports(text, source),
         Some(TopologyFormat::SubnetLst) => subnet_lst::read(text, source),
