@@ -154,7 +154,7 @@ fn perftest_runs_across_a_fabric_imported_from_ibnetdiscover_and_opensms_lfts() 
     let degraded: Vec<String> = g.links.iter_enumerated().filter(|(l, _)| g.is_degraded(*l)).map(|(_, l)| g.port_name(l.ends[0]) + " " + &g.port_name(l.ends[1])).collect();
     assert_eq!(degraded.len(), 1, "{degraded:?}");
     assert!(degraded[0].contains("node3 HCA-1"), "{degraded:?}");
-    for lfts in [format!("lfts = \"{dir}/opensm-lfts.dump\""), String::new()] {
+    for lfts in [format!("lfts = \"{dir}/opensm-lfts.dump\""), format!("lfts = \"{dir}/dump_lfts.txt\""), String::new()] {
         let r = run(&scenario(&lfts));
         assert!(r["finished"].as_bool().unwrap(), "{lfts}: {}", r["stop_reason"]);
         // node1 -> leaf1 -> spine -> leaf2 -> node3 on 4x QDR (32 Gb/s data): four links.
