@@ -16,7 +16,6 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(data(name)).unwrap()
 }
 
-const QDR4: LinkSpeed = LinkSpeed { gen: LinkGen::Qdr, width: 4 };
 const EDR4: LinkSpeed = LinkSpeed { gen: LinkGen::Edr, width: 4 };
 
 /// A 2-level fat tree of 8-port EDR switches: 2 spines, 4 leaves (4 ports down, 2 up to each

@@ -273,7 +273,7 @@ impl FabricGraph {
     /// discovery order; the routing-engines issue reproduces that. A generator's own order is
     /// enough until then, and files keep theirs.)
     pub fn assign_lids(&mut self) -> Result<(), GraphError> {
-        let mut next = self.max_lid().max(NO_LID) + 1;
+        let mut next = self.max_lid() + 1;
         let mut take = |what: &str| -> Result<u16, GraphError> {
             if next > MAX_UNICAST_LID {
                 return Err(GraphError(format!("out of unicast LIDs assigning {what} (at most {MAX_UNICAST_LID})")));

@@ -64,10 +64,8 @@ pub fn instantiate(rf: &RoutedFabric, profile: &HwProfile, seed: u64) -> Fabric 
     // The output index of each cabled switch port (outputs are the cabled ports, in order).
     let mut output_of_port: TiVec<PortId, u16> = vec![NO_OUTPUT; g.ports.len()].into();
     for n in g.nodes.iter().filter(|n| n.is_switch()) {
-        let mut next = 0u16;
-        for p in n.ports().filter(|&p| g.ports[p].link.is_some()) {
-            output_of_port[p] = next;
-            next += 1;
+        for (i, p) in n.ports().filter(|&p| g.ports[p].link.is_some()).enumerate() {
+            output_of_port[p] = i as u16;
         }
     }
     let node_ref = |p: PortId| -> NodeRef {
