@@ -107,6 +107,11 @@ fn ibsim_net_round_trip_keeps_nodes_ports_links_speeds_and_lids() {
     assert_eq!(ibsim_net::write(&back).unwrap(), text);
     // The same text through the format sniffer.
     assert_same_graph(&g, &io::read_topology(&text, "fat_tree.net").unwrap());
+    // For the cross-check with the real ibsim and OpenSM (tests/data/fabric/README.md).
+    if let Some(dir) = std::env::var_os("RDMASIM_FABRIC_OUT") {
+        std::fs::write(Path::new(&dir).join("fat_tree.net"), &text).unwrap();
+        std::fs::write(Path::new(&dir).join("fat_tree-lfts.dump"), lfts_dump::write(&g, &some_lfts(&g))).unwrap();
+    }
 }
 
 /// A routing good enough to fill tables: up to spine 0 unless the LID is below this leaf.
@@ -373,4 +378,30 @@ fn fuzz_cut_and_mutated_fixtures_never_panic() {
         read_all(&String::from_utf8_lossy(&f), &g);
     }
     assert!(start.elapsed().as_secs() < 30, "fuzz took {:?}", start.elapsed());
+}
+
+/// The cross-check with the real tools (run by tests/data/fabric/cross_check.sh, which sets
+/// RDMASIM_FABRIC_OUT): ibsim simulated our fat_tree.net, ibnetdiscover found our links (all
+/// but the one that is down) with our GUIDs, LIDs, widths and speeds, and OpenSM, loading our
+/// LFT dump with `-R file`, dumped it back byte for byte.
+#[test]
+#[ignore = "needs ibsim, OpenSM and infiniband-diags: tests/data/fabric/cross_check.sh"]
+fn cross_check_with_real_ibsim_and_opensm() {
+    let dir = PathBuf::from(std::env::var_os("RDMASIM_FABRIC_OUT").expect("RDMASIM_FABRIC_OUT"));
+    let g = fat_tree();
+    let found = ibnetdiscover::read(&std::fs::read_to_string(dir.join("ibnetdiscover.txt")).unwrap(), "ibnetdiscover.txt").unwrap();
+    let mut ours = links(&g);
+    ours.retain(|l| l.3);
+    assert_eq!(links(&found), ours);
+    for n in &g.nodes {
+        let f = found.nodes.iter().find(|x| x.name == n.name).unwrap();
+        assert_eq!((f.guid, f.lid), (n.guid, n.lid), "{}", n.name);
+    }
+    for p in &g.ports {
+        let name = &g.nodes[p.node].name;
+        let f = found.nodes.iter_enumerated().find(|(_, x)| &x.name == name).unwrap().0;
+        assert_eq!(found.ports[found.port_of(f, p.num).unwrap()].lid, p.lid);
+    }
+    let ours = lfts_dump::write(&g, &some_lfts(&g));
+    assert_eq!(std::fs::read_to_string(dir.join("opensm-lfts.dump")).unwrap(), ours);
 }

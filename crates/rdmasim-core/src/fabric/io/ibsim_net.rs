@@ -16,7 +16,8 @@
 //! `switchguid=` / `caguid=` counters (a switch takes one, a CA one plus one per port); a
 //! port's trailing `lid N <width>x<speed>` (or `w=`/`s=`/`e=` options, or the file's `width=`,
 //! `speed=`, `extspeed=` defaults) are the widths and speeds the port enables, and a link
-//! trains to the best both ends enable. `do Unlink "id"[port]` marks a link down.
+//! trains to the best both ends enable. A port line commented out as `#down [1] ...` is our
+//! extension: a link that is down (ibsim skips it, so its ports are unconnected).
 use super::discovered::{Cable, Discovered, Enabled, NodeRec, NodeType, SpeedClaim};
 use super::text::{between, compact, lid_in_range, parse_c_number, parse_gen, parse_hex, parse_width, port_in_range, SPEEDS_EXPECTED};
 use super::IoError;
@@ -39,6 +40,9 @@ pub(crate) enum Mode {
 const DEFAULT_ENABLED: Enabled = Enabled { width: 2, speed: 1, ext: 0, fdr10: false };
 const FIRST_CA_GUID: u64 = 0x100000;
 const FIRST_SWITCH_GUID: u64 = 0x200000;
+/// Our mark for a link that is down: its port line, commented out for ibsim (which leaves
+/// the ports unconnected, as OpenSM sees a link that is down) and read back by us.
+const DOWN: &str = "#down ";
 /// ibsim's NODEIDLEN is 65 bytes with the terminating NUL.
 const MAX_ID_LEN: usize = 64;
 
@@ -75,8 +79,6 @@ struct Parser<'a> {
     enabled: Enabled,
     next_switch_guid: u64,
     next_ca_guid: u64,
-    /// `do Unlink` lines, applied once every node is known.
-    unlinks: Vec<(String, Option<u16>, usize)>,
     source: &'a str,
 }
 
@@ -177,7 +179,7 @@ impl Parser<'_> {
     }
 
     /// `[1](portguid) "peer"[3](peerguid) w=3 # lid 5 lmc 0 "peer desc" lid 3 4xQDR`.
-    fn port_line(&mut self, node: usize, line: &str, lineno: usize) -> Result<(), IoError> {
+    fn port_line(&mut self, node: usize, line: &str, lineno: usize, up: bool) -> Result<(), IoError> {
         let expected = "expected [port] \"peer\"[peer port], as in [1] \"leaf1\"[3]";
         let Some((num, rest)) = between(line, '[', ']') else {
             return Err(self.err(lineno, expected));
@@ -250,21 +252,10 @@ impl Parser<'_> {
             (Mode::Ibnetdiscover, None) => return Err(self.err(lineno, "expected the link's width and speed at the end, as in # \"leaf1\" lid 3 4xQDR")),
             (Mode::Net, _) => SpeedClaim::Enabled(enabled),
         };
-        self.d.cables.push(Cable { node, port, peer_key: peer.to_string(), peer_port, speed, up: true, line: lineno });
+        self.d.cables.push(Cable { node, port, peer_key: peer.to_string(), peer_port, speed, up, line: lineno });
         Ok(())
     }
 
-    fn unlink(&mut self, line: &str, lineno: usize) -> Result<(), IoError> {
-        let Some((id, rest)) = between(line, '"', '"') else {
-            return Err(self.err(lineno, "expected do Unlink \"id\" or do Unlink \"id\"[port]"));
-        };
-        let port = match between(rest, '[', ']') {
-            Some((n, _)) => Some(parse_c_number(n.trim()).and_then(port_in_range).ok_or_else(|| self.err(lineno, format!("port {n:?}: expected 1..=254")))?),
-            None => None,
-        };
-        self.unlinks.push((id.to_string(), port, lineno));
-        Ok(())
-    }
 }
 
 /// The word after `key` in `s`, if `key` is one of its words.
@@ -282,7 +273,6 @@ pub(crate) fn parse(text: &str, source: &str, mode: Mode) -> Result<Discovered, 
         enabled: DEFAULT_ENABLED,
         next_switch_guid: FIRST_SWITCH_GUID,
         next_ca_guid: FIRST_CA_GUID,
-        unlinks: Vec::new(),
         source,
     };
     let mut block: Option<usize> = None;
@@ -290,7 +280,11 @@ pub(crate) fn parse(text: &str, source: &str, mode: Mode) -> Result<Discovered, 
         let lineno = i + 1;
         let line = raw.trim_end();
         if let (Some(node), true) = (block, line.starts_with('[')) {
-            p.port_line(node, line, lineno)?;
+            p.port_line(node, line, lineno, true)?;
+            continue;
+        }
+        if let (Some(node), Some(port_line)) = (block, line.strip_prefix(DOWN)) {
+            p.port_line(node, port_line, lineno, false)?;
             continue;
         }
         if line.starts_with('@') {
@@ -324,24 +318,14 @@ pub(crate) fn parse(text: &str, source: &str, mode: Mode) -> Result<Discovered, 
             p.set_mask(t, lineno, "extspeed", 15)?;
         } else if let Some(cmd) = t.strip_prefix("do") {
             let cmd = cmd.trim_start();
-            if cmd.get(..6).is_some_and(|c| c.eq_ignore_ascii_case("unlink")) {
-                p.unlink(cmd, lineno)?;
-            }
-            // Other console commands (error rates, GUID changes) do not change the topology.
+            // Console commands run while ibsim parses, before links exist (an Unlink there
+            // fails); the others (error rates, GUID changes) do not change the topology.
+            let _ = cmd;
         } else if t.starts_with("include") || t.starts_with("module") {
             return Err(p.err(lineno, "include and module are not supported: expected one self-contained file"));
         } else if t.starts_with("pdebug") {
         } else {
             return Err(p.err(lineno, format!("{t:?}: expected a node (Switch, Ca, Hca), a port line after one, a setting (switchguid=, caguid=, width=, speed=, ...) or a # comment")));
-        }
-    }
-    let unlinks = std::mem::take(&mut p.unlinks);
-    for (id, port, lineno) in unlinks {
-        let Some(&node) = p.d.keys.get(&id) else {
-            return Err(p.err(lineno, format!("Unlink names {id:?}, which the file does not define (expected a node id)")));
-        };
-        for c in p.d.cables.iter_mut().filter(|c| c.node == node && port.is_none_or(|n| n == c.port)) {
-            c.up = false;
         }
     }
     Ok(p.d)
@@ -357,11 +341,10 @@ fn writable_name(name: &str) -> Result<(), IoError> {
 
 /// Writes `g` as an ibsim `net` file in ibnetdiscover's layout: GUIDs, LIDs and every link's
 /// width and speed are kept (each end enables exactly its link's), down links are
-/// `do Unlink` lines at the end. Node names are the ids.
+/// commented out (`#down [port] ...`). Node names are the ids.
 pub fn write(g: &FabricGraph) -> Result<String, IoError> {
     let mut out = String::new();
     out.push_str("# ibsim net file written by rdmasim (ibsim -s <file>); ibnetdiscover's layout.\n");
-    let mut downs = Vec::new();
     for node in &g.nodes {
         writable_name(&node.name)?;
         let switch = node.is_switch();
@@ -380,21 +363,14 @@ pub fn write(g: &FabricGraph) -> Result<String, IoError> {
             let peer = &g.ports[link.other(p)];
             let peer_node = &g.nodes[peer.node];
             let peer_lid = g.lid_of_port(link.other(p));
+            if link.state == LinkState::Down {
+                out.push_str(DOWN);
+            }
             if switch {
                 let _ = writeln!(out, "[{}]\t\"{}\"[{}]\t\t# \"{}\" lid {} {}", port.num, peer_node.name, peer.num, peer_node.name, peer_lid, compact(link.speed));
             } else {
                 let _ = writeln!(out, "[{}]({:x}) \t\"{}\"[{}]\t\t# lid {} lmc 0 \"{}\" lid {} {}", port.num, port.guid, peer_node.name, peer.num, port.lid, peer_node.name, peer_lid, compact(link.speed));
             }
-            // Once per link, from its end first in the file, whichever end the link lists first.
-            if link.state == LinkState::Down && p < link.other(p) {
-                downs.push((node.name.clone(), port.num));
-            }
-        }
-    }
-    if !downs.is_empty() {
-        out.push_str("\n# Links down in the model.\n");
-        for (name, port) in downs {
-            let _ = writeln!(out, "do Unlink \"{name}\"[{port}]");
         }
     }
     Ok(out)

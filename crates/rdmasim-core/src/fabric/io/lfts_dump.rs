@@ -24,7 +24,9 @@ pub fn read_for(text: &str, source: &str, g: &FabricGraph) -> Result<Lfts, IoErr
     to_lfts(&read(text, source)?, g)
 }
 
-/// Writes `lfts` as OpenSM dumps them, switches in GUID order as OpenSM keeps them.
+/// Writes `lfts` as OpenSM dumps them, byte for byte: switches in the order of OpenSM's switch
+/// table, a map keyed by the GUID in network byte order compared as a host (little-endian)
+/// integer, hence the byte swap.
 pub fn write(g: &FabricGraph, lfts: &Lfts) -> String {
     let mut owners: HashMap<u16, String> = HashMap::new();
     for (lid, node, port) in g.lids() {
@@ -36,7 +38,7 @@ pub fn write(g: &FabricGraph, lfts: &Lfts) -> String {
         owners.insert(lid, format!("{kind} portguid 0x{guid:016x}: '{}'", n.name));
     }
     let mut switches: Vec<_> = g.switches().collect();
-    switches.sort_by_key(|&s| g.nodes[s].guid);
+    switches.sort_by_key(|&s| g.nodes[s].guid.swap_bytes());
     let mut out = String::new();
     for sw in switches {
         let node = &g.nodes[sw];
