@@ -119,7 +119,6 @@ impl Simulation {
             attention: true,
             halt: None,
         };
-        world.plan_switch_outputs();
         let qa = &scenario.qp;
         let attr = QpAttr {
             timeout: qa.timeout,
@@ -132,6 +131,7 @@ impl Simulation {
                 WorkloadSection::Perftest(_) => perftest_settings::path_mtu(qa, &world.profile),
                 _ => qa.mtu.unwrap_or(world.profile.mtu),
             },
+            sl: qa.sl,
         };
         // Every QP uses this path MTU, so no packet is larger: the send engine's credit check
         // before it picks a QP (hca/nic.rs) needs room for this packet, not a port-MTU one
@@ -179,6 +179,10 @@ impl Simulation {
                 pollers.push(Poller::new(app, PollMode::Busy));
             }
         }
+        // After the workload made its QPs: the switches' event-free outputs need to know
+        // whether more than one VL carries traffic (fabric/switch_fifo.rs).
+        world.plan_switch_outputs();
+        world.plan_hca_vls();
         for a in 0..apps.len() as u32 {
             world.app_at(Time::ZERO, a, AppEvent::Start);
         }

@@ -12,7 +12,7 @@ use rdmasim_core::hca::qp::{QpAttr, WorkRequest, WrOp};
 use rdmasim_core::hca::verbs::QpRef;
 
 fn attr() -> QpAttr {
-    QpAttr { timeout: 14, retry_cnt: 7, rnr_retry: 7, min_rnr_timer: 12, max_rd_atomic: 16, mtu: 4096 }
+    QpAttr { timeout: 14, retry_cnt: 7, rnr_retry: 7, min_rnr_timer: 12, max_rd_atomic: 16, mtu: 4096, sl: 0 }
 }
 
 fn wr(id: u64, op: WrOp, len: u32) -> WorkRequest {

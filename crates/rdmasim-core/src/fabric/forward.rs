@@ -2,7 +2,7 @@
 //! damage, and cut-through forwarding.
 use crate::engine::Time;
 use crate::ids::{ChannelId, HcaId, SwitchId};
-use crate::fabric::channel::{credit_blocks, Damage, NodeRef};
+use crate::fabric::channel::{credit_blocks, Damage, NodeRef, NUM_VL};
 use crate::fabric::switch::Queued;
 use crate::hca::packet::PacketId;
 use crate::world::{Event, World};
@@ -267,29 +267,54 @@ impl World {
         self.pull(ch);
     }
 
+    /// Sends the output's next packet: the first VL, round robin from the one after the last
+    /// served, whose head packet is ready and has credits downstream. A VL out of credits does
+    /// not hold up the others (each VL has its own buffer); if none can go, the port waits for
+    /// the first blocked VL's credits and/or is kicked when the earliest head becomes ready.
     pub(crate) fn switch_try_send(&mut self, sw: SwitchId, port: u16) {
         let now = self.now();
-        let s = &mut self.switches[sw];
-        let op = &mut s.outputs[port as usize];
+        let op = &self.switches[sw].outputs[port as usize];
         let out_ch = op.ch;
-        let Some(vl) = op.pick_vl() else { return };
-        let head = *op.queues[vl as usize].front().expect("picked VL has a packet");
-        let c = &mut self.channels[out_ch];
+        let Some(first) = op.pick_vl() else { return };
+        let c = &self.channels[out_ch];
         if c.wake_scheduled || c.busy_until > now {
             return;
         }
-        if head.ready_at > now {
-            c.wake_scheduled = true;
-            self.q.at(head.ready_at, Event::SwitchKick { ch: out_ch });
-            return;
+        self.channels[out_ch].absorb(now);
+        let op = &self.switches[sw].outputs[port as usize];
+        let c = &self.channels[out_ch];
+        let mut earliest_ready = Time::MAX;
+        let mut blocked: Option<(u8, u32)> = None;
+        let mut chosen = None;
+        for i in 0..NUM_VL as u8 {
+            let vl = (first + i) % NUM_VL as u8;
+            let Some(head) = op.queues[vl as usize].front() else { continue };
+            if head.ready_at > now {
+                earliest_ready = earliest_ready.min(head.ready_at);
+                continue;
+            }
+            let wire = self.packets.get(head.pkt).wire_bytes;
+            if !c.has_credits(vl, wire) {
+                blocked.get_or_insert((vl, wire));
+                continue;
+            }
+            chosen = Some((vl, *head, wire));
+            break;
         }
-        let wire = self.packets.get(head.pkt).wire_bytes;
-        if !self.credits_or_wait(out_ch, vl, wire) {
+        let Some((vl, head, wire)) = chosen else {
+            if let Some((vl, wire)) = blocked {
+                // Starts PortXmitWait and the wake for credits (it finds none).
+                self.credits_or_wait(out_ch, vl, wire);
+            }
+            if earliest_ready != Time::MAX {
+                self.channels[out_ch].wake_scheduled = true;
+                self.q.at(earliest_ready, Event::SwitchKick { ch: out_ch });
+            }
             return;
-        }
+        };
         let op = &mut self.switches[sw].outputs[port as usize];
         op.queues[vl as usize].pop_front();
-        op.next_vl = (vl + 1) % crate::fabric::channel::NUM_VL as u8;
+        op.next_vl = (vl + 1) % NUM_VL as u8;
         // The input buffer frees as the packet drains out of the switch.
         let ser = self.channels[out_ch].ser_time(wire);
         let in_prop = self.channels[head.in_ch].prop;

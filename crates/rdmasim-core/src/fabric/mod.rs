@@ -11,6 +11,7 @@ pub mod port;
 pub mod rate;
 pub mod routing;
 pub mod select;
+pub mod sl2vl;
 pub mod switch;
 pub mod switch_fifo;
 pub mod topology;

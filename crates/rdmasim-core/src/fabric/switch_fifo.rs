@@ -10,8 +10,8 @@
 //! - its link has no loss or bit errors (a damaged packet frees its credits on an arrival
 //!   event, which would come too late for the decision).
 //!
-//! All traffic is on VL 0 (the HCAs send every packet on SL 0 / VL 0), so there is one FIFO and
-//! no VL arbitration. A packet then leaves at the latest of its ready time (arrival + traversal
+//! It also needs all traffic on one VL (every QP of the run on SLs of one VL: `vls_in_use`),
+//! so there is one FIFO and no VL arbitration. A packet then leaves at the latest of its ready time (arrival + traversal
 //! latency), the end of the packet ahead of it, and the first credit return that makes room
 //! for it, which are exactly the times at which the event-driven path (`switch_try_send` on
 //! `TxDone`, `SwitchKick` and `CreditWake`) would send it. Results are byte-identical to that
@@ -26,13 +26,29 @@ use crate::world::World;
 impl World {
     /// Marks the switch outputs that meet the conditions above (after faults are applied).
     pub(crate) fn plan_switch_outputs(&mut self) {
+        // One FIFO per output holds only while all traffic is on one VL.
+        let one_vl = self.vls_in_use().count_ones() <= 1;
         for sw in &mut self.switches {
             let alike = sw.inputs_in_send_order;
             for port in &mut sw.outputs {
                 let c = &self.channels[port.ch];
                 let clean = c.errors.loss_rate == 0.0 && c.errors.ber == 0.0 && c.errors.drop_nth.is_empty();
-                port.departs_on_arrival = alike && clean && matches!(c.to, NodeRef::Hca(_));
+                port.departs_on_arrival = one_vl && alike && clean && matches!(c.to, NodeRef::Hca(_));
             }
+        }
+    }
+
+    /// The VLs the QPs send on, as a bit mask.
+    pub(crate) fn vls_in_use(&self) -> u32 {
+        self.hcas.iter().flat_map(|h| h.qps.iter()).fold(0, |m, q| m | 1 << q.vl)
+    }
+
+    /// Tells each HCA whether its QPs share one VL, and which (hca/nic.rs credit checks).
+    pub(crate) fn plan_hca_vls(&mut self) {
+        for h in self.hcas.iter_mut() {
+            let mask = h.qps.iter().fold(0u32, |m, q| m | 1 << q.vl);
+            h.data_vl = mask.trailing_zeros().min(7) as u8;
+            h.mixed_vls = mask.count_ones() > 1;
         }
     }
 

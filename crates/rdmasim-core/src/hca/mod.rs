@@ -90,6 +90,10 @@ pub struct Hca {
     /// The receive buffer's drain into host memory (rx_dma.rs).
     pub rx_dma: rx_dma::RxDma,
     pub t: HcaTimes,
+    /// The VL its QPs send on, when they all use one (`mixed_vls` false; World::plan_hca_vls).
+    pub data_vl: u8,
+    /// Its QPs use several VLs: the send engine checks each QP's VL for credits.
+    pub mixed_vls: bool,
     /// Wire size of the largest packet at the profile's MTU: the send engine checks for that
     /// many credits before it chooses a QP (hca/nic.rs).
     pub max_packet_bytes: u32,
@@ -121,6 +125,8 @@ impl Hca {
             rx_pipeline: Time::from_ns_f64(profile.rx_pipeline_ns),
             rx_dma: rx_dma::RxDma::new(profile.rx_dma_drain, profile.pcie_link()),
             t: HcaTimes::from_profile(profile),
+            data_vl: 0,
+            mixed_vls: false,
             max_packet_bytes: nic::max_packet_bytes(profile.mtu),
             odp: mr::Odp::default(),
             staged: VecDeque::new(),

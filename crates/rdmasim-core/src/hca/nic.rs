@@ -83,7 +83,12 @@ impl World {
             return; // only when idle events are kept
         }
         let Some(front_due) = self.due_or_kick(h, now) else { return };
-        if !self.credits_or_wait(ch, 0, self.hcas[h].max_packet_bytes) {
+        let hca = &self.hcas[h];
+        if hca.mixed_vls {
+            // QPs on several VLs: each is checked against its own VL's credits when its turn
+            // comes (pick_round_robin).
+            self.channels[ch].absorb(now);
+        } else if !self.credits_or_wait(ch, hca.data_vl, hca.max_packet_bytes) {
             return;
         }
         if let Some(pkt) = self.pick_round_robin(h, now, front_due) {
@@ -120,6 +125,13 @@ impl World {
         let mut earliest = Time::MAX;
         let n = self.hcas[h].sched.len();
         let mut visited = 0;
+        // With QPs on several VLs, a QP whose VL has no credits passes its turn; the port
+        // waits for the first such VL's credits if no QP could send.
+        let (mixed, ch, max_bytes) = {
+            let hca = &self.hcas[h];
+            (hca.mixed_vls, hca.tx_ch, hca.max_packet_bytes)
+        };
+        let mut blocked_vl: Option<u8> = None;
         while visited < n {
             let qi = match front_due.take() {
                 Some(qi) => qi,
@@ -132,6 +144,16 @@ impl World {
                 }
             };
             visited += 1;
+            if mixed {
+                let vl = self.hcas[h].qps[qi as usize].vl;
+                if !self.channels[ch].has_credits(vl, max_bytes) {
+                    blocked_vl.get_or_insert(vl);
+                    let hca = &mut self.hcas[h];
+                    hca.qps[qi as usize].turn_bytes = 0;
+                    hca.sched.rotate_front(Time::ZERO);
+                    continue;
+                }
+            }
             match self.qp_next(h, qi, now) {
                 Next::Packet { pkt, more, end_of_message } => {
                     let policy = self.profile.arbitration;
@@ -182,6 +204,9 @@ impl World {
         if earliest != Time::MAX {
             self.kick_hca_at(h, earliest);
         }
+        if let Some(vl) = blocked_vl {
+            self.credits_or_wait(ch, vl, max_bytes);
+        }
         None
     }
 
@@ -204,7 +229,8 @@ impl World {
     /// no credits for it (the port waits, PortXmitWait). Control packets go before data.
     pub(crate) fn take_control(&mut self, h: HcaId, ch: ChannelId) -> Option<PacketId> {
         let ctl = *self.hcas[h].control.front()?;
-        if !self.credits_or_wait(ch, 0, ib_wire_bytes(ctl.kind, 0)) {
+        let vl = self.hcas[h].qps[ctl.qp as usize].vl;
+        if !self.credits_or_wait(ch, vl, ib_wire_bytes(ctl.kind, 0)) {
             return None;
         }
         self.hcas[h].control.pop_front();
@@ -225,7 +251,8 @@ impl World {
         Packet {
             slid: hca.lid,
             dlid: qp.peer_lid,
-            vl: 0,
+            vl: qp.vl,
+            sl: qp.attr.sl,
             src_qp: qp.num,
             dst_qp: qp.peer_qp,
             kind: ctl.kind,

@@ -61,6 +61,8 @@ pub struct Packet {
     pub slid: u16,
     pub dlid: u16,
     pub vl: u8,
+    /// Service level (LRH.SL): the VL at each hop follows from it.
+    pub sl: u8,
     pub src_qp: u32,
     pub dst_qp: u32,
     pub kind: PktKind,

@@ -77,6 +77,8 @@ pub struct QpAttr {
     pub min_rnr_timer: u8,
     pub max_rd_atomic: u32,
     pub mtu: u32,
+    /// Service level of the QP's path (ibv_ah_attr.sl), 0..=15.
+    pub sl: u8,
 }
 
 /// A pending READ response the responder streams back.
@@ -106,6 +108,8 @@ pub struct Qp {
     pub peer_lid: u16,
     pub peer_qp: u32,
     pub attr: QpAttr,
+    /// The data VL its packets leave on (the HCA port's SL2VL of `attr.sl`).
+    pub vl: u8,
     pub state: QpState,
     /// Owning application (completions go through `cq`).
     pub app: u32,
@@ -192,6 +196,7 @@ impl Qp {
             peer_lid,
             peer_qp,
             attr,
+            vl: crate::fabric::sl2vl::vl_of(attr.sl),
             state: QpState::Rts,
             app,
             watch_writes: false,

@@ -198,7 +198,8 @@ impl World {
         let pkt = Packet {
             slid: lid,
             dlid: qp.peer_lid,
-            vl: 0,
+            vl: qp.vl,
+            sl: qp.attr.sl,
             src_qp: qp.num,
             dst_qp: qp.peer_qp,
             kind,

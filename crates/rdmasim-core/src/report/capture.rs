@@ -190,7 +190,7 @@ mod tests {
         assert!(std::mem::size_of::<(Time, Packet)>() <= 64, "{} B", std::mem::size_of::<(Time, Packet)>());
         let mut c = Capture::new(vec![], vec![], 10, DEFAULT_MAX_BYTES);
         let ack = Packet {
-            slid: 2, dlid: 1, vl: 0, src_qp: 0x100, dst_qp: 0x100, kind: PktKind::Ack, psn: 7, ack_req: false, payload: 0,
+            slid: 2, dlid: 1, vl: 0, sl: 0, src_qp: 0x100, dst_qp: 0x100, kind: PktKind::Ack, psn: 7, ack_req: false, payload: 0,
             wire_bytes: 0, msn: 0, dma_len: 0, remote_va: 0, damage: Damage::None, sent_at: Time::ZERO,
         };
         c.record(Time::ZERO, HostId(1), Some(HostId(0)), &ack);
@@ -220,7 +220,7 @@ mod tests {
             for payload in [0u32, 1, 2, 100, 4095, 4096] {
                 let payload = if kind.is_control() || kind == PktKind::ReadReq { 0 } else { payload };
                 let p = Packet {
-                    slid: 1, dlid: 2, vl: 0, src_qp: 0x100, dst_qp: 0x101, kind, psn: 7, ack_req: false, payload,
+                    slid: 1, dlid: 2, vl: 0, sl: 0, src_qp: 0x100, dst_qp: 0x101, kind, psn: 7, ack_req: false, payload,
                     wire_bytes: 0, msn: 0, dma_len: 0, remote_va: 0, damage: Damage::None, sent_at: Time::ZERO,
                 };
                 assert_eq!(ib_wire_bytes(kind, payload), headers_of(&p).ib_wire_bytes(), "{kind:?} {payload}");

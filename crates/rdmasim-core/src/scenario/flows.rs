@@ -93,6 +93,9 @@ pub struct FlowSpec {
     /// QPs of the flow (messages go round robin over them).
     #[serde(default = "one")]
     pub qps: u32,
+    /// Service level of the flow's QPs (default: `qp.sl`): its VL has its own buffers.
+    #[serde(default)]
+    pub sl: Option<u8>,
     /// Host that posts (the requester); READ data flows from `server` to `client`.
     #[serde(default)]
     pub client: u32,
@@ -225,6 +228,9 @@ pub fn check(f: &FlowsSection, hosts: u32) -> Result<(), (String, String)> {
     let mut foreground = f.kv.is_some();
     for (i, fl) in f.flow.iter().enumerate() {
         let k = |name: &str| format!("workload.flow[{i}].{name}");
+        if let Some(sl) = fl.sl.filter(|&sl| sl > 15) {
+            return Err((k("sl"), format!("sl = {sl} is out of range; expected a service level 0..=15")));
+        }
         if fl.size == 0 || fl.size > MAX_SIZE {
             return Err((k("size"), format!("size = {} is out of range; expected 1..={MAX_SIZE} bytes", fl.size)));
         }

@@ -140,6 +140,10 @@ pub struct QpSection {
     /// Path MTU in bytes (256, 512, 1024, 2048, 4096); default: the profile's.
     #[serde(default)]
     pub mtu: Option<u32>,
+    /// Service level of every QP's path, 0..=15 (a flow may set its own): it picks the
+    /// virtual lane, whose buffer and credits are its own (fabric/sl2vl.rs).
+    #[serde(default)]
+    pub sl: u8,
 }
 fn d_timeout() -> u8 {
     14
@@ -162,6 +166,7 @@ impl Default for QpSection {
             min_rnr_timer: d_min_rnr(),
             max_rd_atomic: d_rd_atomic(),
             mtu: None,
+            sl: 0,
         }
     }
 }

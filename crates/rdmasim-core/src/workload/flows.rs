@@ -139,6 +139,7 @@ impl Flows {
                 (scq, th)
             });
             let mut conns = Vec::new();
+            let attr = QpAttr { sl: spec.sl.unwrap_or(attr.sl), ..attr };
             for _ in 0..spec.qps {
                 let (c, sv) = w.connect_rc(w.hca_of(client), app, server_hca, app, attr);
                 w.bind_qp(c, cq, thread);

@@ -240,6 +240,9 @@ fn check_qp(q: &QpSection, hw: &HwProfile, o: &ProfileOverrides) -> Result<(), P
     if q.timeout > 31 {
         return problem("qp.timeout", format!("timeout = {} is out of range; expected 0..=31 (4.096 us x 2^timeout, 0 = infinite)", q.timeout));
     }
+    if q.sl > 15 {
+        return problem("qp.sl", format!("sl = {} is out of range; expected a service level 0..=15 (LRH.SL is 4 bits)", q.sl));
+    }
     if q.retry_cnt > 7 {
         return problem("qp.retry_cnt", format!("retry_cnt = {} is out of range; expected 0..=7 (a 3-bit field)", q.retry_cnt));
     }

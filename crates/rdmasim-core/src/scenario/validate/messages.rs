@@ -15,6 +15,7 @@ pub fn expected_for(key: &str) -> Option<String> {
         "hardware.overrides" => "a table of hardware profile parameters",
         "hardware.overrides.link_gen" => "one of \"sdr\", \"ddr\", \"qdr\", \"fdr10\", \"fdr\", \"edr\", \"hdr\"",
         "hardware.overrides.link_width" => "a lane count: 1, 4 or 12",
+        "qp.sl" | "workload.flow[].sl" => "a service level, an integer 0..=15",
         "hardware.overrides.mtu" | "qp.mtu" => "an MTU in bytes: 256, 512, 1024, 2048 or 4096",
         "hardware.overrides.vl_buffer_bytes" => "an integer number of bytes, at least one full packet",
         "hardware.overrides.ack_req_every" => "an integer >= 1 (packets)",
