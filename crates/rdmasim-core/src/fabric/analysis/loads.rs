@@ -86,6 +86,8 @@ pub struct LinkLoads {
     pub switch_links: LoadStats,
     /// Both directions of every up link with an HCA at one end.
     pub host_links: LoadStats,
+    /// The busiest switch-to-switch directions (a host link carries at most one route per
+    /// destination, whatever the routing, so only these say something about it).
     pub busiest: Vec<BusyLink>,
     pub per_rail: Vec<RailLoads>,
 }
@@ -135,8 +137,8 @@ struct Directed {
     between_switches: bool,
 }
 
-/// The loads of all-to-all traffic, naming the `top` busiest directed links (overall and per
-/// rail).
+/// The loads of all-to-all traffic, naming the `top` busiest switch-to-switch directions
+/// (overall and per rail).
 pub fn link_loads(rf: &RoutedFabric, top: usize) -> LinkLoads {
     let g = &rf.graph;
     let comps = Components::of(g);
@@ -152,7 +154,7 @@ pub fn link_loads(rf: &RoutedFabric, top: usize) -> LinkLoads {
     let scope = |c: Option<u32>| directed.iter().filter(move |d| c.is_none_or(|c| d.component == c));
     let stats = |c: Option<u32>, switches: bool| load_stats(scope(c).filter(|d| d.between_switches == switches).map(|d| counts.out_of[d.from]));
     let busiest = |c: Option<u32>| {
-        let mut v: Vec<&Directed> = scope(c).filter(|d| counts.out_of[d.from] > 0).collect();
+        let mut v: Vec<&Directed> = scope(c).filter(|d| d.between_switches && counts.out_of[d.from] > 0).collect();
         v.sort_by_key(|d| (std::cmp::Reverse(counts.out_of[d.from]), d.from));
         v.iter().take(top).map(|d| BusyLink { from: g.port_name(d.from), to: g.port_name(d.to), routes: counts.out_of[d.from] }).collect()
     };
@@ -215,14 +217,14 @@ impl fmt::Display for LinkLoads {
         writeln!(f, "all-to-all: {} pairs, {} routed, {} unroutable", self.pairs, self.routed_pairs, self.unroutable_pairs)?;
         write_stats(f, "switch-to-switch", &self.switch_links)?;
         write_stats(f, "host links", &self.host_links)?;
-        writeln!(f, "  busiest:")?;
+        writeln!(f, "  busiest switch-to-switch:")?;
         write_busiest(f, &self.busiest)?;
         for r in &self.per_rail {
             let rails: Vec<String> = r.rails.iter().map(u16::to_string).collect();
             writeln!(f, "component {} (rail {}): {} pairs, {} routed", r.component, rails.join(","), r.pairs, r.routed_pairs)?;
             write_stats(f, "switch-to-switch", &r.switch_links)?;
             write_stats(f, "host links", &r.host_links)?;
-            writeln!(f, "  busiest:")?;
+            writeln!(f, "  busiest switch-to-switch:")?;
             write_busiest(f, &r.busiest)?;
         }
         Ok(())

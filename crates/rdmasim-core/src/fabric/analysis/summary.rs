@@ -74,6 +74,8 @@ pub struct Unroutable {
     pub dead_end: u64,
     /// Pairs whose route enters a loop.
     pub in_loop: u64,
+    /// The first pair of each distinct failure (same reason at the same switch or port), so
+    /// that one broken entry serving many pairs does not hide the others.
     pub examples: Vec<PairExample>,
 }
 
@@ -130,6 +132,7 @@ pub fn summarize(rf: &RoutedFabric) -> FabricSummary {
         }
     }
     let mut walk = DestinationWalk::new(rf);
+    let mut failures_named: Vec<Reach> = Vec::new();
     for c in comps.with_pairs() {
         let endpoints = &comps.endpoints[c];
         let mut cs = ComponentSummary { component: c, rails: comps.rails(c), switches: comps.switches[c], endpoints: endpoints.len(), pairs: 0, unroutable_pairs: 0, max_switch_hops: 0 };
@@ -152,7 +155,8 @@ pub fn summarize(rf: &RoutedFabric) -> FabricSummary {
                     FailureKind::LinkDown => &mut u.link_down,
                     FailureKind::DeadEnd => &mut u.dead_end,
                 } += 1;
-                if u.examples.len() < EXAMPLES {
+                if u.examples.len() < EXAMPLES && !failures_named.contains(&reach) {
+                    failures_named.push(reach);
                     let reason = match trace_route(rf, src.port, dst.lid) {
                         Err(e) => e.describe(g),
                         Ok(_) => "routed when traced again (analysis bug)".to_string(),
