@@ -100,3 +100,28 @@ fn find(parent: &mut TiVec<NodeId, NodeId>, mut n: NodeId) -> NodeId {
     }
     n
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_fabrics::{line, QDR4};
+    use super::*;
+    use crate::fabric::graph::LinkProps;
+
+    #[test]
+    fn a_second_fabric_is_a_second_component() {
+        let (mut rf, _, _) = line();
+        let g = &mut rf.graph;
+        let sw = g.add_switch("t0", 0x900, 4, QDR4).unwrap();
+        for i in 0..2u16 {
+            let host = g.add_host(format!("k{i}"));
+            let ca = g.add_hca(host, format!("k{i} hca"), 0xa00 + 0x10 * u64::from(i), 1, QDR4).unwrap();
+            let (a, b) = (g.port_of(ca, 1).unwrap(), g.port_of(sw, i + 1).unwrap());
+            g.connect(a, b, LinkProps::new(QDR4, 1.0)).unwrap();
+        }
+        g.assign_lids().unwrap();
+        let c = Components::of(g);
+        assert_eq!(c.len(), 2);
+        assert_eq!((c.switches.clone(), c.endpoints[0].len(), c.endpoints[1].len()), (vec![3, 1], 2, 2));
+        assert_eq!(c.with_pairs().collect::<Vec<_>>(), [0, 1]);
+    }
+}

@@ -230,3 +230,26 @@ impl fmt::Display for LinkLoads {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_fabrics::line;
+    use super::*;
+
+    #[test]
+    fn stats_count_links_by_routes() {
+        let s = load_stats([3, 0, 3, 5].into_iter());
+        assert_eq!((s.directed_links, s.routes, s.max, s.mean), (4, 11, 5, 2.75));
+        assert_eq!(s.histogram, [HistogramBin { routes: 0, links: 1 }, HistogramBin { routes: 3, links: 2 }, HistogramBin { routes: 5, links: 1 }]);
+    }
+
+    #[test]
+    fn a_line_carries_one_route_each_way_on_every_link() {
+        let (rf, _, _) = line();
+        let loads = link_loads(&rf, 10);
+        assert_eq!((loads.pairs, loads.routed_pairs), (2, 2));
+        assert_eq!(loads.switch_links.histogram, [HistogramBin { routes: 1, links: 4 }]);
+        assert_eq!(loads.host_links.histogram, [HistogramBin { routes: 1, links: 4 }]);
+        assert_eq!(loads.busiest[0], BusyLink { from: "\"s0\"[2]".into(), to: "\"s1\"[1]".into(), routes: 1 });
+    }
+}

@@ -12,6 +12,8 @@ pub mod loads;
 pub mod paths;
 pub mod reach;
 pub mod summary;
+#[cfg(test)]
+mod test_fabrics;
 
 pub use components::{Components, Endpoint};
 pub use loads::{link_loads, LinkLoads};

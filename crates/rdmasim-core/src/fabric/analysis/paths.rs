@@ -150,3 +150,39 @@ fn cross(g: &FabricGraph, out: PortId, hops: &mut Vec<Hop>, at: NodeId, num: u8)
     let node = g.ports[to].node;
     Ok(if g.nodes[node].is_switch() { Arrival::Switch(node) } else { Arrival::Ca(to) })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_fabrics::line;
+    use super::*;
+
+    #[test]
+    fn a_line_is_four_hops_and_its_failures_are_named() {
+        let (mut rf, s, h) = line();
+        let lid1 = rf.graph.ports[h[1]].lid;
+        let hops = trace_route(&rf, h[0], lid1).unwrap();
+        assert_eq!(hops.len(), 4);
+        assert_eq!((hops[0].from, hops[3].to), (h[0], h[1]));
+        // s1 sends h1's packets to its uncabled port 3.
+        rf.lfts.set(s[1], lid1, 3);
+        let e = trace_route(&rf, h[0], lid1).unwrap_err();
+        assert_eq!(e, RouteError::DeadEnd { at: s[1], port: 3 });
+        assert_eq!(e.describe(&rf.graph), "dead end at \"s1\": \"s1\"[3] is not cabled");
+        rf.lfts.set(s[1], lid1, 0);
+        assert_eq!(trace_route(&rf, h[0], lid1).unwrap_err().describe(&rf.graph), "dead end at \"s1\": the LFT names the switch itself");
+        // s2 sends them back to s1, s1 on to s2: a 2-cycle met at s1.
+        rf.lfts.set(s[1], lid1, 2);
+        rf.lfts.set(s[2], lid1, 1);
+        assert_eq!(trace_route(&rf, h[0], lid1), Err(RouteError::Loop { switches: vec![s[1], s[2]] }));
+    }
+
+    #[test]
+    fn a_switch_lid_is_reached_at_the_switch() {
+        let (mut rf, s, h) = line();
+        let lid = rf.graph.nodes[s[2]].lid;
+        for sw in s {
+            rf.lfts.set(sw, lid, if sw == s[2] { 0 } else { 2 });
+        }
+        assert_eq!(trace_route(&rf, h[0], lid).unwrap().len(), 3, "h0 -> s0 -> s1 -> s2");
+    }
+}

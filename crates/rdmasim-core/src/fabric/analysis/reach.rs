@@ -219,3 +219,40 @@ fn step(g: &FabricGraph, lft: &[u8], sw: NodeId, dlid: u16) -> Step {
         dead_end
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::paths::trace_route;
+    use super::super::test_fabrics::line;
+    use super::*;
+
+    #[test]
+    fn each_switch_is_resolved_once_and_after_its_next_hop() {
+        let (rf, s, h) = line();
+        let lid1 = rf.graph.ports[h[1]].lid;
+        let mut walk = DestinationWalk::new(&rf);
+        walk.start(lid1);
+        assert_eq!(walk.from_port(h[0]), Reach::Arrives { switches: 3 });
+        assert_eq!(walk.arriving(), [s[2], s[1], s[0]]);
+        assert_eq!(walk.from_switch(s[1]), Reach::Arrives { switches: 2 });
+        assert_eq!(walk.arriving().len(), 3, "s1 was resolved already");
+        assert_eq!(walk.out_port(s[2]), rf.graph.peer(h[1]));
+    }
+
+    #[test]
+    fn a_loop_is_found_once_and_agrees_with_tracing() {
+        let (mut rf, s, h) = line();
+        let lid1 = rf.graph.ports[h[1]].lid;
+        rf.lfts.set(s[2], lid1, 1);
+        let mut walk = DestinationWalk::new(&rf);
+        walk.start(lid1);
+        assert_eq!(walk.from_port(h[0]), Reach::Loop { entry: s[1] });
+        assert_eq!(walk.from_switch(s[2]), Reach::Loop { entry: s[1] });
+        assert_eq!(walk.loops(), [s[1]]);
+        assert_eq!(trace_route(&rf, h[0], lid1).unwrap_err().kind(), FailureKind::Loop);
+        // The next destination starts afresh.
+        walk.start(rf.graph.ports[h[0]].lid);
+        assert_eq!(walk.from_port(h[1]), Reach::Arrives { switches: 3 });
+        assert!(walk.loops().is_empty());
+    }
+}
