@@ -179,6 +179,9 @@ fn dmodk_fat_tree_puts_six_routes_on_every_switch_link_direction() {
     assert_eq!(loads.host_links.histogram, vec![HistogramBin { routes: 7, links: 16 }]);
     assert_eq!(loads.per_rail.len(), 1);
     assert_eq!(loads.per_rail[0].switch_links, loads.switch_links);
+    let json = serde_json::to_value(&loads).unwrap();
+    assert_eq!(json["switch_links"]["histogram"], serde_json::json!([{"routes": 6, "links": 16}]));
+    assert_eq!(json["per_rail"][0]["rails"], serde_json::json!([0]));
     let counts = count_routes(&t.rf, &Components::of(&t.rf.graph));
     let (up, down) = t.uplink(2, 1);
     assert_eq!((counts.out_of[up], counts.out_of[down]), (6, 6));
@@ -254,6 +257,11 @@ fn a_two_cycle_in_the_lfts_is_reported_as_a_loop() {
     assert_eq!(trace_route(&t.rf, t.hca[0][2], lid6), Err(RouteError::Loop { switches: vec![spine0, leaf0] }), "from leaf1 the cycle is met at spine 0");
     assert_eq!(s.unroutable.examples[0].reason, "loop \"leaf0\" -> \"spine0\" -> \"leaf0\"");
     assert_memo_agrees_with_tracing(&t.rf);
+    let json = serde_json::to_value(&s).unwrap();
+    assert_eq!((json["unroutable"]["in_loop"].as_u64(), json["loops"]["count"].as_u64()), (Some(6), Some(1)));
+    assert_eq!(json["unroutable"]["examples"][0]["kind"], "loop");
+    assert_eq!(json["loops"]["examples"][0]["switches"], serde_json::json!(["leaf0", "spine0"]));
+    println!("{s}");
 }
 
 #[test]

@@ -145,7 +145,8 @@ impl<'a> DestinationWalk<'a> {
             self.stamp[cur] = self.epoch;
             self.slot[cur] = Slot::OnWalk;
             self.walk.push(cur);
-            match step(&self.rf.graph, &self.rf.lfts.tables[cur], cur, self.dlid) {
+            let lft = self.rf.lfts.tables.get(cur).map_or(&[][..], Vec::as_slice);
+            match step(&self.rf.graph, lft, cur, self.dlid) {
                 Step::Next(out, next) => {
                     self.out_port[cur] = Some(out);
                     cur = next;

@@ -216,7 +216,9 @@ impl fmt::Display for FabricSummary {
         }
         writeln!(f, "routing loops: {}", self.loops.count)?;
         for l in &self.loops.examples {
-            writeln!(f, "  to {} (LID {}): {}", l.dst, l.dlid, l.switches.join(" -> "))?;
+            // Closed, as the unroutable examples print it: back to the first switch.
+            let back = l.switches.first().map(|s| format!(" -> {s}")).unwrap_or_default();
+            writeln!(f, "  to {} (LID {}): {}{back}", l.dst, l.dlid, l.switches.join(" -> "))?;
         }
         Ok(())
     }
