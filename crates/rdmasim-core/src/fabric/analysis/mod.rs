@@ -1,1 +1,22 @@
 //! Static analysis of a routed fabric: route counts per link, unroutable pairs, loops.
+//!
+//! Nothing here simulates: it follows the LFTs of a [`RoutedFabric`](crate::fabric::graph::RoutedFabric).
+//! - [`paths`]: one route, hop by hop, or why there is none.
+//! - [`components`]: the endpoints (cabled HCA ports with a LID) and the connected components
+//!   (rails) that decide which pairs should be routable.
+//! - [`reach`]: for one destination LID, every switch's outcome, each switch walked once.
+//! - [`summary`]: counts, link speeds, degraded and down links, unroutable pairs, loops.
+//! - [`loads`]: routes per directed link for all-to-all traffic.
+pub mod components;
+pub mod loads;
+pub mod paths;
+pub mod reach;
+pub mod summary;
+#[cfg(test)]
+mod test_fabrics;
+
+pub use components::{Components, Endpoint};
+pub use loads::{link_loads, LinkLoads};
+pub use paths::{trace_route, trace_route_into, Hop, RouteError};
+pub use reach::{DestinationWalk, Reach};
+pub use summary::{summarize, FabricSummary};
