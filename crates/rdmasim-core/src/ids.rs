@@ -4,7 +4,8 @@
 //! indexed by the id directly, with no conversion at each use.
 //!
 //! A QP has two names: its place in its HCA's QP arena (`QpIdx`) and its QP number on the wire
-//! (`QpNum`, from `QPN_BASE` up). hca/mod.rs converts between them.
+//! (a plain `u32` as BTH.DestQP carries it, from `QPN_BASE` up); `Hca::qp_index` and
+//! `QpRef::index` convert one to the other.
 use std::fmt;
 
 macro_rules! typed_id {
@@ -60,8 +61,6 @@ typed_id! {
     LinkId,
     /// A QP's index in its HCA's QP arena.
     QpIdx,
-    /// A QP number as carried in BTH.DestQP.
-    QpNum,
 }
 
 pub use typed_index_collections::{TiSlice, TiVec};

@@ -282,7 +282,7 @@ impl Simulation {
                 }
             }
             Event::HcaRx { hca, .. } => format!("h{hca}'s receive path"),
-            Event::AckTimer { hca, qp } => format!("the local ACK timer of h{hca} QP {:#x}", w.hcas[hca].qps[qp as usize].num),
+            Event::AckTimer { hca, qp } => format!("the local ACK timer of h{hca} QP {:#x}", w.hcas[hca].qps[qp].num),
             Event::CqeVisible { .. } | Event::CqWake { .. } => "a completion's delivery to its thread".into(),
             Event::SrqResumeDoorbell { hca, .. } => format!("a stop/resume resume request on h{hca}"),
             Event::OdpFault { hca, .. } => format!("an ODP page fault on h{hca}"),

@@ -3,7 +3,7 @@
 //! hca/nic.rs, hca/requester.rs, hca/responder.rs); workloads live outside the world and act on
 //! it through the verbs in hca/verbs.rs.
 use crate::engine::{EventQueue, Slab, Time};
-use crate::ids::{ChannelId, HcaId, HostId, PortId, SwitchId, ThreadId, TiVec};
+use crate::ids::{ChannelId, HcaId, HostId, PortId, QpIdx, SwitchId, ThreadId, TiVec};
 use crate::fabric::channel::Channel;
 use crate::fabric::port::Port;
 use crate::fabric::switch::Switch;
@@ -47,12 +47,12 @@ pub enum Event {
     /// A received packet leaves the HCA's receive pipeline.
     HcaRx { hca: HcaId, pkt: PacketId },
     /// A QP's local ACK timer (lazy: it re-checks the QP's deadline).
-    AckTimer { hca: HcaId, qp: u32 },
+    AckTimer { hca: HcaId, qp: QpIdx },
     /// A CQE (slot in `World::cqes`) becomes visible in host memory; it goes to its QP's
     /// completion channel and thread.
     CqeVisible { cqe: u32 },
     /// A resume request posted by a receiving process reaches its HCA's send engine.
-    SrqResumeDoorbell { hca: HcaId, qp: u32 },
+    SrqResumeDoorbell { hca: HcaId, qp: QpIdx },
     /// Event mode: the thread waiting on completion channel `cq` wakes up and polls it.
     CqWake { cq: u32 },
     /// The driver finished servicing an ODP page fault (hca/mr.rs).

@@ -19,7 +19,7 @@ pub mod tx_staging;
 pub mod verbs;
 
 use crate::engine::Time;
-use crate::ids::{ChannelId, HcaId, HostId};
+use crate::ids::{ChannelId, HcaId, HostId, QpIdx, TiVec};
 use counters::HcaCounters;
 use packet::PacketId;
 use profile::HwProfile;
@@ -32,7 +32,7 @@ pub const QPN_BASE: u32 = 0x100;
 /// A queued transport control packet (ACK / NAK / RNR NAK) of a responder QP.
 #[derive(Clone, Copy, Debug)]
 pub struct Control {
-    pub qp: u32,
+    pub qp: QpIdx,
     pub kind: packet::PktKind,
     /// NAK PSN (ACKs take the QP's latest expected PSN when sent: that is the coalescing).
     pub psn: u32,
@@ -76,7 +76,7 @@ pub struct Hca {
     pub lid: u16,
     /// Egress channel of the HCA's port.
     pub tx_ch: ChannelId,
-    pub qps: Vec<Qp>,
+    pub qps: TiVec<QpIdx, Qp>,
     pub srqs: Vec<srq::Srq>,
     pub counters: HcaCounters,
     pub control: VecDeque<Control>,
@@ -115,7 +115,7 @@ impl Hca {
             host,
             lid,
             tx_ch,
-            qps: Vec::new(),
+            qps: TiVec::new(),
             srqs: Vec::new(),
             counters: HcaCounters::default(),
             control: VecDeque::new(),
@@ -142,8 +142,8 @@ impl Hca {
 
     /// Index of a QP by number, if it exists.
     #[inline]
-    pub fn qp_index(&self, qpn: u32) -> Option<usize> {
-        let i = qpn.checked_sub(QPN_BASE)? as usize;
-        (i < self.qps.len()).then_some(i)
+    pub fn qp_index(&self, qpn: u32) -> Option<QpIdx> {
+        let i = qpn.checked_sub(QPN_BASE)?;
+        ((i as usize) < self.qps.len()).then_some(QpIdx(i))
     }
 }

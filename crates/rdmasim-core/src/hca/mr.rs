@@ -16,7 +16,7 @@
 //! happens to requests posted during a retransmission wait) and `odp_flood` (whether page state
 //! resolved by one QP's fault reaches the other QPs). docs/odp.md explains both.
 use crate::engine::Time;
-use crate::ids::{HcaId};
+use crate::ids::{HcaId, QpIdx, TiVec};
 use crate::hca::packet::{Packet, PktKind};
 use crate::hca::qp::{WorkRequest, WrOp};
 use crate::hca::verbs::QpRef;
@@ -122,7 +122,7 @@ pub struct OdpStats {
 #[derive(Clone, Copy, Debug)]
 pub enum PendingFault {
     /// For a requester QP's READ response landing on pages [first, first + n) of region `mr`.
-    Requester { qp: u32, gen: u32, mr: u32, first: u32, n: u32 },
+    Requester { qp: QpIdx, gen: u32, mr: u32, first: u32, n: u32 },
     /// For a responder access to one page.
     Responder { mr: u32, page: u32 },
 }
@@ -130,7 +130,7 @@ pub enum PendingFault {
 #[derive(Default)]
 pub struct Odp {
     pub mrs: Vec<MemoryRegion>,
-    pub qps: Vec<QpOdp>,
+    pub qps: TiVec<QpIdx, QpOdp>,
     pub stats: OdpStats,
     pub faults: Vec<PendingFault>,
     free: Vec<u32>,
@@ -139,12 +139,11 @@ pub struct Odp {
 }
 
 impl Odp {
-    fn qp(&mut self, qi: u32) -> &mut QpOdp {
-        let i = qi as usize;
-        if self.qps.len() <= i {
-            self.qps.resize_with(i + 1, QpOdp::default);
+    fn qp(&mut self, qi: QpIdx) -> &mut QpOdp {
+        if self.qps.len() <= qi.idx() {
+            self.qps.resize_with(qi.idx() + 1, QpOdp::default);
         }
-        &mut self.qps[i]
+        &mut self.qps[qi]
     }
 
     fn mr_of(&self, va: u64, len: u64) -> Option<(u32, std::ops::Range<usize>)> {
@@ -240,14 +239,14 @@ impl World {
     /// requester's MRs for client-side faults).
     pub fn post_read(&mut self, qp: QpRef, wr: WorkRequest, local_va: u64) -> Time {
         debug_assert_eq!(wr.op, WrOp::Read);
-        let psn = self.hcas[qp.hca].qps[qp.index() as usize].next_psn;
+        let psn = self.hcas[qp.hca].qps[qp.index()].next_psn;
         self.hcas[qp.hca].odp.qp(qp.index()).local.push_back((psn, local_va));
         self.post_send(qp, wr)
     }
 
     /// Responder side: true when an in-sequence READ request or first WRITE packet touches a
     /// non-present page. The request is dropped, an RNR NAK answers it, and the fault starts.
-    pub(crate) fn odp_responder_blocks(&mut self, h: HcaId, qi: u32, pkt: &Packet) -> bool {
+    pub(crate) fn odp_responder_blocks(&mut self, h: HcaId, qi: QpIdx, pkt: &Packet) -> bool {
         let is_access = pkt.kind == PktKind::ReadReq || matches!(pkt.kind, PktKind::Write { first: true, .. });
         // Checked before anything else: this runs on every request packet.
         if !is_access || self.hcas[h].odp.mrs.is_empty() {
@@ -275,7 +274,7 @@ impl World {
         hca.odp.stats.fault_rnr_naks += 1;
         // Every in-sequence attempt (the first and each retry) draws its own RNR NAK; packets
         // beyond it are dropped silently while rnr_outstanding (responder.rs).
-        let qp = &mut hca.qps[qi as usize];
+        let qp = &mut hca.qps[qi];
         qp.rnr_outstanding = true;
         let (psn, timer) = (qp.epsn, qp.attr.min_rnr_timer);
         // In PSN order behind earlier READs' responses, or it would acknowledge them.
@@ -287,20 +286,20 @@ impl World {
     /// Requester side: true when a READ response must be dropped: the QP is stalled on a page
     /// fault, or the response's destination page is not present (as this QP sees it), which
     /// starts a fault and a retransmission wait.
-    pub(crate) fn odp_requester_drops(&mut self, h: HcaId, qi: u32, pkt: &Packet) -> bool {
+    pub(crate) fn odp_requester_drops(&mut self, h: HcaId, qi: QpIdx, pkt: &Packet) -> bool {
         // Checked before anything else: this runs on every response packet.
-        if self.hcas[h].odp.mrs.is_empty() || (qi as usize) >= self.hcas[h].odp.qps.len() {
+        if self.hcas[h].odp.mrs.is_empty() || qi.idx() >= self.hcas[h].odp.qps.len() {
             return false;
         }
         let now = self.now();
         let flood = self.profile.odp_flood;
         let (fault, workers) = self.fault_service();
         let hca = &mut self.hcas[h];
-        if hca.odp.qps[qi as usize].wait.is_some_and(|w| w.fault) {
+        if hca.odp.qps[qi].wait.is_some_and(|w| w.fault) {
             hca.odp.stats.dropped_responses += 1;
             return true;
         }
-        let qp = &hca.qps[qi as usize];
+        let qp = &hca.qps[qi];
         let Some(ri) = qp.sq.iter().position(|w| w.wr.op == WrOp::Read && !w.done) else { return false };
         let w = qp.sq[ri];
         let expected = w.first_psn + w.read_rcvd;
@@ -308,14 +307,14 @@ impl World {
             return false; // duplicates and gaps are the transport's business
         }
         let offset = w.read_rcvd as u64 * qp.attr.mtu as u64;
-        let q = &mut hca.odp.qps[qi as usize];
+        let q = &mut hca.odp.qps[qi];
         while q.local.front().is_some_and(|&(psn, _)| psn < w.first_psn) {
             q.local.pop_front();
         }
         let Some(&(_, local)) = q.local.iter().find(|&&(psn, _)| psn == w.first_psn) else { return false };
         let Some((mr, pages)) = hca.odp.mr_of(local + offset, pkt.payload as u64) else { return false };
         let odp = &mut hca.odp;
-        let q = &odp.qps[qi as usize];
+        let q = &odp.qps[qi];
         let visible = |p: usize, m: &MemoryRegion| m.present[p] && !(flood && q.stale.contains(&(mr, p as u32)));
         if pages.clone().all(|p| visible(p, &odp.mrs[mr as usize])) {
             return false;
@@ -325,7 +324,7 @@ impl World {
         odp.stats.requester_fault_events += 1;
         let mut new_pages = false;
         let mut joined = Time::ZERO;
-        let q = &mut odp.qps[qi as usize];
+        let q = &mut odp.qps[qi];
         let m = &mut odp.mrs[mr as usize];
         for p in pages.clone() {
             let is_stale = q.stale.contains(&(mr, p as u32));
@@ -381,8 +380,8 @@ impl World {
             PendingFault::Requester { qp, gen, mr, first, n } => {
                 // The driver maps the pages whether or not the QP still waits for them (a QP
                 // that timed out meanwhile has moved its generation on).
-                let current = odp.qps[qp as usize].fault_gen == gen;
-                let q = &mut odp.qps[qp as usize];
+                let current = odp.qps[qp].fault_gen == gen;
+                let q = &mut odp.qps[qp];
                 let m = &mut odp.mrs[mr as usize];
                 let mut stale = false;
                 for p in first..first + n {
@@ -415,9 +414,9 @@ impl World {
     /// abandoned, and (flood) the QP's context reload refreshes its page state (assumption:
     /// the study only says the stale state lasts "a long time"; the timeout is the one event
     /// that reloads the whole QP context).
-    pub(crate) fn odp_on_ack_timeout(&mut self, h: HcaId, qi: u32) {
+    pub(crate) fn odp_on_ack_timeout(&mut self, h: HcaId, qi: QpIdx) {
         let odp = &mut self.hcas[h].odp;
-        let Some(q) = odp.qps.get_mut(qi as usize) else { return };
+        let Some(q) = odp.qps.get_mut(qi) else { return };
         q.wait = None;
         q.replay_upto = None;
         q.fault_gen = q.fault_gen.wrapping_add(1);

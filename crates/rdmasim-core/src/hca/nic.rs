@@ -1,7 +1,7 @@
 //! The NIC's send engine: transport control packets first, then QPs with work, chosen by the
 //! profile's arbitration policy; and the receive side's dispatch to requester or responder.
 use crate::engine::Time;
-use crate::ids::{ChannelId, HcaId};
+use crate::ids::{ChannelId, HcaId, QpIdx};
 use crate::fabric::channel::Damage;
 use crate::hca::packet::{ib_wire_bytes, Packet, PacketId, PktKind};
 use crate::hca::profile::Arbitration;
@@ -25,7 +25,7 @@ pub(crate) fn max_packet_bytes(mtu: u32) -> u32 {
 
 impl World {
     /// Puts a QP on the scheduler's list and pokes the engine.
-    pub(crate) fn activate(&mut self, h: HcaId, qi: u32) {
+    pub(crate) fn activate(&mut self, h: HcaId, qi: QpIdx) {
         self.hcas[h].sched.list_or_wake(qi);
         self.hca_try_send(h);
     }
@@ -102,7 +102,7 @@ impl World {
     /// so it does not wait for credits (PortXmitWait) and the walk would only go round once;
     /// come back then. Usually the front QP is due, which settles it at once.
     #[inline(always)]
-    pub(crate) fn due_or_kick(&mut self, h: HcaId, now: Time) -> Option<Option<u32>> {
+    pub(crate) fn due_or_kick(&mut self, h: HcaId, now: Time) -> Option<Option<QpIdx>> {
         let sched = &self.hcas[h].sched;
         let front_due = sched.front_if_due(now);
         if front_due.is_none() {
@@ -118,7 +118,7 @@ impl World {
     /// first QP that has one (None after kicking the engine for the earliest later one).
     // Out of line: inlined into both send paths it crowds the requester out of the common one.
     #[inline(never)]
-    pub(crate) fn pick_round_robin(&mut self, h: HcaId, now: Time, mut front_due: Option<u32>) -> Option<PacketId> {
+    pub(crate) fn pick_round_robin(&mut self, h: HcaId, now: Time, mut front_due: Option<QpIdx>) -> Option<PacketId> {
         // Each QP listed now is passed over (it said when it will have a packet, and nothing
         // changed since) or asked, in list order. QPs activated meanwhile join at the back and
         // wait for the next turn.
@@ -145,11 +145,11 @@ impl World {
             };
             visited += 1;
             if mixed {
-                let vl = self.hcas[h].qps[qi as usize].vl;
+                let vl = self.hcas[h].qps[qi].vl;
                 if !self.channels[ch].has_credits(vl, max_bytes) {
                     blocked_vl.get_or_insert(vl);
                     let hca = &mut self.hcas[h];
-                    hca.qps[qi as usize].turn_bytes = 0;
+                    hca.qps[qi].turn_bytes = 0;
                     hca.sched.rotate_front(Time::ZERO);
                     continue;
                 }
@@ -159,7 +159,7 @@ impl World {
                     let policy = self.profile.arbitration;
                     let chunk = self.profile.arbitration_chunk_bytes;
                     let hca = &mut self.hcas[h];
-                    let qp = &mut hca.qps[qi as usize];
+                    let qp = &mut hca.qps[qi];
                     if more {
                         let sent = self.packets.get(pkt);
                         // The QP stays at the front while its turn lasts: a QP keeping its
@@ -191,12 +191,12 @@ impl World {
                 Next::Wait(t) => {
                     earliest = earliest.min(t);
                     let hca = &mut self.hcas[h];
-                    hca.qps[qi as usize].turn_bytes = 0;
+                    hca.qps[qi].turn_bytes = 0;
                     hca.sched.rotate_front(t);
                 }
                 Next::Idle => {
                     let hca = &mut self.hcas[h];
-                    hca.qps[qi as usize].turn_bytes = 0;
+                    hca.qps[qi].turn_bytes = 0;
                     hca.sched.pop_front();
                 }
             }
@@ -212,7 +212,7 @@ impl World {
 
     /// A QP's next packet: READ responses (responder role) first, then requests.
     #[inline(always)]
-    fn qp_next(&mut self, h: HcaId, qi: u32, now: Time) -> Next {
+    fn qp_next(&mut self, h: HcaId, qi: QpIdx, now: Time) -> Next {
         let resp = self.responder_next(h, qi, now);
         if let Next::Packet { .. } = resp {
             return resp;
@@ -229,7 +229,7 @@ impl World {
     /// no credits for it (the port waits, PortXmitWait). Control packets go before data.
     pub(crate) fn take_control(&mut self, h: HcaId, ch: ChannelId) -> Option<PacketId> {
         let ctl = *self.hcas[h].control.front()?;
-        let vl = self.hcas[h].qps[ctl.qp as usize].vl;
+        let vl = self.hcas[h].qps[ctl.qp].vl;
         if !self.credits_or_wait(ch, vl, ib_wire_bytes(ctl.kind, 0)) {
             return None;
         }
@@ -240,7 +240,7 @@ impl World {
 
     fn build_control(&mut self, h: HcaId, ctl: crate::hca::Control) -> Packet {
         let hca = &mut self.hcas[h];
-        let qp = &mut hca.qps[ctl.qp as usize];
+        let qp = &mut hca.qps[ctl.qp];
         let (psn, msn) = match ctl.kind {
             PktKind::Ack => {
                 qp.ack_pending = false;
@@ -282,7 +282,7 @@ impl World {
         let pkt = *self.packets.get(id);
         self.packets.release(id);
         let Some(qi) = self.hcas[h].qp_index(pkt.dst_qp) else { return };
-        let qi = qi as u32;
+
         if pkt.kind.is_request() {
             self.on_request(h, qi, &pkt);
         } else {

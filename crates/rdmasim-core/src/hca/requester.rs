@@ -3,7 +3,7 @@
 //! implied NAK or its local ACK timer, and from RNR NAKs after the IBTA RNR delay; exhausting
 //! retry_cnt / rnr_retry ends in an error completion and the QP in the error state.
 use crate::engine::Time;
-use crate::ids::{HcaId};
+use crate::ids::{HcaId, QpIdx};
 use crate::fabric::channel::Damage;
 use crate::hca::cq::{Cqe, WcStatus};
 use crate::hca::nic::Next;
@@ -14,12 +14,12 @@ use crate::world::{Event, World};
 
 impl World {
     /// The next request packet, ignoring retransmission waits (retx_wait.rs wraps it).
-    pub(crate) fn requester_emit(&mut self, h: HcaId, qi: u32, now: Time) -> Next {
+    pub(crate) fn requester_emit(&mut self, h: HcaId, qi: QpIdx, now: Time) -> Next {
         let ack_every = self.profile.ack_req_every.max(1);
         let max_inflight = self.profile.max_inflight_packets;
         let hca = &mut self.hcas[h];
         let lid = hca.lid;
-        let qp = &mut hca.qps[qi as usize];
+        let qp = &mut hca.qps[qi];
         if qp.state != QpState::Rts || qp.tx_wqe >= qp.sq.len() {
             return Next::Idle;
         }
@@ -109,11 +109,11 @@ impl World {
     }
 
     /// Arms the local ACK timer if it is not running (or restarts it on progress).
-    pub(crate) fn start_ack_timer(&mut self, h: HcaId, qi: u32, restart: bool) {
+    pub(crate) fn start_ack_timer(&mut self, h: HcaId, qi: QpIdx, restart: bool) {
         let now = self.now();
         let hca = &mut self.hcas[h];
         let (floor, adaptive) = (hca.t.retransmit_floor, hca.t.adaptive_retrans_base);
-        let qp = &mut hca.qps[qi as usize];
+        let qp = &mut hca.qps[qi];
         if qp.timer_deadline != Time::MAX && !restart {
             return;
         }
@@ -125,13 +125,13 @@ impl World {
         }
     }
 
-    fn stop_ack_timer(&mut self, h: HcaId, qi: u32) {
-        self.hcas[h].qps[qi as usize].timer_deadline = Time::MAX;
+    fn stop_ack_timer(&mut self, h: HcaId, qi: QpIdx) {
+        self.hcas[h].qps[qi].timer_deadline = Time::MAX;
     }
 
-    pub(crate) fn on_ack_timer(&mut self, h: HcaId, qi: u32) {
+    pub(crate) fn on_ack_timer(&mut self, h: HcaId, qi: QpIdx) {
         let now = self.now();
-        let qp = &mut self.hcas[h].qps[qi as usize];
+        let qp = &mut self.hcas[h].qps[qi];
         if qp.timer_event_at != now {
             return; // superseded by an earlier event
         }
@@ -165,8 +165,8 @@ impl World {
 
     /// Uses one of the QP's `retry_cnt` transport retries (local ACK timeout or sequence-error
     /// NAK); when none is left the QP ends in `IBV_WC_RETRY_EXC_ERR` and this returns false.
-    fn take_transport_retry(&mut self, h: HcaId, qi: u32) -> bool {
-        let qp = &mut self.hcas[h].qps[qi as usize];
+    fn take_transport_retry(&mut self, h: HcaId, qi: QpIdx) -> bool {
+        let qp = &mut self.hcas[h].qps[qi];
         if qp.retries >= qp.attr.retry_cnt {
             self.hcas[h].counters.req_transport_retries_exceeded += 1;
             self.qp_error(h, qi, WcStatus::RetryExcErr);
@@ -177,8 +177,8 @@ impl World {
     }
 
     /// The first PSN not yet acknowledged or received (inside a partly received READ).
-    fn resume_psn(&self, h: HcaId, qi: u32) -> u32 {
-        let qp = &self.hcas[h].qps[qi as usize];
+    fn resume_psn(&self, h: HcaId, qi: QpIdx) -> u32 {
+        let qp = &self.hcas[h].qps[qi];
         match qp.sq.front() {
             Some(w) if w.wr.op == WrOp::Read => w.first_psn + w.read_rcvd,
             Some(w) => qp.snd_una.max(w.first_psn),
@@ -187,7 +187,7 @@ impl World {
     }
 
     /// Go-back-N: transmit again from `psn`.
-    pub(crate) fn go_back(&mut self, h: HcaId, qi: u32, psn: u32) {
+    pub(crate) fn go_back(&mut self, h: HcaId, qi: QpIdx, psn: u32) {
         self.rewind(h, qi, psn);
         self.activate(h, qi);
     }
@@ -195,9 +195,9 @@ impl World {
     /// Moves the send cursor back to `psn` (without poking the send engine), but never below
     /// the first PSN still unacknowledged (`resume_psn`): a stale NAK, or a retransmission wait
     /// merged before the requester moved on, may name a PSN already acknowledged.
-    pub(crate) fn rewind(&mut self, h: HcaId, qi: u32, psn: u32) {
+    pub(crate) fn rewind(&mut self, h: HcaId, qi: QpIdx, psn: u32) {
         let psn = psn.max(self.resume_psn(h, qi));
-        let qp = &mut self.hcas[h].qps[qi as usize];
+        let qp = &mut self.hcas[h].qps[qi];
         qp.snd_nxt = psn;
         qp.tx_wqe = qp.wqe_index_of(psn);
         qp.reads_outstanding = qp.sq.iter().take(qp.tx_wqe).filter(|w| w.wr.op == WrOp::Read && !w.done).count() as u32;
@@ -208,19 +208,19 @@ impl World {
     // Not collapsed into match guards: `odp_requester_drops` acts (it drops the packet and
     // starts the fault), and a guard reads as a test.
     #[allow(clippy::collapsible_match)]
-    pub(crate) fn on_response(&mut self, h: HcaId, qi: u32, pkt: &Packet) {
+    pub(crate) fn on_response(&mut self, h: HcaId, qi: QpIdx, pkt: &Packet) {
         let now = self.now();
-        if self.hcas[h].qps[qi as usize].state != QpState::Rts {
+        if self.hcas[h].qps[qi].state != QpState::Rts {
             return;
         }
         match pkt.kind {
             PktKind::Ack => {
-                let before = self.hcas[h].qps[qi as usize].snd_una;
+                let before = self.hcas[h].qps[qi].snd_una;
                 self.acknowledge(h, qi, pkt.psn.wrapping_add(1));
                 // Forward progress renews both retry budgets (rxe `check_ack` →
                 // `reset_retry_counters`): retry_cnt bounds one episode without progress, not
                 // the losses of a whole message. A NAK's implicit ACK does not renew them.
-                let qp = &mut self.hcas[h].qps[qi as usize];
+                let qp = &mut self.hcas[h].qps[qi];
                 if qp.snd_una > before {
                     qp.retries = 0;
                     qp.rnr_retries = 0;
@@ -228,7 +228,7 @@ impl World {
             }
             // A NAK for a PSN already acknowledged is stale (it waited behind READ responses,
             // hca/responder.rs `nak_after_reads`, while the requester moved on): nothing to redo.
-            PktKind::NakSeq | PktKind::RnrNak { .. } if pkt.psn < self.hcas[h].qps[qi as usize].snd_una => {}
+            PktKind::NakSeq | PktKind::RnrNak { .. } if pkt.psn < self.hcas[h].qps[qi].snd_una => {}
             PktKind::NakSeq => {
                 self.acknowledge(h, qi, pkt.psn);
                 let hca = &mut self.hcas[h];
@@ -237,13 +237,13 @@ impl World {
                     // From the NAKed PSN, or from an earlier READ still missing responses
                     // (`acknowledge` holds snd_una there): rxe restarts at the oldest
                     // incomplete WQE.
-                    let from = self.hcas[h].qps[qi as usize].snd_una.min(pkt.psn);
+                    let from = self.hcas[h].qps[qi].snd_una.min(pkt.psn);
                     self.go_back(h, qi, from);
                 }
             }
             PktKind::RnrNak { timer } => {
                 self.acknowledge(h, qi, pkt.psn);
-                let qp = &mut self.hcas[h].qps[qi as usize];
+                let qp = &mut self.hcas[h].qps[qi];
                 if qp.attr.rnr_retry != 7 && qp.rnr_retries >= qp.attr.rnr_retry {
                     self.hcas[h].counters.req_rnr_retries_exceeded += 1;
                     self.qp_error(h, qi, WcStatus::RnrRetryExcErr);
@@ -253,15 +253,15 @@ impl World {
                 self.hcas[h].counters.rnr_nak_retry_err += 1;
                 self.stop_ack_timer(h, qi);
                 // Retry from the NAKed request, or from an earlier READ still missing responses.
-                let from = self.hcas[h].qps[qi as usize].snd_una.min(pkt.psn);
+                let from = self.hcas[h].qps[qi].snd_una.min(pkt.psn);
                 if self.profile.odp_damming {
                     self.begin_retx_wait(h, qi, from, now + rnr_delay(timer), false);
                 } else {
-                    self.hcas[h].qps[qi as usize].paused_until = now + rnr_delay(timer);
+                    self.hcas[h].qps[qi].paused_until = now + rnr_delay(timer);
                     self.go_back(h, qi, from);
                 }
                 // Retrying forever: stop the run if nothing can ever post the receive WQE.
-                if self.hcas[h].qps[qi as usize].attr.rnr_retry == 7 {
+                if self.hcas[h].qps[qi].attr.rnr_retry == 7 {
                     if let Some(why) = self.rnr_livelock(h, qi) {
                         self.halt(why);
                     }
@@ -278,9 +278,9 @@ impl World {
         }
     }
 
-    fn on_read_response(&mut self, h: HcaId, qi: u32, pkt: &Packet, last: bool) {
+    fn on_read_response(&mut self, h: HcaId, qi: QpIdx, pkt: &Packet, last: bool) {
         // The oldest incomplete READ is the one responses must belong to, in PSN order.
-        let qp = &self.hcas[h].qps[qi as usize];
+        let qp = &self.hcas[h].qps[qi];
         let Some(ri) = qp.sq.iter().position(|w| w.wr.op == WrOp::Read && !w.done) else { return };
         let w = qp.sq[ri];
         let expected = w.first_psn + w.read_rcvd;
@@ -297,7 +297,7 @@ impl World {
         }
         // In sequence: everything before this READ is implicitly acknowledged.
         self.acknowledge(h, qi, w.first_psn);
-        let qp = &mut self.hcas[h].qps[qi as usize];
+        let qp = &mut self.hcas[h].qps[qi];
         let Some(ri) = qp.sq.iter().position(|x| x.wr.op == WrOp::Read && !x.done) else { return };
         qp.rx_bytes += pkt.payload as u64;
         let w = &mut qp.sq[ri];
@@ -307,7 +307,7 @@ impl World {
         if last || w.read_rcvd == w.npkts {
             w.done = true;
             qp.reads_outstanding = qp.reads_outstanding.saturating_sub(1);
-            self.acknowledge(h, qi, self.hcas[h].qps[qi as usize].sq[ri].end_psn());
+            self.acknowledge(h, qi, self.hcas[h].qps[qi].sq[ri].end_psn());
             self.activate(h, qi);
         } else {
             self.start_ack_timer(h, qi, true);
@@ -316,17 +316,17 @@ impl World {
 
     /// Everything before `upto` (exclusive) is acknowledged: complete WQEs in order. An ACK that
     /// covers an incomplete READ means its responses were lost (implied NAK).
-    pub(crate) fn acknowledge(&mut self, h: HcaId, qi: u32, upto: u32) {
+    pub(crate) fn acknowledge(&mut self, h: HcaId, qi: QpIdx, upto: u32) {
         let now = self.now();
         let dma_write = self.hcas[h].t.dma_write;
-        let old_una = self.hcas[h].qps[qi as usize].snd_una;
+        let old_una = self.hcas[h].qps[qi].snd_una;
         let mut completed = 0;
         // An incomplete READ holds the acknowledged point at its first missing response: an
         // ACK or NAK beyond it (e.g. an RNR NAK for a later request) does not acknowledge
         // responses that never arrived.
         let mut held_at = u32::MAX;
         loop {
-            let qp = &mut self.hcas[h].qps[qi as usize];
+            let qp = &mut self.hcas[h].qps[qi];
             let Some(w) = qp.sq.front().copied() else { break };
             if w.first_psn >= upto {
                 break;
@@ -358,7 +358,7 @@ impl World {
             }
         }
         let upto = upto.min(held_at);
-        let qp = &mut self.hcas[h].qps[qi as usize];
+        let qp = &mut self.hcas[h].qps[qi];
         if upto > qp.snd_una && upto <= qp.high_psn {
             qp.snd_una = upto;
         }
@@ -384,11 +384,11 @@ impl World {
     }
 
     /// Moves the QP to the error state: the failing WQE completes with `cause`, the rest flush.
-    pub(crate) fn qp_error(&mut self, h: HcaId, qi: u32, cause: WcStatus) {
+    pub(crate) fn qp_error(&mut self, h: HcaId, qi: QpIdx, cause: WcStatus) {
         let now = self.now();
         let dma_write = self.hcas[h].t.dma_write;
         let hca = &mut self.hcas[h];
-        let qp = &mut hca.qps[qi as usize];
+        let qp = &mut hca.qps[qi];
         qp.state = QpState::Error;
         qp.timer_deadline = Time::MAX;
         let num = qp.num;

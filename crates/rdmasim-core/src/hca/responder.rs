@@ -3,7 +3,7 @@
 //! NAK (PSN sequence error) per episode; duplicates are re-acknowledged or, for READs, replayed;
 //! a SEND without a receive WQE draws an RNR NAK.
 use crate::engine::Time;
-use crate::ids::{HcaId};
+use crate::ids::{HcaId, QpIdx};
 use crate::fabric::channel::Damage;
 use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
 use crate::hca::nic::Next;
@@ -13,11 +13,11 @@ use crate::hca::Control;
 use crate::world::{AppEvent, World};
 
 impl World {
-    pub(crate) fn on_request(&mut self, h: HcaId, qi: u32, pkt: &Packet) {
+    pub(crate) fn on_request(&mut self, h: HcaId, qi: QpIdx, pkt: &Packet) {
         let now = self.now();
         let t = self.hcas[h].t;
         let hca = &mut self.hcas[h];
-        let qp = &mut hca.qps[qi as usize];
+        let qp = &mut hca.qps[qi];
         if qp.state != QpState::Rts {
             return;
         }
@@ -49,7 +49,7 @@ impl World {
             return;
         }
         let hca = &mut self.hcas[h];
-        let qp = &mut hca.qps[qi as usize];
+        let qp = &mut hca.qps[qi];
         let no_recv = match qp.srq {
             None => qp.rq.is_empty(),
             Some(s) => hca.srqs[s as usize].wqes.is_empty(),
@@ -69,11 +69,11 @@ impl World {
                     let Some(rwqe) = self.take_recv(h, qi) else {
                         return self.receiver_not_ready(h, qi);
                     };
-                    let qp = &mut self.hcas[h].qps[qi as usize];
+                    let qp = &mut self.hcas[h].qps[qi];
                     qp.cur_recv = Some(rwqe);
                     qp.cur_recv_bytes = 0;
                 }
-                let qp = &mut self.hcas[h].qps[qi as usize];
+                let qp = &mut self.hcas[h].qps[qi];
                 qp.cur_recv_bytes += pkt.payload;
                 qp.epsn += 1;
                 if last {
@@ -95,14 +95,14 @@ impl World {
                     let Some(rwqe) = self.take_recv(h, qi) else {
                         return self.receiver_not_ready(h, qi);
                     };
-                    let qp = &mut self.hcas[h].qps[qi as usize];
+                    let qp = &mut self.hcas[h].qps[qi];
                     let cqe = Cqe { wr_id: rwqe.wr_id, hca: h, qp: qp.num, status: WcStatus::Success, opcode: WcOpcode::RecvRdmaWithImm, byte_len: qp.cur_write_len };
                     self.cqe_at(now + t.recv_wqe_fetch + t.dma_write, cqe);
                 }
                 if first {
                     self.hcas[h].counters.rx_write_requests += 1;
                 }
-                let qp = &mut self.hcas[h].qps[qi as usize];
+                let qp = &mut self.hcas[h].qps[qi];
                 qp.epsn += 1;
                 if last {
                     qp.msn += 1;
@@ -133,10 +133,10 @@ impl World {
 
     /// No receive WQE for an incoming SEND (or WRITE with immediate): drop it and send an RNR
     /// NAK carrying the QP's min_rnr_timer; later packets of the message are dropped silently.
-    fn receiver_not_ready(&mut self, h: HcaId, qi: u32) {
+    fn receiver_not_ready(&mut self, h: HcaId, qi: QpIdx) {
         let hca = &mut self.hcas[h];
         hca.counters.out_of_buffer += 1;
-        let qp = &mut hca.qps[qi as usize];
+        let qp = &mut hca.qps[qi];
         qp.rnr_outstanding = true;
         let (psn, timer, srq) = (qp.epsn, qp.attr.min_rnr_timer, qp.srq);
         let kind = match srq {
@@ -150,7 +150,7 @@ impl World {
     /// (`responder_next` sends it when they are out). A NAK names a later PSN than those
     /// responses, and the requester takes it as acknowledging everything before that PSN.
     pub(crate) fn queue_nak(&mut self, h: HcaId, nak: Control) {
-        let qp = &mut self.hcas[h].qps[nak.qp as usize];
+        let qp = &mut self.hcas[h].qps[nak.qp];
         if qp.read_resps.is_empty() {
             self.queue_control(h, nak);
         } else {
@@ -159,8 +159,8 @@ impl World {
     }
 
     /// Queues an ACK of everything received so far, or moves the waiting one up to it.
-    fn queue_ack(&mut self, h: HcaId, qi: u32) {
-        let qp = &mut self.hcas[h].qps[qi as usize];
+    fn queue_ack(&mut self, h: HcaId, qi: QpIdx) {
+        let qp = &mut self.hcas[h].qps[qi];
         if !qp.read_resps.is_empty() {
             qp.ack_after_reads = true;
             return;
@@ -181,10 +181,10 @@ impl World {
     }
 
     /// The next READ response packet of this QP, if one is ready.
-    pub(crate) fn responder_next(&mut self, h: HcaId, qi: u32, now: Time) -> Next {
+    pub(crate) fn responder_next(&mut self, h: HcaId, qi: QpIdx, now: Time) -> Next {
         let hca = &mut self.hcas[h];
         let lid = hca.lid;
-        let qp = &mut hca.qps[qi as usize];
+        let qp = &mut hca.qps[qi];
         let Some(r) = qp.read_resps.front_mut() else { return Next::Idle };
         if r.ready_at > now {
             return Next::Wait(r.ready_at);

@@ -11,7 +11,7 @@
 //! only the local ACK timeout — floored at `retransmit_floor_ms` — recovers it, unless a later
 //! request draws a NAK first (A3).
 use crate::engine::Time;
-use crate::ids::{HcaId};
+use crate::ids::{HcaId, QpIdx};
 use crate::hca::mr::RetxWait;
 use crate::hca::nic::Next;
 use crate::hca::qp::WrOp;
@@ -20,15 +20,15 @@ use crate::world::World;
 impl World {
     /// Starts a wait before retransmitting from `from`; `until` = Time::MAX while a fault is
     /// being serviced. A later wait on the same QP widens the first (earliest PSN, latest end).
-    pub(crate) fn begin_retx_wait(&mut self, h: HcaId, qi: u32, from: u32, until: Time, fault: bool) {
+    pub(crate) fn begin_retx_wait(&mut self, h: HcaId, qi: QpIdx, from: u32, until: Time, fault: bool) {
         let dam = self.profile.odp_damming;
         let hca = &mut self.hcas[h];
-        let upto = hca.qps[qi as usize].high_psn;
+        let upto = hca.qps[qi].high_psn;
         let odp = &mut hca.odp;
-        if odp.qps.len() <= qi as usize {
-            odp.qps.resize_with(qi as usize + 1, Default::default);
+        if odp.qps.len() <= qi.idx() {
+            odp.qps.resize_with(qi.idx() + 1, Default::default);
         }
-        let q = &mut odp.qps[qi as usize];
+        let q = &mut odp.qps[qi];
         q.replay_upto = None;
         q.wait = Some(match q.wait {
             Some(w) => RetxWait { from: w.from.min(from), upto: w.upto.max(upto), until: w.until.max(until), dam, fault: w.fault || fault },
@@ -38,8 +38,8 @@ impl World {
     }
 
     /// The requester's next packet, through its retransmission wait if it has one.
-    pub(crate) fn requester_next(&mut self, h: HcaId, qi: u32, now: Time) -> Next {
-        let wait = self.hcas[h].odp.qps.get(qi as usize).and_then(|q| q.wait);
+    pub(crate) fn requester_next(&mut self, h: HcaId, qi: QpIdx, now: Time) -> Next {
+        let wait = self.hcas[h].odp.qps.get(qi).and_then(|q| q.wait);
         if let Some(w) = wait {
             if now < w.until {
                 let held = if w.until == Time::MAX { Next::Idle } else { Next::Wait(w.until) };
@@ -54,7 +54,7 @@ impl World {
                     Next::Packet { pkt, end_of_message, .. } => Next::Packet { pkt, more: true, end_of_message },
                 };
             }
-            let q = &mut self.hcas[h].odp.qps[qi as usize];
+            let q = &mut self.hcas[h].odp.qps[qi];
             q.wait = None;
             q.replay_upto = w.dam.then_some(w.upto);
             self.rewind(h, qi, w.from);
@@ -68,11 +68,11 @@ impl World {
 
     /// A dammed replay that reached the PSN outstanding when its wait began jumps to the high
     /// PSN: what was sent during the wait counts as in flight (it was lost).
-    fn end_dammed_replay(&mut self, h: HcaId, qi: u32) {
+    fn end_dammed_replay(&mut self, h: HcaId, qi: QpIdx) {
         let hca = &mut self.hcas[h];
-        let Some(q) = hca.odp.qps.get_mut(qi as usize) else { return };
+        let Some(q) = hca.odp.qps.get_mut(qi) else { return };
         let Some(upto) = q.replay_upto else { return };
-        let qp = &mut hca.qps[qi as usize];
+        let qp = &mut hca.qps[qi];
         if qp.snd_nxt < upto {
             return;
         }

@@ -20,6 +20,7 @@
 //! neither allocates nor hashes. Tree shape comes from a fixed hash of the QP index: it affects
 //! speed only, never the order, and is the same on every run.
 use crate::engine::Time;
+use crate::ids::{QpIdx};
 use std::collections::VecDeque;
 
 /// The list moves into the tree when it grows beyond this many QPs...
@@ -105,9 +106,9 @@ impl SendSched {
     /// The front QP if it is to be asked at `now`: the usual case (a QP keeping its turn), and
     /// the cheapest check for it.
     #[inline(always)]
-    pub fn front_if_due(&self, now: Time) -> Option<u32> {
+    pub fn front_if_due(&self, now: Time) -> Option<QpIdx> {
         let qi = if self.tree_mode { self.front()? } else { *self.deque.front()? };
-        (self.nodes[qi as usize].not_before <= now).then_some(qi)
+        (self.nodes[qi as usize].not_before <= now).then_some(QpIdx(qi))
     }
 
     /// When no listed QP is to be asked at `now` (each said it has nothing before some later
@@ -133,7 +134,7 @@ impl SendSched {
     /// The QP has (new) work: it joins the back of the list, or, already listed, keeps its
     /// place and is asked again at its next turn.
     #[inline]
-    pub fn list_or_wake(&mut self, qi: u32) {
+    pub fn list_or_wake(&mut self, qi: QpIdx) {
         self.list_from(qi, Time::ZERO)
     }
 
@@ -141,7 +142,8 @@ impl SendSched {
     /// to the NIC): it joins the back of the list, to be asked no earlier than `at`, or,
     /// already listed, keeps its place and is asked no later than `at`.
     #[inline]
-    pub fn list_from(&mut self, qi: u32, at: Time) {
+    pub fn list_from(&mut self, qi: QpIdx, at: Time) {
+        let qi = qi.0;
         let i = qi as usize;
         if self.nodes.len() <= i {
             self.nodes.resize(i + 1, UNLISTED);
@@ -181,7 +183,13 @@ impl SendSched {
     /// among them (`Time::MAX` if none), and the due QP they stopped at, now at the front
     /// (`None` when `limit` QPs moved or none is due).
     #[inline]
-    pub fn rotate_to_first_due(&mut self, now: Time, limit: usize) -> (usize, Time, Option<u32>) {
+    pub fn rotate_to_first_due(&mut self, now: Time, limit: usize) -> (usize, Time, Option<QpIdx>) {
+        let (moved, earliest, due) = self.rotate_raw(now, limit);
+        (moved, earliest, due.map(QpIdx))
+    }
+
+    #[inline(always)]
+    fn rotate_raw(&mut self, now: Time, limit: usize) -> (usize, Time, Option<u32>) {
         if self.tree_mode {
             return self.tree_rotate_to_first_due(now, limit);
         }
@@ -246,7 +254,12 @@ impl SendSched {
 
     /// The front QP has no more work: it leaves the list.
     #[inline]
-    pub fn pop_front(&mut self) -> Option<u32> {
+    pub fn pop_front(&mut self) -> Option<QpIdx> {
+        self.pop_raw().map(QpIdx)
+    }
+
+    #[inline(always)]
+    fn pop_raw(&mut self) -> Option<u32> {
         if self.tree_mode {
             return self.tree_pop_front();
         }
@@ -508,12 +521,12 @@ mod tests {
                         let qi = (lcg(&mut s) % qps as u64) as u32;
                         // Now (a wake) or from a later time (a post whose WQE is on its way).
                         let at = if op == 0 { Time::ZERO } else { Time(lcg(&mut s) % 2000) };
-                        tree.list_from(qi, at);
+                        tree.list_from(QpIdx(qi), at);
                         reference.list_from(qi, at);
                     }
                     2 => {
                         let limit = (lcg(&mut s) % (qps as u64 + 2)) as usize;
-                        let a = tree.rotate_to_first_due(now, limit);
+                        let a = tree.rotate_raw(now, limit);
                         let b = reference.rotate_to_first_due(now, limit);
                         assert_eq!(a, b, "seed {seed} step {step}: rotate_to_first_due");
                     }
@@ -523,14 +536,14 @@ mod tests {
                         reference.rotate_front(t);
                     }
                     _ => {
-                        assert_eq!(tree.pop_front(), reference.q.pop_front(), "seed {seed} step {step}: pop_front");
+                        assert_eq!(tree.pop_front().map(|q| q.0), reference.q.pop_front(), "seed {seed} step {step}: pop_front");
                     }
                 }
                 assert_eq!(tree.front(), reference.q.front().copied());
                 assert_eq!(tree.len(), reference.q.len());
                 assert_eq!(tree.nothing_due_until(now), reference.nothing_due_until(now), "seed {seed} step {step}: nothing_due_until");
                 let front_due = reference.q.front().copied().filter(|&f| reference.not_before[f as usize] <= now);
-                assert_eq!(tree.front_if_due(now), front_due, "seed {seed} step {step}: front_if_due");
+                assert_eq!(tree.front_if_due(now).map(|q| q.0), front_due, "seed {seed} step {step}: front_if_due");
                 if tree.tree_mode {
                     tree_steps += 1;
                 } else {
@@ -552,7 +565,7 @@ mod tests {
         for tree in [false, true] {
             let mut s = SendSched::new();
             for qi in 0..5 {
-                s.list_or_wake(qi);
+                s.list_or_wake(QpIdx(qi));
             }
             if tree {
                 s.switch_to_tree(); // five QPs would stay a deque; the tree must behave the same
@@ -572,14 +585,14 @@ mod tests {
         s.rotate_front(Time(10));
         assert_eq!(s.to_vec(), vec![0, 1, 2, 3, 4]);
         // At 25 QP 1 (20) and QP 4 (10) are due: 0 rotates to the back, 1 is at the front.
-        assert_eq!(s.rotate_to_first_due(Time(25), 10), (1, Time(50), Some(1)));
+        assert_eq!(s.rotate_to_first_due(Time(25), 10), (1, Time(50), Some(QpIdx(1))));
         assert_eq!(s.to_vec(), vec![1, 2, 3, 4, 0]);
         // Nothing due at 5: a full turn, and the order is back where it was.
         assert_eq!(s.rotate_to_first_due(Time(5), 10), (5, Time(10), None));
         assert_eq!(s.to_vec(), vec![1, 2, 3, 4, 0]);
         // Waking QP 3 makes it the first due.
-        s.list_or_wake(3);
-        assert_eq!(s.rotate_to_first_due(Time(5), 10), (2, Time(20), Some(3)));
+        s.list_or_wake(QpIdx(3));
+        assert_eq!(s.rotate_to_first_due(Time(5), 10), (2, Time(20), Some(QpIdx(3))));
         assert_eq!(s.front(), Some(3));
     }
 }

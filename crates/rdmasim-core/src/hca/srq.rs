@@ -13,7 +13,7 @@
 //!   refills, and sends a resume request to each recorded source only; the source's HCA then
 //!   retransmits from the stopped PSN.
 use crate::engine::Time;
-use crate::ids::{HcaId, ThreadId};
+use crate::ids::{HcaId, QpIdx, ThreadId, TiVec};
 use crate::hca::packet::PktKind;
 use crate::hca::qp::{RecvWqe, WrOp};
 use crate::hca::verbs::QpRef;
@@ -109,9 +109,9 @@ pub struct Srq {
     pub armed_at: Time,
     pub table: RetransmissionTable,
     /// Local QP index of the connection from each table slot (u32::MAX = none).
-    slot_qp: Vec<u32>,
+    slot_qp: Vec<QpIdx>,
     /// Table slot of each attached QP, by QP index (u32::MAX = not attached).
-    qp_slot: Vec<u32>,
+    qp_slot: TiVec<QpIdx, u32>,
     /// An overflow notice is on its way to (or waiting for) the polling process.
     notice_pending: bool,
     /// Reused by `srq_resume` for the drained table slots (no allocation per episode).
@@ -152,8 +152,8 @@ impl World {
             limit: 0,
             armed_at: Time::ZERO,
             table,
-            slot_qp: vec![u32::MAX; slots],
-            qp_slot: Vec::new(),
+            slot_qp: vec![QpIdx(u32::MAX); slots],
+            qp_slot: TiVec::new(),
             notice_pending: false,
             drained: Vec::new(),
             stats: SrqStats { min_posted: u64::MAX, ..Default::default() },
@@ -164,13 +164,13 @@ impl World {
     /// Attaches a QP's receive side to an SRQ; `(node, proc)` names its source in the table.
     pub fn attach_srq(&mut self, qp: QpRef, srq: SrqRef, node: u32, proc: u32) {
         let h = &mut self.hcas[qp.hca];
-        h.qps[qp.index() as usize].srq = Some(srq.srq);
+        h.qps[qp.index()].srq = Some(srq.srq);
         let s = &mut h.srqs[srq.srq as usize];
         let slot = s.table.slot(node, proc);
         s.slot_qp[slot as usize] = qp.index();
-        let qi = qp.index() as usize;
-        if s.qp_slot.len() <= qi {
-            s.qp_slot.resize(qi + 1, u32::MAX);
+        let qi = qp.index();
+        if s.qp_slot.len() <= qi.idx() {
+            s.qp_slot.resize(qi.idx() + 1, u32::MAX);
         }
         s.qp_slot[qi] = slot;
     }
@@ -228,7 +228,7 @@ impl World {
         let mut sent = 0;
         for &slot in &slots {
             let qp = self.hcas[r.hca].srqs[r.srq as usize].slot_qp[slot as usize];
-            if qp == u32::MAX {
+            if qp == QpIdx(u32::MAX) {
                 continue;
             }
             let posted = self.host_cpu(r, post);
@@ -259,10 +259,10 @@ impl World {
 
     /// Responder: the receive WQE for a new incoming message, from the QP's SRQ or its RQ.
     /// Consuming below an armed srq_limit raises SRQ_LIMIT_REACHED (and disarms it).
-    pub(crate) fn take_recv(&mut self, h: HcaId, qi: u32) -> Option<RecvWqe> {
+    pub(crate) fn take_recv(&mut self, h: HcaId, qi: QpIdx) -> Option<RecvWqe> {
         let now = self.now();
         let hca = &mut self.hcas[h];
-        let Some(si) = hca.qps[qi as usize].srq else { return hca.qps[qi as usize].rq.pop_front() };
+        let Some(si) = hca.qps[qi].srq else { return hca.qps[qi].rq.pop_front() };
         let s = &mut hca.srqs[si as usize];
         let w = s.wqes.pop_front()?;
         s.stats.wqes_consumed += 1;
@@ -283,13 +283,13 @@ impl World {
 
     /// Responder: a SEND found the SRQ empty. Returns the control packet to answer with: an
     /// RNR NAK (conventional) or a stop request, recorded in the table (proposed).
-    pub(crate) fn srq_overflow(&mut self, h: HcaId, qi: u32, si: u32, rnr_timer: u8) -> PktKind {
+    pub(crate) fn srq_overflow(&mut self, h: HcaId, qi: QpIdx, si: u32, rnr_timer: u8) -> PktKind {
         let now = self.now();
         let dma_write = self.hcas[h].t.dma_write;
         let detect = Time::from_ns_f64(self.profile.srq_poll_detect_ns);
         let hca = &mut self.hcas[h];
         let s = &mut hca.srqs[si as usize];
-        let slot = s.qp_slot.get(qi as usize).copied().unwrap_or(u32::MAX);
+        let slot = s.qp_slot.get(qi).copied().unwrap_or(u32::MAX);
         s.stats.overflows += 1;
         if s.mode == SrqFlowControl::SrqLimit {
             return PktKind::RnrNak { timer: rnr_timer };
@@ -308,16 +308,16 @@ impl World {
     }
 
     /// A resume request leaves the receiving HCA.
-    pub(crate) fn on_srq_resume_doorbell(&mut self, h: HcaId, qi: u32) {
+    pub(crate) fn on_srq_resume_doorbell(&mut self, h: HcaId, qi: QpIdx) {
         self.hcas[h].control.push_back(Control { qp: qi, kind: PktKind::SrqResume, psn: 0 });
         self.hca_try_send(h);
     }
 
     /// Requester: stop request. Everything before `psn` arrived; hold the QP at `psn` until a
     /// resume request (no timer runs meanwhile).
-    pub(crate) fn on_srq_stop(&mut self, h: HcaId, qi: u32, psn: u32) {
+    pub(crate) fn on_srq_stop(&mut self, h: HcaId, qi: QpIdx, psn: u32) {
         self.acknowledge(h, qi, psn);
-        let qp = &mut self.hcas[h].qps[qi as usize];
+        let qp = &mut self.hcas[h].qps[qi];
         qp.paused_until = Time::MAX;
         qp.timer_deadline = Time::MAX;
         self.go_back(h, qi, psn);
@@ -325,11 +325,11 @@ impl World {
 
     /// Requester: resume request. The HCA keeps no copy of sent payload, so it re-reads the
     /// WQE (and non-inline payload) by DMA before retransmitting from the stopped PSN.
-    pub(crate) fn on_srq_resume(&mut self, h: HcaId, qi: u32) {
+    pub(crate) fn on_srq_resume(&mut self, h: HcaId, qi: QpIdx) {
         let now = self.now();
         let hca = &mut self.hcas[h];
         let t = hca.t;
-        let qp = &mut hca.qps[qi as usize];
+        let qp = &mut hca.qps[qi];
         if qp.paused_until != Time::MAX {
             return; // not stopped (a duplicate resume)
         }

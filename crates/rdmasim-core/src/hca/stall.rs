@@ -2,7 +2,7 @@
 //! stalled run reports when its workload cannot name one itself; and the one endless loop that
 //! never runs out of events, RNR retries forever at a receiver that nothing will refill.
 use crate::engine::Time;
-use crate::ids::{HcaId};
+use crate::ids::{HcaId, QpIdx};
 use crate::hca::qp::{QpState, WrOp};
 use crate::world::{Event, World};
 
@@ -48,10 +48,10 @@ impl World {
     ///
     /// The state then repeats every RNR delay. The check is conservative: anything else still
     /// queued or outstanding defers the verdict to the next RNR NAK.
-    pub(crate) fn rnr_livelock(&self, h: HcaId, qi: u32) -> Option<String> {
-        let (peer_h, peer_qi, psn, op) = self.waits_for_a_receive(h, qi as usize)?;
+    pub(crate) fn rnr_livelock(&self, h: HcaId, qi: QpIdx) -> Option<String> {
+        let (peer_h, peer_qi, psn, op) = self.waits_for_a_receive(h, qi)?;
         for (hh, hca) in self.hcas.iter_enumerated() {
-            for (i, q) in hca.qps.iter().enumerate() {
+            for (i, q) in hca.qps.iter_enumerated() {
                 if !q.sq.is_empty() && q.state != QpState::Error && self.waits_for_a_receive(hh, i).is_none() {
                     return None;
                 }
@@ -66,7 +66,7 @@ impl World {
         if !only_transport {
             return None;
         }
-        let qp = &self.hcas[h].qps[qi as usize];
+        let qp = &self.hcas[h].qps[qi];
         let peer = &self.hcas[peer_h].qps[peer_qi];
         let queue = match peer.srq {
             Some(s) => format!("its shared receive queue, SRQ {s}, is empty"),
@@ -88,7 +88,7 @@ impl World {
     /// unacknowledged packet needs one (a SEND's first packet, a WRITE with immediate's last),
     /// the peer expects exactly that packet, and the peer has none. Returns the peer (HCA and
     /// QP index), the PSN and the verb.
-    fn waits_for_a_receive(&self, h: HcaId, qi: usize) -> Option<(HcaId, usize, u32, WrOp)> {
+    fn waits_for_a_receive(&self, h: HcaId, qi: QpIdx) -> Option<(HcaId, QpIdx, u32, WrOp)> {
         let qp = &self.hcas[h].qps[qi];
         if qp.state != QpState::Rts {
             return None;

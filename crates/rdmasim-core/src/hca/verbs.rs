@@ -2,7 +2,7 @@
 //! Posting charges the host CPU and models the doorbell, WQE fetch and payload DMA latencies
 //! before the NIC may transmit.
 use crate::engine::Time;
-use crate::ids::{HcaId, ThreadId};
+use crate::ids::{HcaId, QpIdx, ThreadId};
 use crate::hca::cq::{Cqe, WcStatus};
 use crate::hca::qp::{Qp, QpAttr, QpState, RecvWqe, SendWqe, WorkRequest, WrOp};
 use crate::hca::QPN_BASE;
@@ -15,8 +15,8 @@ pub struct QpRef {
 }
 
 impl QpRef {
-    pub fn index(self) -> u32 {
-        self.qpn - QPN_BASE
+    pub fn index(self) -> QpIdx {
+        QpIdx(self.qpn - QPN_BASE)
     }
 }
 
@@ -37,11 +37,11 @@ impl World {
         let now = self.now();
         let h = qp.hca;
         let post_cost = self.hosts[self.hcas[h].host].post_cost;
-        let th = self.hcas[h].qps[qp.index() as usize].thread;
+        let th = self.hcas[h].qps[qp.index()].thread;
         let t_post = self.threads[th].run(now, post_cost);
         let hca = &mut self.hcas[h];
         let t = hca.t;
-        if hca.qps[qp.index() as usize].state == QpState::Error {
+        if hca.qps[qp.index()].state == QpState::Error {
             // A QP in the error state takes the work request and flushes it (IBTA 10.8.3.1):
             // IBV_WC_WR_FLUSH_ERR, signaled or not.
             hca.counters.req_cqe_flush_error += 1;
@@ -65,7 +65,7 @@ impl World {
             ready += fetch;
             fetch = Time::ZERO;
         }
-        let q = &mut hca.qps[qp.index() as usize];
+        let q = &mut hca.qps[qp.index()];
         let npkts = q.packets_for(wr.len);
         let first_psn = q.next_psn;
         q.next_psn += npkts;
@@ -83,7 +83,7 @@ impl World {
     /// When the thread that posts on `qp` can begin a verbs call: now, or when the work it is
     /// doing ends.
     pub fn thread_free_at(&self, qp: QpRef) -> Time {
-        let th = self.hcas[qp.hca].qps[qp.index() as usize].thread;
+        let th = self.hcas[qp.hca].qps[qp.index()].thread;
         self.q.now().max(self.threads[th].cpu_free)
     }
 
@@ -93,24 +93,24 @@ impl World {
         let th = self.qp(qp).thread;
         let now = self.q.now();
         self.threads[th].run(now, cost);
-        self.hcas[qp.hca].qps[qp.index() as usize].rq.push_back(RecvWqe { wr_id, len });
+        self.hcas[qp.hca].qps[qp.index()].rq.push_back(RecvWqe { wr_id, len });
     }
 
     /// Gives a QP its own completion channel and thread (by default they are its app's channel
     /// and its host's main thread).
     pub fn bind_qp(&mut self, r: QpRef, cq: u32, thread: ThreadId) {
-        let q = &mut self.hcas[r.hca].qps[r.index() as usize];
+        let q = &mut self.hcas[r.hca].qps[r.index()];
         q.cq = cq;
         q.thread = thread;
     }
 
     /// Tells the QP's app each time an incoming WRITE has been written to memory.
     pub fn watch_writes(&mut self, r: QpRef) {
-        self.hcas[r.hca].qps[r.index() as usize].watch_writes = true;
+        self.hcas[r.hca].qps[r.index()].watch_writes = true;
     }
 
     pub fn qp(&self, r: QpRef) -> &Qp {
-        &self.hcas[r.hca].qps[r.index() as usize]
+        &self.hcas[r.hca].qps[r.index()]
     }
 }
 

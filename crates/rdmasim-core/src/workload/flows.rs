@@ -147,8 +147,8 @@ impl Flows {
                 w.bind_qp(sv, scq, sth);
                 for r in [c, sv] {
                     let v = &mut qp_flow[r.hca];
-                    v.resize(v.len().max(r.index() as usize + 1), NO_FLOW);
-                    v[r.index() as usize] = i as u32;
+                    v.resize(v.len().max(r.index().idx() + 1), NO_FLOW);
+                    v[r.index().idx()] = i as u32;
                 }
                 conns.push((c, sv));
             }

@@ -91,8 +91,8 @@ impl Kv {
             pollers.push(Poller::new(app, PollMode::Busy));
             w.bind_qp(qp, cq, th);
             let v = &mut qp_table[qp.hca];
-            v.resize(v.len().max(qp.index() as usize + 1), u32::MAX);
-            v[qp.index() as usize] = KV_QP;
+            v.resize(v.len().max(qp.index().idx() + 1), u32::MAX);
+            v[qp.index().idx()] = KV_QP;
         }
         Kv {
             app,

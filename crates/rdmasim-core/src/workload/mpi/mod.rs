@@ -443,7 +443,7 @@ impl Mpi {
         let id = self.conns.len() as u32;
         for (q, side) in [(qa, 0u8), (qb, 1u8)] {
             let v = &mut self.qp_conn[q.hca];
-            let i = q.index() as usize;
+            let i = q.index().idx();
             if v.len() <= i {
                 v.resize(i + 1, (u32::MAX, 0));
             }
