@@ -226,6 +226,9 @@ pub fn check(f: &FlowsSection, hosts: u32) -> Result<(), (String, String)> {
         Ok(())
     };
     let mut foreground = f.kv.is_some();
+    // Labels seen so far and their flow: one look-up per flow (a scan of the earlier flows
+    // made checking thousands of flows quadratic).
+    let mut labels: std::collections::HashMap<String, usize> = std::collections::HashMap::with_capacity(f.flow.len());
     for (i, fl) in f.flow.iter().enumerate() {
         let k = |name: &str| format!("workload.flow[{i}].{name}");
         if let Some(sl) = fl.sl.filter(|&sl| sl > 15) {
@@ -280,13 +283,14 @@ pub fn check(f: &FlowsSection, hosts: u32) -> Result<(), (String, String)> {
         }
         // A label is a row's key: no two flows may share one, default `flowN` labels included.
         let label = fl.label(i);
-        if let Some(j) = (0..i).find(|&j| f.flow[j].label(j) == label) {
+        if let Some(&j) = labels.get(&label) {
             return Err(if fl.name.is_some() {
                 (k("name"), format!("name = {label:?} is already flow {j}'s; expected a name of its own (it labels the flow's row)"))
             } else {
                 (format!("workload.flow[{j}].name"), format!("name = {label:?} is flow {i}'s default label; expected another name (it labels the flow's row)"))
             });
         }
+        labels.insert(label, i);
         host_ok(k("client"), fl.client)?;
         host_ok(k("server"), fl.server)?;
         if fl.client == fl.server {

@@ -3,18 +3,21 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::collections::HashMap;
 use std::fmt;
 
-/// Lines of the keys of a TOML document, by dotted path (`qp.timeout`, `faults[1].link`).
-pub struct SpanIndex {
-    lines: HashMap<String, usize>,
+/// Where the keys of a TOML document start, by dotted path (`qp.timeout`, `faults[1].link`).
+/// Byte offsets, turned into lines only when one is asked for (an error): counting newlines
+/// for every key of a long document made indexing it quadratic.
+pub struct SpanIndex<'t> {
+    text: &'t str,
+    offsets: HashMap<String, usize>,
 }
 
-impl SpanIndex {
+impl SpanIndex<'_> {
     /// Indexes a document; `None` when it is not valid TOML.
-    pub fn build(text: &str) -> Option<SpanIndex> {
+    pub fn build(text: &str) -> Option<SpanIndex<'_>> {
         let root: toml::Spanned<Node> = toml::from_str(text).ok()?;
-        let mut lines = HashMap::new();
-        walk(text, "", root.get_ref(), &mut lines);
-        Some(SpanIndex { lines })
+        let mut offsets = HashMap::new();
+        walk("", root.get_ref(), &mut offsets);
+        Some(SpanIndex { text, offsets })
     }
 
     /// The line of `key`, or of its nearest written ancestor (a key left at its default is
@@ -22,8 +25,8 @@ impl SpanIndex {
     pub fn line(&self, key: &str) -> Option<usize> {
         let mut k = key.to_string();
         loop {
-            if let Some(&l) = self.lines.get(&k) {
-                return Some(l);
+            if let Some(&offset) = self.offsets.get(&k) {
+                return Some(line_of(self.text, offset));
             }
             let cut = k.rfind(['.', '['])?;
             k.truncate(cut);
@@ -34,20 +37,20 @@ impl SpanIndex {
     }
 }
 
-fn walk(text: &str, path: &str, node: &Node, out: &mut HashMap<String, usize>) {
+fn walk(path: &str, node: &Node, out: &mut HashMap<String, usize>) {
     match node {
         Node::Table(entries) => {
             for (k, v) in entries {
                 let p = join_key(path, k.get_ref());
-                out.entry(p.clone()).or_insert_with(|| line_of(text, k.span().start));
-                walk(text, &p, v.get_ref(), out);
+                out.entry(p.clone()).or_insert(k.span().start);
+                walk(&p, v.get_ref(), out);
             }
         }
         Node::Array(items) => {
             for (i, v) in items.iter().enumerate() {
                 let p = format!("{path}[{i}]");
-                out.entry(p.clone()).or_insert_with(|| line_of(text, v.span().start));
-                walk(text, &p, v.get_ref(), out);
+                out.entry(p.clone()).or_insert(v.span().start);
+                walk(&p, v.get_ref(), out);
             }
         }
         Node::Scalar => {}
