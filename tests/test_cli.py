@@ -208,7 +208,7 @@ def test_profiles_lists_parameters_with_values_and_sources(capsys):
     assert main(["profiles", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert {r["profile"] for r in rows} >= {"cx3-fdr", "cx4-edr", "cx5-edr"}
-    assert set(rows[0]) == {"profile", "parameter", "value", "overridden", "source", "doc"}
+    assert set(rows[0]) == {"profile", "parameter", "part", "value", "overridden", "source", "doc"}
     assert main(["profiles", "nope"]) == 2
 
 

@@ -12,7 +12,8 @@ __all__ = ["profiles", "profile_names", "profile_rows", "link_data_bps"]
 
 
 def profile_rows() -> List[Dict[str, Any]]:
-    """All built-in profiles as rows: profile, parameter, value, overridden, source, doc."""
+    """All built-in profiles as rows: profile, parameter, part (nic, link, switch, host), value,
+    overridden, source, doc."""
     return json.loads(_core.profiles_json())
 
 
@@ -35,7 +36,7 @@ def profiles(name: Optional[str] = None) -> pd.DataFrame:
         rows = [r for r in rows if r["profile"] == name]
         if not rows:
             raise KeyError(f"unknown profile {name!r}, expected one of {', '.join(profile_names())}")
-    return pd.DataFrame.from_records(rows, columns=["profile", "parameter", "value", "overridden", "source", "doc"])
+    return pd.DataFrame.from_records(rows, columns=["profile", "parameter", "part", "value", "overridden", "source", "doc"])
 
 
 def link_data_bps(profile: str) -> float:

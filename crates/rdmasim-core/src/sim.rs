@@ -61,7 +61,18 @@ impl Simulation {
             .resolved_profile()
             .ok_or_else(|| err("hardware.profile", format!("unknown profile {:?}", scenario.hardware.profile)))?;
         let t = &scenario.topology;
-        let routed = crate::fabric::from_scenario::routed_fabric(t, &prof).map_err(|e| err("topology", e.0))?;
+        // Profiles: 0 the run's, then one per [[hardware.hosts]] entry; each host's.
+        let mut profiles = vec![prof.clone()];
+        let mut host_hw = vec![0u16; t.hosts as usize];
+        for (i, e) in scenario.hardware.hosts.iter().enumerate() {
+            let (p, _) = e.as_section(&scenario.hardware).resolved_profile().ok_or_else(|| err(&format!("hardware.hosts[{i}].profile"), "unknown profile".into()))?;
+            profiles.push(p);
+            for &h in &e.hosts {
+                host_hw[h as usize] = i as u16 + 1;
+            }
+        }
+        let host_speed = |h: u32| profiles[host_hw.get(h as usize).copied().unwrap_or(0) as usize].link_speed();
+        let routed = crate::fabric::from_scenario::routed_fabric(t, &prof, &host_speed).map_err(|e| err("topology", e.0))?;
         let mut fabric = topology::instantiate(&routed, &prof, scenario.seed);
         for (i, f) in scenario.faults.iter().enumerate() {
             let key = format!("faults[{i}].link");
@@ -83,12 +94,19 @@ impl Simulation {
                 c.errors.drop_nth.sort_unstable();
             }
         }
-        let hcas: TiVec<HcaId, Hca> = fabric.hcas.iter_enumerated().map(|(id, p)| Hca::new(id, p.host, p.lid, p.tx_ch, &prof)).collect();
+        let hw_of = |host: HostId| host_hw.get(host.idx()).copied().unwrap_or(0);
+        let hcas: TiVec<HcaId, Hca> =
+            fabric.hcas.iter_enumerated().map(|(id, p)| Hca::new(id, p.host, hw_of(p.host), p.lid, p.tx_ch, &profiles[hw_of(p.host) as usize])).collect();
         let mut lid_hca = vec![None; hcas.iter().map(|h| h.lid as usize + 1).max().unwrap_or(0)];
         for (id, h) in hcas.iter_enumerated() {
             lid_hca[h.lid as usize] = Some(id);
         }
-        let mut hosts: TiVec<HostId, Host> = (0..fabric.hosts.len()).map(|i| Host::new(&prof, scenario.seed, HostId::from(i))).collect();
+        let mut hosts: TiVec<HostId, Host> = (0..fabric.hosts.len())
+            .map(|i| {
+                let hw = hw_of(HostId::from(i));
+                Host { hw, ..Host::new(&profiles[hw as usize], scenario.seed, HostId::from(i)) }
+            })
+            .collect();
         for (id, h) in hcas.iter_enumerated() {
             hosts[h.host].hcas.push(id);
         }
@@ -101,6 +119,7 @@ impl Simulation {
         let mut world = World {
             q: EventQueue::new(),
             profile: prof,
+            profiles,
             seed: scenario.seed,
             packets: Default::default(),
             cqes: Default::default(),

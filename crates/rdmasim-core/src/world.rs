@@ -63,7 +63,12 @@ pub enum Event {
 
 pub struct World {
     pub q: EventQueue<Event>,
+    /// The run's profile (`[hardware]`): the switches' and, where a topology does not give
+    /// its own, the links' parameters, and every host's unless `[[hardware.hosts]]` says.
     pub profile: HwProfile,
+    /// The profiles hosts and their HCAs use: 0 is `profile`, then one per
+    /// `[[hardware.hosts]]` entry (hca/profile_parts.rs).
+    pub profiles: Vec<HwProfile>,
     pub seed: u64,
     pub packets: Packets,
     /// Completions on their way to host memory (`Event::CqeVisible`).
@@ -108,6 +113,18 @@ impl World {
     pub(crate) fn halt(&mut self, why: String) {
         self.halt = Some(why);
         self.attention = true;
+    }
+
+    /// The hardware parameters of HCA `h` (its NIC part).
+    #[inline]
+    pub fn nic_hw(&self, h: HcaId) -> &HwProfile {
+        &self.profiles[self.hcas[h].hw as usize]
+    }
+
+    /// The hardware parameters of the host thread `th` runs on (its host part).
+    #[inline]
+    pub fn thread_hw(&self, th: ThreadId) -> &HwProfile {
+        &self.profiles[self.hosts[self.threads[th].host].hw as usize]
     }
 
     /// The main thread of `host`: threads 0..hosts are the hosts' main threads, in host order.

@@ -73,6 +73,13 @@ impl LinkSpeed {
         let den: u128 = self.signalling_bps() as u128 * n as u128;
         ((num << 32) / den) as u64
     }
+    /// The width and speed a link between a port supporting `self` and one supporting `other`
+    /// trains to: the narrower width and the slower generation.
+    pub fn trained_with(self, other: LinkSpeed) -> LinkSpeed {
+        let gen = if self.gen.rank() <= other.gen.rank() { self.gen } else { other.gen };
+        LinkSpeed { gen, width: self.width.min(other.width) }
+    }
+
     pub fn label(self) -> String {
         format!("{}x {:?}", self.width, self.gen).to_uppercase()
     }

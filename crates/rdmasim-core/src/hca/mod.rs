@@ -6,6 +6,7 @@ pub mod mr;
 pub mod nic;
 pub mod packet;
 pub mod profile;
+pub mod profile_parts;
 pub mod qp;
 pub mod requester;
 pub mod responder;
@@ -73,6 +74,12 @@ pub struct Hca {
     pub id: HcaId,
     /// The host whose memory and CPU threads this HCA serves.
     pub host: HostId,
+    /// Its profile in `World::profiles` (its host's).
+    pub hw: u16,
+    /// The NIC parameters the send path reads per packet, copied from that profile.
+    pub arbitration: profile::Arbitration,
+    pub arbitration_chunk_bytes: u32,
+    pub tx_staging_bytes: u32,
     pub lid: u16,
     /// Egress channel of the HCA's port.
     pub tx_ch: ChannelId,
@@ -109,10 +116,14 @@ pub struct Hca {
 }
 
 impl Hca {
-    pub fn new(id: HcaId, host: HostId, lid: u16, tx_ch: ChannelId, profile: &HwProfile) -> Hca {
+    pub fn new(id: HcaId, host: HostId, hw: u16, lid: u16, tx_ch: ChannelId, profile: &HwProfile) -> Hca {
         Hca {
             id,
             host,
+            hw,
+            arbitration: profile.arbitration,
+            arbitration_chunk_bytes: profile.arbitration_chunk_bytes,
+            tx_staging_bytes: profile.tx_staging_bytes,
             lid,
             tx_ch,
             qps: TiVec::new(),

@@ -178,8 +178,9 @@ impl Odp {
 
 impl World {
     /// Fault service time and the driver's concurrent fault contexts, from the profile.
-    fn fault_service(&self) -> (Time, u32) {
-        (Time::from_ns_f64(self.profile.odp_fault_us * 1e3), self.profile.odp_fault_workers)
+    fn fault_service(&self, h: HcaId) -> (Time, u32) {
+        let hw = self.nic_hw(h);
+        (Time::from_ns_f64(hw.odp_fault_us * 1e3), hw.odp_fault_workers)
     }
 
     /// `ibv_reg_mr`: registers [base, base+len) on an HCA; returns the MR index and the host
@@ -188,7 +189,8 @@ impl World {
     pub fn reg_mr(&mut self, h: HcaId, base: u64, len: u64, mode: MrMode) -> (u32, Time) {
         let pages = len.div_ceil(PAGE).max(1) as usize;
         let pinned = mode == MrMode::Pinned;
-        let us = self.profile.mr_register_us + if pinned { pages as f64 * self.profile.mr_pin_page_us } else { 0.0 };
+        let hw = &self.profiles[self.hosts[self.hcas[h].host].hw as usize];
+        let us = hw.mr_register_us + if pinned { pages as f64 * hw.mr_pin_page_us } else { 0.0 };
         let odp = &mut self.hcas[h].odp;
         odp.mrs.push(MemoryRegion { base, len: pages as u64 * PAGE, mode, present: vec![pinned; pages], faulting: vec![false; pages], fault_done: vec![Time::ZERO; pages] });
         odp.stats.registration_us += us;
@@ -201,7 +203,8 @@ impl World {
     /// pages are present when it returns. An unknown region or a range outside it (the verb's
     /// EINVAL) does nothing and costs nothing.
     pub fn advise_mr_prefetch(&mut self, h: HcaId, mr: u32, va: u64, len: u64) -> Time {
-        let (f, per_page) = (self.profile.odp_fault_us, self.profile.mr_pin_page_us);
+        let per_page = self.profiles[self.hosts[self.hcas[h].host].hw as usize].mr_pin_page_us;
+        let f = self.nic_hw(h).odp_fault_us;
         let odp = &mut self.hcas[h].odp;
         let Some(m) = odp.mrs.get_mut(mr as usize) else { return Time::ZERO };
         let Some(r) = m.pages(va, len) else { return Time::ZERO };
@@ -219,7 +222,7 @@ impl World {
     /// the next access faults again. Returns the driver time it takes (nothing for an unknown
     /// region or a range outside it).
     pub fn invalidate_mr(&mut self, h: HcaId, mr: u32, va: u64, len: u64) -> Time {
-        let us = self.profile.odp_invalidate_us;
+        let us = self.nic_hw(h).odp_invalidate_us;
         let odp = &mut self.hcas[h].odp;
         let Some(m) = odp.mrs.get_mut(mr as usize) else { return Time::ZERO };
         if m.mode == MrMode::Pinned {
@@ -253,7 +256,7 @@ impl World {
             return false;
         }
         let now = self.now();
-        let (fault, workers) = self.fault_service();
+        let (fault, workers) = self.fault_service(h);
         let hca = &mut self.hcas[h];
         let Some((mr, pages)) = hca.odp.mr_of(pkt.remote_va, pkt.dma_len as u64) else { return false };
         if pages.clone().all(|p| hca.odp.mrs[mr as usize].present[p]) {
@@ -292,8 +295,8 @@ impl World {
             return false;
         }
         let now = self.now();
-        let flood = self.profile.odp_flood;
-        let (fault, workers) = self.fault_service();
+        let flood = self.nic_hw(h).odp_flood;
+        let (fault, workers) = self.fault_service(h);
         let hca = &mut self.hcas[h];
         if hca.odp.qps[qi].wait.is_some_and(|w| w.fault) {
             hca.odp.stats.dropped_responses += 1;
@@ -367,7 +370,7 @@ impl World {
     /// already brought in is not made visible to this QP (its stale state stays).
     pub(crate) fn on_odp_fault(&mut self, h: HcaId, fault: u32) {
         let now = self.now();
-        let retry = Time::from_ns_f64(self.profile.odp_requester_retry_us * 1e3);
+        let retry = Time::from_ns_f64(self.nic_hw(h).odp_requester_retry_us * 1e3);
         let odp = &mut self.hcas[h].odp;
         let f = odp.faults[fault as usize];
         odp.free.push(fault);

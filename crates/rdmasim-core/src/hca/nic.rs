@@ -55,7 +55,7 @@ impl World {
 
     /// Sends the HCA's next packet if its port and engine are free.
     pub(crate) fn hca_try_send(&mut self, h: HcaId) {
-        if self.profile.tx_staging_bytes > 0 {
+        if self.hcas[h].tx_staging_bytes > 0 {
             return self.staged_try_send(h);
         }
         let now = self.now();
@@ -156,9 +156,8 @@ impl World {
             }
             match self.qp_next(h, qi, now) {
                 Next::Packet { pkt, more, end_of_message } => {
-                    let policy = self.profile.arbitration;
-                    let chunk = self.profile.arbitration_chunk_bytes;
                     let hca = &mut self.hcas[h];
+                    let (policy, chunk) = (hca.arbitration, hca.arbitration_chunk_bytes);
                     let qp = &mut hca.qps[qi];
                     if more {
                         let sent = self.packets.get(pkt);

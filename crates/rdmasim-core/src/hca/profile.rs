@@ -39,6 +39,20 @@ macro_rules! profile_params {
             $( #[serde(default)] pub $name: Option<$ty>, )*
         }
 
+        impl ProfileOverrides {
+            /// These overrides with `over`'s on top (where both set a parameter, `over` wins).
+            pub fn merged(&self, over: &ProfileOverrides) -> ProfileOverrides {
+                ProfileOverrides { $( $name: over.$name.clone().or_else(|| self.$name.clone()), )* }
+            }
+
+            /// The names of the parameters set.
+            pub fn names(&self) -> Vec<&'static str> {
+                let mut v = Vec::new();
+                $( if self.$name.is_some() { v.push(stringify!($name)); } )*
+                v
+            }
+        }
+
         /// Where each parameter's value comes from.
         #[derive(Clone, Debug)]
         pub struct ProfileSources {
@@ -50,6 +64,8 @@ macro_rules! profile_params {
         pub struct ParamRow {
             pub profile: String,
             pub parameter: &'static str,
+            /// The node it belongs to in a fabric (hca/profile_parts.rs).
+            pub part: crate::hca::profile_parts::Part,
             pub value: serde_json::Value,
             pub overridden: bool,
             pub source: &'static str,
@@ -67,6 +83,7 @@ macro_rules! profile_params {
                 vec![ $( ParamRow {
                     profile: self.name.clone(),
                     parameter: stringify!($name),
+                    part: crate::hca::profile_parts::part_of(stringify!($name)),
                     value: serde_json::to_value(&self.$name).unwrap_or(serde_json::Value::Null),
                     overridden: overridden.contains(&stringify!($name)),
                     source: if overridden.contains(&stringify!($name)) { "scenario override" } else { sources.$name },

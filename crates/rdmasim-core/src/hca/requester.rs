@@ -15,8 +15,8 @@ use crate::world::{Event, World};
 impl World {
     /// The next request packet, ignoring retransmission waits (retx_wait.rs wraps it).
     pub(crate) fn requester_emit(&mut self, h: HcaId, qi: QpIdx, now: Time) -> Next {
-        let ack_every = self.profile.ack_req_every.max(1);
-        let max_inflight = self.profile.max_inflight_packets;
+        let hw = self.nic_hw(h);
+        let (ack_every, max_inflight) = (hw.ack_req_every.max(1), hw.max_inflight_packets);
         let hca = &mut self.hcas[h];
         let lid = hca.lid;
         let qp = &mut hca.qps[qi];
@@ -152,7 +152,7 @@ impl World {
         if !self.take_transport_retry(h, qi) {
             return;
         }
-        let adaptive = self.profile.adaptive_retrans_base_us > 0.0;
+        let adaptive = self.nic_hw(h).adaptive_retrans_base_us > 0.0;
         let c = &mut self.hcas[h].counters;
         c.local_ack_timeout_err += 1;
         if adaptive {
@@ -254,7 +254,7 @@ impl World {
                 self.stop_ack_timer(h, qi);
                 // Retry from the NAKed request, or from an earlier READ still missing responses.
                 let from = self.hcas[h].qps[qi].snd_una.min(pkt.psn);
-                if self.profile.odp_damming {
+                if self.nic_hw(h).odp_damming {
                     self.begin_retx_wait(h, qi, from, now + rnr_delay(timer), false);
                 } else {
                     self.hcas[h].qps[qi].paused_until = now + rnr_delay(timer);

@@ -21,7 +21,7 @@ impl World {
     /// Starts a wait before retransmitting from `from`; `until` = Time::MAX while a fault is
     /// being serviced. A later wait on the same QP widens the first (earliest PSN, latest end).
     pub(crate) fn begin_retx_wait(&mut self, h: HcaId, qi: QpIdx, from: u32, until: Time, fault: bool) {
-        let dam = self.profile.odp_damming;
+        let dam = self.nic_hw(h).odp_damming;
         let hca = &mut self.hcas[h];
         let upto = hca.qps[qi].high_psn;
         let odp = &mut hca.odp;

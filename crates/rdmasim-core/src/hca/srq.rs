@@ -178,7 +178,8 @@ impl World {
     /// `ibv_post_srq_recv` with `count` chained WQEs of `len` bytes (wr_ids first_wr_id..):
     /// one call on the host CPU plus a per-WQE cost. Returns when the CPU is done.
     pub fn post_srq_recv(&mut self, r: SrqRef, first_wr_id: u64, count: u32, len: u32) -> Time {
-        let cost = Time::from_ns_f64(self.profile.post_send_cpu_ns + count as f64 * self.profile.srq_recv_wqe_ns);
+        let hw = self.thread_hw(self.srq(r).thread);
+        let cost = Time::from_ns_f64(hw.post_send_cpu_ns + count as f64 * hw.srq_recv_wqe_ns);
         let done = self.host_cpu(r, cost);
         let s = &mut self.hcas[r.hca].srqs[r.srq as usize];
         s.wqes.extend((0..count as u64).map(|i| RecvWqe { wr_id: first_wr_id + i, len }));
@@ -189,7 +190,8 @@ impl World {
     /// `ibv_modify_srq(IBV_SRQ_LIMIT)`: arms the one-shot limit event once the (slow) command
     /// completes. Returns when the CPU is done.
     pub fn arm_srq_limit(&mut self, r: SrqRef, limit: u32) -> Time {
-        let done = self.host_cpu(r, Time::from_ns_f64(self.profile.srq_arm_ns));
+        let arm = Time::from_ns_f64(self.thread_hw(self.srq(r).thread).srq_arm_ns);
+        let done = self.host_cpu(r, arm);
         let s = &mut self.hcas[r.hca].srqs[r.srq as usize];
         s.limit = limit;
         s.armed_at = done;
@@ -202,10 +204,10 @@ impl World {
     /// for: a simplification); the limit is armed when ibv_modify_srq returns (t_setev later).
     pub fn srq_async_refill(&mut self, r: SrqRef, first_wr_id: u64, count: u32, len: u32, limit: u32) -> Time {
         let now = self.now();
-        let p = &self.profile;
+        let th = self.hcas[r.hca].srqs[r.srq as usize].thread;
+        let p = self.thread_hw(th);
         let post = Time::from_ns_f64(p.post_send_cpu_ns + count as f64 * p.srq_recv_wqe_ns);
         let arm = Time::from_ns_f64(p.srq_arm_ns);
-        let th = self.hcas[r.hca].srqs[r.srq as usize].thread;
         self.threads[th].cpu_busy += post + arm;
         let s = &mut self.hcas[r.hca].srqs[r.srq as usize];
         s.wqes.extend((0..count as u64).map(|i| RecvWqe { wr_id: first_wr_id + i, len }));
@@ -224,7 +226,7 @@ impl World {
         s.table.drain(&mut slots);
         s.notice_pending = false;
         let t = self.hcas[r.hca].t;
-        let post = Time::from_ns_f64(self.profile.post_send_cpu_ns);
+        let post = Time::from_ns_f64(self.thread_hw(self.srq(r).thread).post_send_cpu_ns);
         let mut sent = 0;
         for &slot in &slots {
             let qp = self.hcas[r.hca].srqs[r.srq as usize].slot_qp[slot as usize];
@@ -272,10 +274,13 @@ impl World {
             s.limit = 0;
             s.stats.limit_events += 1;
             let (app, thread) = (s.app, s.thread);
-            let p = &self.profile;
-            let delay = Time::from_ns_f64(p.srq_event_interrupt_ns + p.wakeup_ns);
+            // The HCA raises the event (its notification delay); the host wakes the handler.
+            let raise = self.nic_hw(h).srq_event_interrupt_ns;
+            let p = self.thread_hw(thread);
+            let delay = Time::from_ns_f64(raise + p.wakeup_ns);
             // The handler's CPU is the owning process's (its async thread shares the core).
-            self.threads[thread].cpu_busy += Time::from_ns_f64(p.event_cpu_ns);
+            let cpu = Time::from_ns_f64(p.event_cpu_ns);
+            self.threads[thread].cpu_busy += cpu;
             self.app_at(now + delay, app, AppEvent::SrqLimitReached { hca: h, srq: si });
         }
         Some(w)
@@ -286,7 +291,7 @@ impl World {
     pub(crate) fn srq_overflow(&mut self, h: HcaId, qi: QpIdx, si: u32, rnr_timer: u8) -> PktKind {
         let now = self.now();
         let dma_write = self.hcas[h].t.dma_write;
-        let detect = Time::from_ns_f64(self.profile.srq_poll_detect_ns);
+        let detect = Time::from_ns_f64(self.thread_hw(self.hcas[h].srqs[si as usize].thread).srq_poll_detect_ns);
         let hca = &mut self.hcas[h];
         let s = &mut hca.srqs[si as usize];
         let slot = s.qp_slot.get(qi).copied().unwrap_or(u32::MAX);

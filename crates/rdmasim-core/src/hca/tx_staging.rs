@@ -54,7 +54,7 @@ impl World {
     /// comes back when it frees again (a full buffer is drained by the port's TxDone, which
     /// calls back here).
     fn staged_engine_pick(&mut self, h: HcaId, now: Time) {
-        let limit = self.profile.tx_staging_bytes;
+        let limit = self.hcas[h].tx_staging_bytes;
         let hca = &self.hcas[h];
         if hca.sched.is_empty() || hca.staged_bytes >= limit {
             return;

@@ -39,6 +39,7 @@ impl World {
         let post_cost = self.hosts[self.hcas[h].host].post_cost;
         let th = self.hcas[h].qps[qp.index()].thread;
         let t_post = self.threads[th].run(now, post_cost);
+        let fetch_on_schedule = self.nic_hw(h).wqe_fetch_on_schedule;
         let hca = &mut self.hcas[h];
         let t = hca.t;
         if hca.qps[qp.index()].state == QpState::Error {
@@ -61,7 +62,7 @@ impl World {
                 fetch += t.dma_read;
             }
         }
-        if !self.profile.wqe_fetch_on_schedule {
+        if !fetch_on_schedule {
             ready += fetch;
             fetch = Time::ZERO;
         }

@@ -19,6 +19,8 @@ pub use thread::CpuThread;
 pub struct Host {
     /// Its HCAs, in rail order.
     pub hcas: Vec<HcaId>,
+    /// Its profile in `World::profiles`.
+    pub hw: u16,
     pub post_cost: Time,
     /// The scheduler tick every core of this host sees (OS noise; off by default).
     pub tick: noise::TickNoise,
@@ -26,7 +28,7 @@ pub struct Host {
 
 impl Host {
     pub fn new(p: &HwProfile, seed: u64, index: HostId) -> Host {
-        Host { hcas: Vec::new(), post_cost: Time::from_ns_f64(p.post_send_cpu_ns), tick: noise::TickNoise::for_host(p, seed, index.0) }
+        Host { hcas: Vec::new(), hw: 0, post_cost: Time::from_ns_f64(p.post_send_cpu_ns), tick: noise::TickNoise::for_host(p, seed, index.0) }
     }
 }
 
@@ -71,7 +73,9 @@ impl World {
         let (cq, th) = self.cqe_owner(&cqe);
         let p = &mut pollers[cq as usize];
         let app = p.app;
-        let poll = Time::from_ns_f64(self.profile.poll_cq_ns);
+        let hw = &self.profiles[self.hosts[self.threads[th].host].hw as usize];
+        let (poll, interrupt, wakeup, event_cpu) = (hw.poll_cq_ns, hw.interrupt_ns, hw.wakeup_ns, hw.event_cpu_ns);
+        let poll = Time::from_ns_f64(poll);
         match p.mode {
             PollMode::Busy => {
                 // The thread that owns the completed QP notices it (after a tick's detour).
@@ -83,14 +87,14 @@ impl World {
                 if !p.wake_pending {
                     p.wake_pending = true;
                     p.events += 1;
-                    let irq = now + Time::from_ns_f64(self.profile.interrupt_ns);
+                    let irq = now + Time::from_ns_f64(interrupt);
                     let exit = self.idle_exit_delay(th, irq);
                     let busy_until = self.threads[th].cpu_free;
                     // A thread still at work when the interrupt has queued the event (posting a
                     // deep queue, say) is not blocked in ibv_get_cq_event: it reads the event
                     // when that work is done, with no wake-up. A sleeping one is woken.
-                    let wake = if irq <= busy_until { busy_until } else { irq + Time::from_ns_f64(self.profile.wakeup_ns) + exit };
-                    self.threads[th].charge_event(wake, Time::from_ns_f64(self.profile.event_cpu_ns));
+                    let wake = if irq <= busy_until { busy_until } else { irq + Time::from_ns_f64(wakeup) + exit };
+                    self.threads[th].charge_event(wake, Time::from_ns_f64(event_cpu));
                     self.q.at(wake, Event::CqWake { cq });
                 }
             }
@@ -100,13 +104,13 @@ impl World {
     /// The woken thread polls everything that is there, one completion after another, then
     /// re-arms the CQ: each completion is handled when its poll is done, as a busy poller's.
     pub(crate) fn drain_poller(&mut self, pollers: &mut [Poller], cq: u32) {
-        let poll = Time::from_ns_f64(self.profile.poll_cq_ns);
         let now = self.q.now();
         let p = &mut pollers[cq as usize];
         p.wake_pending = false;
         let app = p.app;
         while let Some(c) = p.pending.pop_front() {
             let (_, th) = self.cqe_owner(&c);
+            let poll = Time::from_ns_f64(self.thread_hw(th).poll_cq_ns);
             let seen = self.threads[th].run(now, poll);
             self.app_at(seen, app, AppEvent::Completion(c));
         }

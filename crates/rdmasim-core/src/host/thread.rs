@@ -105,7 +105,7 @@ impl World {
     /// the package part when every other core of the host is asleep too. A thread still busy at
     /// `irq` never slept.
     pub(crate) fn idle_exit_delay(&mut self, thread: ThreadId, irq: Time) -> Time {
-        let states = self.profile.cpu_idle.states();
+        let states = self.thread_hw(thread).cpu_idle.states();
         let th = &self.threads[thread];
         if irq <= th.cpu_free {
             self.threads[thread].wakeups += 1;
@@ -129,7 +129,7 @@ impl World {
     /// before: no idle history and no timer). Cores without an
     /// application thread are assumed idle in the deepest state (no OS background).
     fn package_state(&self, host: HostId, thread: ThreadId, core: usize, t: Time) -> usize {
-        let states = self.profile.cpu_idle.states();
+        let states = self.thread_hw(thread).cpu_idle.states();
         let mut package = core;
         for (i, other) in self.threads.iter_enumerated() {
             if package == 0 {

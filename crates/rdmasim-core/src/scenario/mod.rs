@@ -47,6 +47,35 @@ pub struct HardwareSection {
     /// Any profile parameter, overridden for this scenario.
     #[serde(default)]
     pub overrides: crate::hca::profile::ProfileOverrides,
+    /// Hosts with other hardware: `[[hardware.hosts]]` entries (hca/profile_parts.rs).
+    #[serde(default)]
+    pub hosts: Vec<HostHardware>,
+}
+
+/// Some hosts on another profile: their HCAs' NIC part and their CPUs' host part come from it,
+/// and their cables train to the slower of their profile's link and the other end's.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostHardware {
+    /// The host indices it applies to.
+    pub hosts: Vec<u32>,
+    /// A named profile; without one, the run's profile with the run's overrides.
+    #[serde(default)]
+    pub profile: Option<String>,
+    /// Overrides on top of it (a switch's parameters have no place here).
+    #[serde(default)]
+    pub overrides: crate::hca::profile::ProfileOverrides,
+}
+
+impl HostHardware {
+    /// The entry as a whole `[hardware]` section (no hosts of its own): its profile and
+    /// overrides, the run's where it gives none.
+    pub fn as_section(&self, run: &HardwareSection) -> HardwareSection {
+        match &self.profile {
+            Some(p) => HardwareSection { profile: p.clone(), overrides: self.overrides.clone(), hosts: Vec::new() },
+            None => HardwareSection { profile: run.profile.clone(), overrides: run.overrides.merged(&self.overrides), hosts: Vec::new() },
+        }
+    }
 }
 
 impl HardwareSection {

@@ -179,8 +179,8 @@ impl Kv {
         if hca != self.server.hca || qpn != self.server.qpn {
             return;
         }
+        let poll = Time::from_ns_f64(w.thread_hw(self.server_thread).poll_cq_ns);
         let th = &mut w.threads[self.server_thread];
-        let poll = Time::from_ns_f64(w.profile.poll_cq_ns);
         let seen = th.notice(w.q.now(), poll);
         let done = th.run(seen, Time::from_ns_f64(self.spec.server_cpu_ns));
         if let Some(p) = &mut self.pipeline {

@@ -133,7 +133,8 @@ impl Perftest {
         if self.test != PerftestTest::IbWriteLat {
             return;
         }
-        let at = w.threads[w.main_thread(hca)].notice(w.now(), Time::from_ns_f64(w.profile.poll_cq_ns));
+        let th = w.main_thread(hca);
+        let at = w.threads[th].notice(w.now(), Time::from_ns_f64(w.thread_hw(th).poll_cq_ns));
         let tag = if hca == self.server { TAG_SERVER_SAW_WRITE } else { TAG_CLIENT_SAW_WRITE };
         w.app_at(at, self.app, AppEvent::Timer(tag));
     }

@@ -36,6 +36,7 @@ pub(super) fn check_scenario(s: &Scenario, source: &str, spans: Option<&SpanInde
 fn check_sections(s: &Scenario) -> Result<(), Problem> {
     let hw = check_hardware(&s.hardware)?;
     check_topology(&s.topology)?;
+    check_host_hardware(s)?;
     check_qp(&s.qp, &hw, &s.hardware.overrides)?;
     check_workload(s, &hw)?;
     check_faults(s)?;
@@ -102,6 +103,35 @@ fn override_time_max(name: &str) -> Option<(f64, &'static str)> {
     } else {
         None // os_tick_hz: bounded by its own checks below
     }
+}
+
+/// `[[hardware.hosts]]`: each entry's profile and overrides as `[hardware]`'s are checked
+/// (errors name the entry's keys), hosts that exist, each host in one entry at most, and no
+/// switch parameter (it belongs to the switches, not to a host).
+fn check_host_hardware(s: &Scenario) -> Result<(), Problem> {
+    let mut seen = std::collections::HashMap::new();
+    for (i, e) in s.hardware.hosts.iter().enumerate() {
+        let at = |k: &str| format!("hardware.hosts[{i}].{k}");
+        if let Err((key, message)) = check_hardware(&e.as_section(&s.hardware)) {
+            let key = key.strip_prefix("hardware.").map_or(key.clone(), &at);
+            return problem(&key, message);
+        }
+        if let Some(p) = e.overrides.names().into_iter().find(|p| crate::hca::profile_parts::part_of(p) == crate::hca::profile_parts::Part::Switch) {
+            return problem(&at(&format!("overrides.{p}")), format!("{p} is a switch's parameter, not a host's; expected it in [hardware.overrides]"));
+        }
+        if e.hosts.is_empty() {
+            return problem(&at("hosts"), "no hosts; expected a list of host indices".into());
+        }
+        for (j, &h) in e.hosts.iter().enumerate() {
+            if h >= s.topology.hosts {
+                return problem(&format!("hardware.hosts[{i}].hosts[{j}]"), format!("host {h} does not exist; expected a host index 0..={}", s.topology.hosts - 1));
+            }
+            if let Some(prev) = seen.insert(h, i) {
+                return problem(&format!("hardware.hosts[{i}].hosts[{j}]"), format!("host {h} is already in hardware.hosts[{prev}]; expected each host in one entry"));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The profile named in `[hardware]` with its overrides applied, once every override is in range.
