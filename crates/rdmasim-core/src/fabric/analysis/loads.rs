@@ -225,7 +225,8 @@ impl fmt::Display for LinkLoads {
         write_stats(f, "host links", &self.host_links)?;
         writeln!(f, "  busiest switch-to-switch:")?;
         write_busiest(f, &self.busiest)?;
-        for r in &self.per_rail {
+        // One component's breakdown would repeat the totals above.
+        for r in self.per_rail.iter().filter(|_| self.per_rail.len() > 1) {
             let rails: Vec<String> = r.rails.iter().map(u16::to_string).collect();
             writeln!(f, "component {} (rail {}): {} pairs, {} routed", r.component, rails.join(","), r.pairs, r.routed_pairs)?;
             write_stats(f, "switch-to-switch", &r.switch_links)?;

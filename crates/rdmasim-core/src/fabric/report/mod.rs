@@ -81,17 +81,8 @@ impl FabricReport {
     /// "k": 16, "speed": {"gen": "edr", "width": 4}}` (the fields of a scenario's
     /// `[topology] generator`).
     pub fn build_json(spec_json: &str) -> Result<FabricReport, FabricError> {
-        let kind = serde_json::from_str::<serde_json::Value>(spec_json).ok().and_then(|v| v.get("kind").and_then(|k| k.as_str()).map(str::to_string));
-        let gen_err = |message: String| FabricError::Generator { kind: kind.clone(), message };
-        let mut de = serde_json::Deserializer::from_str(spec_json);
-        let spec: GeneratorSpec = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-            // The tagged enum reads its fields through a buffer, so the path is often just ".";
-            // serde's own message already names the unknown field or variant.
-            let path = e.path().to_string();
-            let inner = e.into_inner().to_string();
-            gen_err(if path == "." || path.is_empty() { strip_position(&inner) } else { format!("{path}: {}", strip_position(&inner)) })
-        })?;
-        Self::build(&spec).map_err(|e| gen_err(e.0))
+        let spec = spec_from_json(spec_json)?;
+        Self::build(&spec).map_err(|e| FabricError::Generator { kind: Some(spec.kind_name().to_string()), message: e.0 })
     }
 
     pub fn build(spec: &GeneratorSpec) -> Result<FabricReport, GraphError> {
@@ -183,6 +174,48 @@ impl FabricReport {
     }
 }
 
+/// Reads a generator spec, naming the parameter a bad value was given to. A `kind`-tagged enum
+/// reads its fields through serde's buffer, which loses the path ("invalid type: string, expected
+/// u16" without saying `k`), so each known kind is read as its own struct with the path kept;
+/// anything else goes through the enum for its message (unknown or missing kind).
+fn spec_from_json(spec_json: &str) -> Result<GeneratorSpec, FabricError> {
+    use crate::fabric::build::*;
+    let err = |kind: Option<&str>, message: String| FabricError::Generator { kind: kind.map(str::to_string), message };
+    let mut value: serde_json::Value = serde_json::from_str(spec_json).map_err(|e| err(None, strip_position(&e.to_string())))?;
+    let kind = value.get("kind").and_then(|k| k.as_str()).map(str::to_string);
+    if let (Some(fields), Some(kind)) = (value.as_object_mut(), kind.as_deref()) {
+        let mut params = fields.clone();
+        params.remove("kind");
+        let params = serde_json::Value::Object(params);
+        let spec = match kind {
+            "back-to-back" => typed(params).map(GeneratorSpec::BackToBack),
+            "single-switch" => typed(params).map(GeneratorSpec::SingleSwitch),
+            "xgft" => typed(params).map(GeneratorSpec::Xgft),
+            "k-ary-n-tree" => typed(params).map(GeneratorSpec::KAryNTree),
+            "fat-tree-k" => typed(params).map(GeneratorSpec::FatTreeK),
+            "director" => typed(params).map(GeneratorSpec::Director),
+            "rails" => typed::<Rails>(params).map(GeneratorSpec::Rails),
+            "tsubame2" => typed(params).map(GeneratorSpec::Tsubame2),
+            "hyperx" => typed(params).map(GeneratorSpec::Hyperx),
+            _ => serde_json::from_value(value).map_err(|e| format!("kind: {}", strip_position(&e.to_string()))),
+        };
+        return spec.map_err(|m| err(Some(kind), m));
+    }
+    serde_json::from_value(value).map_err(|e| err(kind.as_deref(), strip_position(&e.to_string())))
+}
+
+fn typed<T: serde::de::DeserializeOwned>(params: serde_json::Value) -> Result<T, String> {
+    serde_path_to_error::deserialize(params).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = strip_position(&e.into_inner().to_string());
+        if path == "." || path.is_empty() {
+            inner
+        } else {
+            format!("{path}: {inner}")
+        }
+    })
+}
+
 /// serde_json ends its messages with " at line 1 column 42", meaningless for parameters that
 /// were given on a command line or as Python keywords.
 fn strip_position(msg: &str) -> String {
@@ -216,6 +249,8 @@ mod tests {
         assert!(e(r#"{"kind": "fat-tree-k", "k": 3}"#).starts_with("generator fat-tree-k: k = 3"), "{}", e(r#"{"kind": "fat-tree-k", "k": 3}"#));
         assert!(e(r#"{"kind": "fat-tree-k", "kk": 4}"#).contains("unknown field `kk`"));
         assert!(e(r#"{"kind": "no-such"}"#).contains("unknown variant `no-such`"));
-        assert!(!e(r#"{"kind": "fat-tree-k", "k": "x"}"#).contains("at line"));
+        assert_eq!(e(r#"{"kind": "fat-tree-k", "k": "x"}"#), "generator fat-tree-k: k: invalid type: string \"x\", expected u16");
+        assert!(e(r#"{"kind": "rails", "of": {"kind": "fat-tree-k", "k": 3}}"#).contains("k = 3"));
+        assert!(e(r#"{"kind": "fat-tree-k"}"#).contains("missing field `k`"));
     }
 }
