@@ -376,13 +376,14 @@ def cmd_fabric(args: argparse.Namespace) -> int:
         from tqdm.auto import tqdm
 
         # delay: a bar only when a step takes long enough to wait for (a large fabric).
-        bar = tqdm(total=4, desc=f"fabric {args.action}", unit="step", leave=False, delay=0.5,
-                   bar_format="{desc}: {n}/{total} steps [{elapsed}]")
+        bar = tqdm(total=3, desc=f"fabric {args.action}", unit="step", leave=False, delay=0.5,
+                   bar_format="{desc}: {n}/{total} steps done [{elapsed}]")
 
-    def step(what: str) -> None:
+    def step(starting: str) -> None:
+        """One step done; names the one starting (set last: it redraws the bar)."""
         if bar is not None:
-            bar.set_description_str(what)
             bar.update(1)
+            bar.set_description_str(starting)
 
     try:
         try:
@@ -392,7 +393,6 @@ def cmd_fabric(args: argparse.Namespace) -> int:
                 fab = Fabric.import_file(args.file, lfts=args.lfts)
         except FabricError as e:
             raise _InputError(f"fabric {args.action}: {e}") from None
-        step("writing files")
         written = []
         for flag, path, write in (("--write-net", args.write_net, fab.write_net),
                                   ("--write-lfts", args.write_lfts, fab.write_lfts),
@@ -407,7 +407,7 @@ def cmd_fabric(args: argparse.Namespace) -> int:
                 raise _InputError(f"{flag} {path}: cannot write: {e.strerror or e}") from None
         step("summary: every pair's route")
         summary = fab.summary if args.json else fab.summary_text()
-        step("loads: routes per link")
+        step("routes per link")
         loads = fab.link_loads(args.top) if args.json else fab.loads_text(args.top)
         step("done")
     finally:
@@ -418,7 +418,7 @@ def cmd_fabric(args: argparse.Namespace) -> int:
                           "written": written}, indent=2))
         return EXIT_OK
     print(f"fabric   : {fab.source}    routing: {fab.routing}")
-    print(summary, end="")
+    print(summary)
     print(loads, end="")
     for w in written:
         print(f"wrote {w}")
