@@ -11,6 +11,9 @@ what you would measure on the real thing::
 
     df = rdmasim.sweep(scenario, {"workload.size": [4096, 65536]}, executor=pool)
 
+    fab = rdmasim.Fabric.build("fat-tree-k", k=16)   # or Fabric.import_file("ibnetdiscover.txt", lfts=...)
+    fab.summary, fab.loads, fab.links                  # no simulation: counts, route loads, DataFrames
+
 The simulator itself is the Rust crate ``rdmasim-core``; ``rdmasim._core`` binds it.
 """
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 from . import _core
 from ._core import Simulation
 from .errors import ScenarioError
+from .fabric import Fabric, FabricError
 from .profiles import profile_names, profiles
 from .result import Result
 from .runner import RunInterrupted, run, simulation, validate
@@ -27,6 +31,8 @@ from .sweep import SweepInterrupted, sweep
 __version__: str = _core.__version__
 
 __all__ = [
+    "Fabric",
+    "FabricError",
     "Result",
     "RunInterrupted",
     "ScenarioError",

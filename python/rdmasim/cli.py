@@ -1,4 +1,4 @@
-"""The ``rdmasim`` command: run, validate, perftest, profiles, reproduce, bench.
+"""The ``rdmasim`` command: run, validate, perftest, profiles, reproduce, bench, fabric.
 
 Exit codes: 0 success; 1 a reproduction row did not match; 2 bad input (scenario error,
 missing file, unknown name, an output directory that cannot be written); 3 the results could
@@ -333,6 +333,98 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _param_value(text: str) -> Any:
+    """A ``-p`` value: JSON when it parses (numbers, true/false, [4, 4, 4]), a comma list of
+    numbers as a list (``dims=4,4,4``), else the text itself (``speed.gen=edr``)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    parts = text.split(",")
+    if len(parts) > 1:
+        try:
+            return [json.loads(x) for x in parts]
+        except ValueError:
+            pass
+    return text
+
+
+def _generator_params(kind: str, items: Sequence[str]) -> Dict[str, Any]:
+    """``-p k=16 -p speed.gen=edr`` as ``{"k": 16, "speed": {"gen": "edr"}}``."""
+    params: Dict[str, Any] = {}
+    for item in items:
+        key, eq, text = item.partition("=")
+        if not eq or not key:
+            raise _InputError(f"fabric build {kind}: -p {item!r}: expected KEY=VALUE, e.g. -p k=16")
+        *parents, leaf = key.split(".")
+        at = params
+        for part in parents:
+            at = at.setdefault(part, {})
+            if not isinstance(at, dict):
+                raise _InputError(f"fabric build {kind}: -p {item!r}: {part} was given a value, not a table")
+        at[leaf] = _param_value(text)
+    return params
+
+
+def cmd_fabric(args: argparse.Namespace) -> int:
+    from .fabric import Fabric, FabricError
+
+    if args.top < 0:
+        raise _InputError(f"--top {args.top}: expected 0 or more busiest links")
+    bar = None
+    if (not args.quiet) and _interactive():
+        from tqdm.auto import tqdm
+
+        # delay: a bar only when a step takes long enough to wait for (a large fabric).
+        bar = tqdm(total=3, desc=f"fabric {args.action}", unit="step", leave=False, delay=0.5,
+                   bar_format="{desc}: {n}/{total} steps done [{elapsed}]")
+
+    def step(starting: str) -> None:
+        """One step done; names the one starting (set last: it redraws the bar)."""
+        if bar is not None:
+            bar.update(1)
+            bar.set_description_str(starting)
+
+    try:
+        try:
+            if args.action == "build":
+                fab = Fabric.build(args.kind, **_generator_params(args.kind, args.param))
+            else:
+                fab = Fabric.import_file(args.file, lfts=args.lfts)
+        except FabricError as e:
+            raise _InputError(f"fabric {args.action}: {e}") from None
+        written = []
+        for flag, path, write in (("--write-net", args.write_net, fab.write_net),
+                                  ("--write-lfts", args.write_lfts, fab.write_lfts),
+                                  ("--write-dot", args.write_dot, fab.write_dot)):
+            if path is None:
+                continue
+            try:
+                written.append(str(write(path)))
+            except FabricError as e:
+                raise _InputError(f"{flag} {path}: {e}") from None
+            except OSError as e:
+                raise _InputError(f"{flag} {path}: cannot write: {e.strerror or e}") from None
+        step("summary: every pair's route")
+        summary = fab.summary if args.json else fab.summary_text()
+        step("routes per link")
+        loads = fab.link_loads(args.top) if args.json else fab.loads_text(args.top)
+        step("done")
+    finally:
+        if bar is not None:
+            bar.close()
+    if args.json:
+        print(json.dumps({"source": fab.source, "routing": fab.routing, "summary": summary, "loads": loads,
+                          "written": written}, indent=2))
+        return EXIT_OK
+    print(f"fabric   : {fab.source}    routing: {fab.routing}")
+    print(summary)
+    print(loads, end="")
+    for w in written:
+        print(f"wrote {w}")
+    return EXIT_OK
+
+
 # ---- parser ----------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rdmasim", description="Deterministic packet-level RDMA fabric simulator.")
@@ -380,6 +472,37 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="print the report as JSON")
     b.add_argument("-n", "--iterations", type=int, default=3, help="runs of the bench workload; the best is reported (default 3)")
     b.set_defaults(func=cmd_bench)
+
+    f = sub.add_parser("fabric", help="a fabric without simulating: summary, routes per link, files",
+                       description="Build a fabric from a generator or import the files operators have, "
+                                   "and print what it is and how its routes load the links "
+                                   "(all-to-all, no simulation).")
+    fsub = f.add_subparsers(dest="action", metavar="ACTION")
+    fsub.required = True
+    fb = fsub.add_parser("build", help="generate a fabric (kinds and parameters: docs/fabric.md)",
+                         description="Generate and route a fabric; parameters as in a scenario's "
+                                     "[topology] generator, e.g. rdmasim fabric build fat-tree-k -p k=16 "
+                                     "-p speed.gen=edr; rails: -p rails=2 -p of.kind=fat-tree-k -p of.k=4.")
+    from .fabric import GENERATOR_KINDS
+
+    fb.add_argument("kind", metavar="KIND", help=f"generator: {', '.join(GENERATOR_KINDS)}")
+    fb.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
+                    help="a generator parameter; dotted keys nest (speed.gen=edr); values are numbers, "
+                         "true/false, lists ([4,4,4] or 4,4,4) or text")
+    fi = fsub.add_parser("import", help="read ibnetdiscover / ibsim net / opensm-subnet.lst (+ LFTs)",
+                         description="Read a topology (ibnetdiscover, ibnetdiscover -p, ibsim net, "
+                                     "opensm-subnet.lst) and optional forwarding tables; without them "
+                                     "the fabric is routed by minhop.")
+    fi.add_argument("file", metavar="FILE", help="topology file")
+    fi.add_argument("--lfts", metavar="FILE_OR_DIR", help="opensm-lfts.dump, ibroute output, or a directory of it")
+    for sp in (fb, fi):
+        sp.add_argument("--json", action="store_true", help="print source, routing, summary and loads as JSON")
+        sp.add_argument("--top", type=int, default=10, metavar="N", help="busiest links to name (default 10)")
+        sp.add_argument("--write-net", metavar="F", help="write the topology as an ibsim net file")
+        sp.add_argument("--write-lfts", metavar="F", help="write the LFTs as opensm-lfts.dump")
+        sp.add_argument("--write-dot", metavar="F", help="write a Graphviz picture")
+        sp.add_argument("--quiet", action="store_true", help="no progress bar")
+        sp.set_defaults(func=cmd_fabric)
     return p
 
 

@@ -1,6 +1,7 @@
 //! `rdmasim._core`: the thin PyO3 layer over `rdmasim_core::api`.
 //!
-//! No logic lives here: scenario text in, JSON result and pcap bytes out. The Python package
+//! No logic lives here: scenario text in, JSON result and pcap bytes out; a fabric spec or
+//! files in, JSON tables and the tools' file formats out (`rdmasim_core::fabric::report`). The Python package
 //! (`python/rdmasim`) turns these into pandas tables, files, sweeps and the CLI.
 // PyO3 0.22's #[pyfunction]/#[pymethods] expansion converts each `PyResult` error into itself,
 // which newer clippy flags at every function signature; the code written here converts nothing.
@@ -10,6 +11,7 @@ use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use rdmasim_core::api;
+use rdmasim_core::fabric::report::{FabricError as CoreFabricError, FabricReport};
 use rdmasim_core::report::capture::Capture;
 use rdmasim_core::scenario::ScenarioError as CoreScenarioError;
 use std::fs::File;
@@ -23,6 +25,29 @@ create_exception!(
     "A scenario that cannot be run: names the file (`source`), the dotted `key`, the 1-based \
      `line` (or None) and what was expected (`message`). `str(err)` is `file:line: key `a.b`: message`."
 );
+
+create_exception!(
+    rdmasim,
+    FabricError,
+    PyValueError,
+    "A fabric that cannot be built or imported: `source` (the file, or None for a generator), \
+     the 1-based `line` (or None) and `message` (naming the generator parameter when there is \
+     one). `str(err)` is `file:line: message` or `generator KIND: param = value: expected ...`."
+);
+
+/// Converts a core fabric error into `rdmasim.FabricError`, with its fields as attributes.
+fn fabric_err(py: Python<'_>, e: CoreFabricError) -> PyErr {
+    let err = FabricError::new_err(e.to_string());
+    let value = err.value_bound(py);
+    let (source, line, message) = match &e {
+        CoreFabricError::Io(io) => (Some(io.source.clone()), io.line, io.message.clone()),
+        CoreFabricError::Generator { message, .. } => (None, None, message.clone()),
+    };
+    let _ = value.setattr("source", source);
+    let _ = value.setattr("line", line);
+    let _ = value.setattr("message", message);
+    err
+}
 
 /// Converts a core scenario error into `rdmasim.ScenarioError`, with its fields as attributes.
 fn scenario_err(py: Python<'_>, e: CoreScenarioError) -> PyErr {
@@ -149,6 +174,100 @@ fn pcap_bytes<'py>(py: Python<'py>, c: &Capture) -> PyResult<Bound<'py, PyBytes>
     })
 }
 
+/// A routed fabric, built or imported, and what `rdmasim_core::fabric::report` answers about
+/// it. Every long call releases the GIL; results are cached in the core, so the summary and
+/// the all-pairs route counts are computed once.
+#[pyclass(module = "rdmasim._core", name = "Fabric")]
+struct PyFabric {
+    inner: FabricReport,
+}
+
+#[pymethods]
+impl PyFabric {
+    /// Builds and routes a generated fabric from its spec as JSON (`{"kind": "fat-tree-k", "k": 4}`);
+    /// raises `FabricError` naming the parameter.
+    #[staticmethod]
+    fn build(py: Python<'_>, spec_json: &str) -> PyResult<Self> {
+        py.allow_threads(|| FabricReport::build_json(spec_json)).map(|inner| PyFabric { inner }).map_err(|e| fabric_err(py, e))
+    }
+
+    /// Imports a topology file and optional LFTs (file or directory); raises `FabricError`
+    /// naming the file and line.
+    #[staticmethod]
+    #[pyo3(signature = (path, lfts = None))]
+    fn import_file(py: Python<'_>, path: PathBuf, lfts: Option<PathBuf>) -> PyResult<Self> {
+        py.allow_threads(|| FabricReport::import(&path, lfts.as_deref())).map(|inner| PyFabric { inner }).map_err(|e| fabric_err(py, e))
+    }
+
+    /// The generator kind or the topology file.
+    #[getter]
+    fn source(&self) -> &str {
+        &self.inner.source
+    }
+
+    /// How the forwarding tables were made: "d-mod-k", "dimension order", "from file", "minhop".
+    #[getter]
+    fn routing(&self) -> &'static str {
+        self.inner.routing.name()
+    }
+
+    fn summary_json(&mut self, py: Python<'_>) -> String {
+        let inner = &mut self.inner;
+        py.allow_threads(move || inner.summary_json())
+    }
+
+    fn summary_text(&mut self, py: Python<'_>) -> String {
+        let inner = &mut self.inner;
+        py.allow_threads(move || inner.summary_text())
+    }
+
+    fn loads_json(&mut self, py: Python<'_>, top: usize) -> String {
+        let inner = &mut self.inner;
+        py.allow_threads(move || inner.loads_json(top))
+    }
+
+    fn loads_text(&mut self, py: Python<'_>, top: usize) -> String {
+        let inner = &mut self.inner;
+        py.allow_threads(move || inner.loads_text(top))
+    }
+
+    fn nodes_json(&self, py: Python<'_>) -> String {
+        let inner = &self.inner;
+        py.allow_threads(move || inner.nodes_json())
+    }
+
+    fn links_json(&mut self, py: Python<'_>) -> String {
+        let inner = &mut self.inner;
+        py.allow_threads(move || inner.links_json())
+    }
+
+    fn routes_json(&self, py: Python<'_>) -> String {
+        let inner = &self.inner;
+        py.allow_threads(move || inner.routes_json())
+    }
+
+    /// The topology as an ibsim `net` file; raises `FabricError` for a node name ibsim cannot take.
+    fn net_text(&self, py: Python<'_>) -> PyResult<String> {
+        self.inner.net_text().map_err(|e| fabric_err(py, e))
+    }
+
+    /// The forwarding tables as OpenSM's `opensm-lfts.dump`.
+    fn lfts_text(&self, py: Python<'_>) -> String {
+        let inner = &self.inner;
+        py.allow_threads(move || inner.lfts_text())
+    }
+
+    /// The fabric as Graphviz dot.
+    fn dot_text(&self) -> String {
+        self.inner.dot_text()
+    }
+
+    fn __repr__(&self) -> String {
+        let g = &self.inner.fabric.graph;
+        format!("<rdmasim._core.Fabric {:?}: {} nodes, {} links, routing {}>", self.inner.source, g.nodes.len(), g.links.len(), self.inner.routing.name())
+    }
+}
+
 /// Parses and validates a TOML scenario without running it; raises `ScenarioError`.
 #[pyfunction]
 #[pyo3(signature = (toml_text, source = "<string>"))]
@@ -199,7 +318,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
     m.add_class::<PySimulation>()?;
+    m.add("FabricError", m.py().get_type_bound::<FabricError>())?;
     m.add_class::<PyCapture>()?;
+    m.add_class::<PyFabric>()?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(profiles_json, m)?)?;
     m.add_function(wrap_pyfunction!(link_data_bps, m)?)?;

@@ -140,9 +140,15 @@ struct Directed {
 /// The loads of all-to-all traffic, naming the `top` busiest switch-to-switch directions
 /// (overall and per rail).
 pub fn link_loads(rf: &RoutedFabric, top: usize) -> LinkLoads {
-    let g = &rf.graph;
-    let comps = Components::of(g);
+    let comps = Components::of(&rf.graph);
     let counts = count_routes(rf, &comps);
+    loads_from_counts(rf, &comps, &counts, top)
+}
+
+/// [`link_loads`] from counts already made, for a caller that also wants them per link
+/// (fabric/report: the links table) without walking every destination twice.
+pub fn loads_from_counts(rf: &RoutedFabric, comps: &Components, counts: &RouteCounts, top: usize) -> LinkLoads {
+    let g = &rf.graph;
     let mut directed = Vec::with_capacity(2 * g.links.len());
     for link in g.links.iter().filter(|l| l.state == LinkState::Up) {
         let [a, b] = link.ends;
@@ -219,7 +225,8 @@ impl fmt::Display for LinkLoads {
         write_stats(f, "host links", &self.host_links)?;
         writeln!(f, "  busiest switch-to-switch:")?;
         write_busiest(f, &self.busiest)?;
-        for r in &self.per_rail {
+        // One component's breakdown would repeat the totals above.
+        for r in self.per_rail.iter().filter(|_| self.per_rail.len() > 1) {
             let rails: Vec<String> = r.rails.iter().map(u16::to_string).collect();
             writeln!(f, "component {} (rail {}): {} pairs, {} routed", r.component, rails.join(","), r.pairs, r.routed_pairs)?;
             write_stats(f, "switch-to-switch", &r.switch_links)?;

@@ -16,7 +16,7 @@ pub mod summary;
 mod test_fabrics;
 
 pub use components::{Components, Endpoint};
-pub use loads::{link_loads, LinkLoads};
+pub use loads::{count_routes, link_loads, loads_from_counts, LinkLoads, RouteCounts};
 pub use paths::{trace_route, trace_route_into, Hop, RouteError};
 pub use reach::{DestinationWalk, Reach};
 pub use summary::{summarize, FabricSummary};

@@ -1,0 +1,173 @@
+"""A fabric without a simulation: build one from a generator or import the files operators
+have, then ask what it is and how its routes load the links::
+
+    fab = rdmasim.Fabric.build("fat-tree-k", k=16, speed={"gen": "edr", "width": 4})
+    fab = rdmasim.Fabric.import_file("ibnetdiscover.txt", lfts="opensm-lfts.dump")
+    fab.summary            # hosts, switches, links by speed, degraded / down links, unroutable pairs, loops
+    fab.loads              # all-to-all routes per directed link: max, mean, histogram, busiest links
+    fab.nodes, fab.links   # pandas DataFrames; fab.routes: every LFT entry (switches x LIDs rows)
+    fab.write_net("fabric.net"); fab.write_lfts("opensm-lfts.dump"); fab.write_dot("fabric.dot")
+
+The work is the core's (``rdmasim_core::fabric::report``); each step runs with the GIL
+released and its result is kept, so asking twice costs nothing.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Dict, Optional, Union
+
+import pandas as pd
+
+from . import _core
+from ._core import FabricError
+
+__all__ = ["Fabric", "FabricError", "GENERATOR_KINDS"]
+
+#: The generator kinds (docs/fabric.md lists their parameters).
+GENERATOR_KINDS = ("back-to-back", "single-switch", "xgft", "k-ary-n-tree", "fat-tree-k", "director",
+                   "rails", "tsubame2", "hyperx")
+
+#: Busiest links named in :attr:`Fabric.loads`.
+DEFAULT_TOP = 10
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _columns(text: str, dtypes: Dict[str, str]) -> pd.DataFrame:
+    """A frame from the core's JSON columns; nullable dtypes where a column has nulls."""
+    df = pd.DataFrame(json.loads(text))
+    for col, dtype in dtypes.items():
+        df[col] = df[col].astype(dtype)
+    return df
+
+
+class Fabric:
+    """A routed fabric: built by :meth:`build` or read by :meth:`import_file`."""
+
+    def __init__(self, core: "_core.Fabric") -> None:
+        self._core = core
+        self._cache: Dict[str, Any] = {}
+
+    @classmethod
+    def build(cls, kind: str, **params: Any) -> "Fabric":
+        """Builds and routes a generated fabric: ``kind`` and its parameters as in a scenario's
+        ``[topology] generator`` (``k=16``, ``speed={"gen": "edr", "width": 4}``,
+        ``of={"kind": "fat-tree-k", "k": 4}`` for ``rails``).
+
+        Raises:
+            FabricError: an unknown kind or parameter, or a value out of range (named).
+        """
+        return cls(_core.Fabric.build(json.dumps({"kind": kind, **params})))
+
+    @classmethod
+    def import_file(cls, path: PathLike, lfts: Optional[PathLike] = None) -> "Fabric":
+        """Reads ibnetdiscover (default or ``-p``), an ibsim ``net`` file or
+        ``opensm-subnet.lst``, and forwarding tables from ``opensm-lfts.dump``, ibroute output
+        or a directory of it; without ``lfts`` the fabric is routed by minhop.
+
+        Raises:
+            FabricError: a file that cannot be read, named with the line and what was expected.
+        """
+        return cls(_core.Fabric.import_file(os.fspath(path), None if lfts is None else os.fspath(lfts)))
+
+    @property
+    def source(self) -> str:
+        """The generator kind or the topology file."""
+        return self._core.source
+
+    @property
+    def routing(self) -> str:
+        """How the LFTs were made: ``d-mod-k``, ``dimension order``, ``from file`` or ``minhop``."""
+        return self._core.routing
+
+    def _cached(self, key: str, make: Any) -> Any:
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
+    @property
+    def summary(self) -> Dict[str, Any]:
+        """hosts, hcas, hca_ports, switches, links, links_by_speed, degraded_links, down_links,
+        components, pairs, unroutable (counts by reason and examples), loops (count, examples)."""
+        return self._cached("summary", lambda: json.loads(self._core.summary_json()))
+
+    @property
+    def loads(self) -> Dict[str, Any]:
+        """Routes per directed link for all-to-all traffic (:meth:`link_loads` with the
+        default number of busiest links)."""
+        return self.link_loads(DEFAULT_TOP)
+
+    def link_loads(self, top: int = DEFAULT_TOP) -> Dict[str, Any]:
+        """pairs, routed_pairs, unroutable_pairs, switch_links and host_links (directed_links,
+        routes, max, mean, histogram), the ``top`` busiest switch-to-switch directions, and the
+        same per rail (``per_rail``)."""
+        return self._cached(f"loads{top}", lambda: json.loads(self._core.loads_json(int(top))))
+
+    def summary_text(self) -> str:
+        return self._core.summary_text()
+
+    def loads_text(self, top: int = DEFAULT_TOP) -> str:
+        return self._core.loads_text(int(top))
+
+    @property
+    def nodes(self) -> pd.DataFrame:
+        """One row per switch and HCA: name, kind (switch / ca), guid, lid, ports, host, rail."""
+        return self._cached("nodes", lambda: _columns(self._core.nodes_json(), {"rail": "Int64"}))
+
+    @property
+    def links(self) -> pd.DataFrame:
+        """One row per cable: a, a_port, b, b_port, width, speed, label ("4X QDR"), length_m,
+        ber, state, degraded, and the all-to-all routes each way (routes_ab, routes_ba)."""
+        return self._cached("links", lambda: _columns(self._core.links_json(), {}))
+
+    @property
+    def routes(self) -> pd.DataFrame:
+        """Every LFT entry that routes: switch, lid, port (0: the switch itself), dest (the
+        node with that LID). Switches × LIDs rows, so made only when asked for."""
+        def make() -> pd.DataFrame:
+            c = json.loads(self._core.routes_json())
+            names = c.pop("names")
+            switch = pd.Categorical.from_codes(c.pop("switch"), categories=names)
+            dest = pd.Categorical.from_codes(c.pop("dest"), categories=names)  # -1: no node has the LID
+            return pd.DataFrame({"switch": switch, "lid": c["lid"], "port": c["port"], "dest": dest})
+        return self._cached("routes", make)
+
+    def write_net(self, path: PathLike) -> Path:
+        """Writes the topology as an ibsim ``net`` file (``ibsim -s``; ibnetdiscover's layout)."""
+        return _write(path, self._core.net_text())
+
+    def write_lfts(self, path: PathLike) -> Path:
+        """Writes the forwarding tables as OpenSM's ``opensm-lfts.dump`` (``opensm -R file -U``)."""
+        return _write(path, self._core.lfts_text())
+
+    def write_dot(self, path: PathLike) -> Path:
+        """Writes a Graphviz picture (``dot -Tsvg``): degraded links orange, down links dashed."""
+        return _write(path, self._core.dot_text())
+
+    def plot_route_histogram(self, path: PathLike, top: int = DEFAULT_TOP) -> Optional[Path]:
+        """Bar chart of switch-to-switch directed links by their all-to-all routes, written to
+        ``path``; None when matplotlib is missing or the file cannot be written."""
+        from .reproduce._plots import pyplot, save
+
+        plt = pyplot()
+        if plt is None:
+            return None
+        hist = self.link_loads(top)["switch_links"]["histogram"]
+        fig, ax = plt.subplots(figsize=(6, 3.5))
+        ax.bar([b["routes"] for b in hist], [b["links"] for b in hist], width=0.8)
+        ax.set_xlabel("routes over the directed link (all-to-all)")
+        ax.set_ylabel("switch-to-switch directed links")
+        ax.set_title(f"{self.source}: routing {self.routing}")
+        fig.tight_layout()
+        return save(fig, Path(path), dpi=120)
+
+    def __repr__(self) -> str:
+        return f"<rdmasim.Fabric {self._core!r}>"
+
+
+def _write(path: PathLike, text: str) -> Path:
+    p = Path(path)
+    p.write_text(text, encoding="utf-8")
+    return p
