@@ -18,17 +18,65 @@ The simulator itself is the Rust crate ``rdmasim-core``; ``rdmasim._core`` binds
 """
 from __future__ import annotations
 
+import sys as _sys
+import types as _types
+from importlib import import_module
+from typing import Any
+
 from . import _core
 from ._core import Simulation
 from .errors import ScenarioError
-from .fabric import Fabric, FabricError
-from .profiles import profile_names, profiles
-from .result import Result
-from .runner import RunInterrupted, run, simulation, validate
-from .scenario import dict_to_toml, scenario_dict, set_dotted
-from .sweep import SweepInterrupted, sweep
 
 __version__: str = _core.__version__
+
+# The rest is imported on first use (PEP 562): most of it imports pandas, which costs a third
+# of a second, and `rdmasim --version` or a bad argument should answer at once.
+_LAZY = {
+    "Fabric": ".fabric",
+    "FabricError": ".fabric",
+    "profile_names": ".profiles",
+    "profiles": ".profiles",
+    "Result": ".result",
+    "RunInterrupted": ".runner",
+    "run": ".runner",
+    "simulation": ".runner",
+    "validate": ".runner",
+    "dict_to_toml": ".scenario",
+    "scenario_dict": ".scenario",
+    "set_dotted": ".scenario",
+    "SweepInterrupted": ".sweep",
+    "sweep": ".sweep",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rdmasim' has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_LAZY))
+
+
+# `sweep` and `profiles` are functions named like the submodules that define them. Importing a
+# submodule sets the package attribute of its name to the module: keep the function there, as
+# `from .sweep import sweep` in this file used to.
+_SHADOWED = {"sweep", "profiles"}
+
+
+class _Package(_types.ModuleType):
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _SHADOWED and isinstance(value, _types.ModuleType):
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package
+
 
 __all__ = [
     "Fabric",

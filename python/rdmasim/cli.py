@@ -14,16 +14,18 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from . import __version__
-from . import perftest as pt
 from . import perftest_flags
 from .envvars import EnvVarError
 from .errors import ScenarioError
-from .result import FORMATS, Result
-from .runner import RunInterrupted, run, validate
-from .scenario import scenario_dict
+from .names import DEFAULT_PROFILE, FORMATS, GENERATOR_KINDS, PERFTEST_TESTS
+
+# The modules below import pandas (a third of a second): each command imports what it uses
+# when it runs, so that `rdmasim --help`, `--version` and bad arguments answer at once.
+if TYPE_CHECKING:
+    from .result import Result
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE, EXIT_OUTPUT, EXIT_STUDY_FAILED, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 
@@ -62,6 +64,8 @@ def _perftest_test(sc: Dict[str, Any]) -> Optional[str]:
 
 
 def _print_summary(res: Result, source: str, out: Path, written: List[Path], test: Optional[str]) -> None:
+    from . import perftest as pt
+
     s = res.summary
     name = f" ({s['name']})" if s.get("name") else ""
     print(f"scenario : {source}{name}")
@@ -121,6 +125,9 @@ def _write_results(res: Result, out: Path, fmt: str) -> Tuple[Path, List[Path]]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from .runner import RunInterrupted, run, validate
+    from .scenario import scenario_dict
+
     path = _scenario_file(args.scenario)
     validate(path)  # a bad scenario is reported before any directory is made
     out = _output_dir(Path(args.output) if args.output else Path("out") / path.stem)
@@ -146,6 +153,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from .runner import validate
+    from .scenario import scenario_dict
+
     path = _scenario_file(args.scenario)
     validate(path)
     sc = scenario_dict(path)
@@ -166,6 +176,9 @@ _PERFTEST_FLAGS = {
 
 
 def cmd_perftest(args: argparse.Namespace) -> int:
+    from . import perftest as pt
+    from .runner import RunInterrupted, run, validate
+
     problem = perftest_flags.refused(args.test, args)
     if problem:
         raise _InputError(problem)
@@ -445,9 +458,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("perftest", help="run a perftest benchmark (ib_write_bw, ib_read_lat, ...)",
                        description="Simulated perftest: the same flags and report layout.")
-    t.add_argument("test", choices=pt.TESTS)
+    t.add_argument("test", choices=PERFTEST_TESTS)
     perftest_flags.add_arguments(t)
-    t.add_argument("--profile", default=pt.DEFAULT_PROFILE, help=f"hardware profile (default {pt.DEFAULT_PROFILE})")
+    t.add_argument("--profile", default=DEFAULT_PROFILE, help=f"hardware profile (default {DEFAULT_PROFILE})")
     t.add_argument("--seed", type=int, help="random seed (default 1)")
     t.add_argument("--json", action="store_true", help="print the report rows as JSON")
     t.set_defaults(func=cmd_perftest)
@@ -483,7 +496,6 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Generate and route a fabric; parameters as in a scenario's "
                                      "[topology] generator, e.g. rdmasim fabric build fat-tree-k -p k=16 "
                                      "-p speed.gen=edr; rails: -p rails=2 -p of.kind=fat-tree-k -p of.k=4.")
-    from .fabric import GENERATOR_KINDS
 
     fb.add_argument("kind", metavar="KIND", help=f"generator: {', '.join(GENERATOR_KINDS)}")
     fb.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",

@@ -25,9 +25,7 @@ from ._core import FabricError
 
 __all__ = ["Fabric", "FabricError", "GENERATOR_KINDS"]
 
-#: The generator kinds (docs/fabric.md lists their parameters).
-GENERATOR_KINDS = ("back-to-back", "single-switch", "xgft", "k-ary-n-tree", "fat-tree-k", "director",
-                   "rails", "tsubame2", "hyperx")
+from .names import GENERATOR_KINDS  # noqa: E402  (re-exported)
 
 #: Busiest links named in :attr:`Fabric.loads`.
 DEFAULT_TOP = 10

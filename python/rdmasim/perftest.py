@@ -15,6 +15,7 @@ import pandas as pd
 
 from . import _core
 from .errors import ScenarioError
+from .names import DEFAULT_PROFILE, PERFTEST_TESTS
 from .result import Result
 from .runner import run
 from .scenario import ScenarioLike, scenario_text
@@ -24,8 +25,7 @@ __all__ = [
     "header", "column_header", "format_rows", "report", "bw_gbps", "default_mtu", "effective_settings",
 ]
 
-TESTS = ("ib_write_bw", "ib_write_lat", "ib_read_bw", "ib_read_lat", "ib_send_bw", "ib_send_lat")
-DEFAULT_PROFILE = "cx4-edr"
+TESTS = PERFTEST_TESTS
 #: perftest's "MB" in MB/sec is 2^20 bytes (format_factor 0x100000 in print_report_bw); its
 #: Gb/sec is 10^9 bit (125000000 bytes). The core's ``*_MBps`` columns use perftest's MB.
 MB = 1 << 20

@@ -11,7 +11,7 @@ import pandas as pd
 __all__ = ["Result", "FORMATS"]
 
 #: Table file formats :meth:`Result.write` supports.
-FORMATS = ("csv", "parquet")
+from .names import FORMATS  # noqa: E402  (re-exported)
 
 #: Columns put first, in this order, when a table has them (the core's JSON rows may come with
 #: keys sorted alphabetically; these orders are the ones users read, e.g. perftest's).

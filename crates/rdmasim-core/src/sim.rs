@@ -361,7 +361,7 @@ impl Simulation {
         // Counters as of the stop (or now, for a report taken mid-run): fabric/port.rs AheadCount.
         let as_of = if self.stop_reason.is_some() { self.end_time } else { w.now() };
         for p in &w.ports {
-            t.push("ports", row_with(json!({ "node": p.node, "port": p.num }), &p.counters_at(as_of)));
+            t.push("ports", row_with(json!({ "node": p.node, "port": p.num, "device": p.device }), &p.counters_at(as_of)));
         }
         for h in &w.hcas {
             let mut r = row(json!({ "node": format!("h{}", h.id), "device": "mlx5_0" }));

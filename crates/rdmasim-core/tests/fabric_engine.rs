@@ -165,3 +165,21 @@ fn perftest_runs_across_a_fabric_imported_from_ibnetdiscover_and_opensms_lfts() 
     let e = parse_toml(&scenario(&format!("lfts = \"{dir}/nosuch.dump\"")), "<test>").unwrap_err();
     assert!(e.to_string().contains("topology.lfts") && e.to_string().contains("nosuch"), "{e}");
 }
+
+#[test]
+fn perftest_runs_on_the_rail_it_names_and_a_missing_rail_is_refused() {
+    // Two rails of the k = 4 fat tree: every host has an HCA on each; rail 1 carries it all.
+    let scenario = |rail: u16| {
+        format!(
+            "[hardware]\nprofile = \"cx4-edr\"\n[topology]\ngenerator = {{ kind = \"rails\", rails = 2, of = {{ kind = \"fat-tree-k\", k = 4 }} }}\n\
+             [workload]\nkind = \"perftest\"\ntest = \"ib_write_bw\"\nsize = 4096\niters = 500\nclient = 0\nserver = 15\nrail = {rail}\n"
+        )
+    };
+    let r = run(&scenario(1));
+    let on = |dev: &str| -> u64 { table(&r, "ports").iter().filter(|p| p["device"] == dev).map(|p| p["PortXmitPkts"].as_u64().unwrap()).sum() };
+    let (rail0, rail1) = (on("h0 mlx4_0"), on("h0 mlx4_1"));
+    assert_eq!((rail0, rail1), (0, 500), "h0's packets by rail");
+    assert!(on("h15 mlx4_1") > 0 && on("h15 mlx4_0") == 0, "the ACKs come back on rail 1");
+    let e = parse_toml(&scenario(2), "<test>").unwrap_err();
+    assert!(e.to_string().contains("workload.rail") && e.to_string().contains("2 rails"), "{e}");
+}

@@ -87,20 +87,19 @@ impl World {
     /// its arrival time. That fixes when the buffer frees and when the packet is processed,
     /// and saves an event per packet. Its port counts it ahead (fabric/port.rs `AheadCount`).
     fn hca_receive(&mut self, ch: ChannelId, h: HcaId, pkt: PacketId, arrive_at: Time) {
-        let (wire, vl, payload) = {
+        let (wire, vl) = {
             let p = self.packets.get(pkt);
-            (p.wire_bytes, p.vl, p.payload)
+            (p.wire_bytes, p.vl)
         };
-        // The packet's credits return when it leaves the receive buffer: on arrival (line
-        // rate), or once its payload is written to host memory (hca/rx_dma.rs).
-        let hca = &mut self.hcas[h];
-        let (freed, ready) = hca.rx_dma.admit(arrive_at, payload, hca.rx_pipeline);
+        // The HCA takes the packet into its receive buffer; its credits return when it leaves
+        // that buffer (hca/rx_dma.rs), and the HCA processes it when its pipeline is done.
+        let (freed, ready) = self.hca_admit(h, pkt, arrive_at);
         let c = &self.channels[ch];
         let (prop, port) = (c.prop, c.dst_port);
         let now = self.q.now();
         self.ports[port].count_rcv(now, arrive_at, u64::from(wire / 4));
         self.return_credits(ch, freed + prop, vl, wire);
-        self.q.at(ready, Event::HcaRx { hca: h, pkt });
+        self.hca_process_at(h, pkt, ready);
     }
 
     /// Whether a TxDone will still pull the channel's sender. A TxDone left unscheduled

@@ -29,8 +29,10 @@ pub struct PortCounters {
 /// A port of a node: an HCA port or a switch port.
 #[derive(Clone, Debug)]
 pub struct Port {
-    /// `h3` or `sw0`.
+    /// `h3` or `sw0`: the host of an HCA port, or the switch.
     pub node: String,
+    /// The node itself: an HCA's node description (`"h3 mlx4_1"`, a rail of h3), or the switch.
+    pub device: String,
     /// 1-based port number, as IB numbers them.
     pub num: u16,
     pub counters: PortCounters,
@@ -53,8 +55,8 @@ pub struct AheadCount {
 }
 
 impl Port {
-    pub fn new(node: String, num: u16) -> Port {
-        Port { node, num, counters: PortCounters::default(), xmit_ahead: VecDeque::new(), rcv_ahead: VecDeque::new() }
+    pub fn new(node: String, device: String, num: u16) -> Port {
+        Port { node, device, num, counters: PortCounters::default(), xmit_ahead: VecDeque::new(), rcv_ahead: VecDeque::new() }
     }
 
     /// Counts a packet of `words` 4-byte words leaving at `at` (now or later), and `wait` ticks.

@@ -37,6 +37,11 @@ pub struct Fabric {
     pub hosts: TiVec<HostId, String>,
 }
 
+/// The rails of `host` in the engine: its cabled HCA ports, one engine HCA each.
+pub fn rails_of_host(g: &crate::fabric::graph::FabricGraph, host: HostId) -> usize {
+    g.hosts.get(host).map_or(0, |h| h.hcas.iter().flat_map(|&ca| g.nodes[ca].ports()).filter(|&p| g.ports[p].link.is_some()).count())
+}
+
 /// The engine's fabric for `rf`: link rates and lengths are each link's own; the buffers
 /// behind each port (credits) and the switches' traversal latency come from `profile`.
 pub fn instantiate(rf: &RoutedFabric, profile: &HwProfile, seed: u64) -> Fabric {
@@ -95,7 +100,7 @@ pub fn instantiate(rf: &RoutedFabric, profile: &HwProfile, seed: u64) -> Fabric 
                 credits: [credits; NUM_VL],
                 returns: VecDeque::new(),
                 credit_wake: Time::MAX,
-                errors: ErrorModel { down: link.state == LinkState::Down, ..ErrorModel::default() },
+                errors: ErrorModel { down: link.state == LinkState::Down, ber: link.ber, ..ErrorModel::default() },
                 rng: SimRng::new(seed, CHANNEL_STREAM + u64::from(id.0)),
                 sent: 0,
                 wake_scheduled: false,
@@ -135,7 +140,7 @@ pub fn instantiate(rf: &RoutedFabric, profile: &HwProfile, seed: u64) -> Fabric 
                 NodeKind::Ca { host, .. } => g.hosts[host].name.clone(),
                 NodeKind::Switch => node.name.clone(),
             };
-            Port::new(name, p.num)
+            Port::new(name, node.name.clone(), p.num)
         })
         .collect();
     Fabric { channels, switches, ports, hcas, hosts: g.hosts.iter().map(|h| h.name.clone()).collect() }

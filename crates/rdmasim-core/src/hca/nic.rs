@@ -276,6 +276,22 @@ impl World {
         self.transmit(ch, pkt);
     }
 
+    /// The fabric hands HCA `h` an intact packet arriving at `arrive_at`: it enters the receive
+    /// buffer. Returns when it leaves the buffer (its credits go back then) and when the
+    /// receive pipeline is done with it (`hca_process_at`).
+    #[inline]
+    pub(crate) fn hca_admit(&mut self, h: HcaId, pkt: PacketId, arrive_at: Time) -> (Time, Time) {
+        let payload = self.packets.get(pkt).payload;
+        let hca = &mut self.hcas[h];
+        hca.rx_dma.admit(arrive_at, payload, hca.rx_pipeline)
+    }
+
+    /// Processes an admitted packet at `ready` (`on_hca_rx`).
+    #[inline]
+    pub(crate) fn hca_process_at(&mut self, h: HcaId, pkt: PacketId, ready: Time) {
+        self.q.at(ready, Event::HcaRx { hca: h, pkt });
+    }
+
     /// A packet left the receive pipeline: hand it to the QP's responder or requester.
     pub(crate) fn on_hca_rx(&mut self, h: HcaId, id: PacketId) {
         let pkt = *self.packets.get(id);

@@ -96,6 +96,9 @@ pub struct FlowSpec {
     /// Service level of the flow's QPs (default: `qp.sl`): its VL has its own buffers.
     #[serde(default)]
     pub sl: Option<u8>,
+    /// The rail both ends use (each host's rail-th HCA port).
+    #[serde(default)]
+    pub rail: u16,
     /// Host that posts (the requester); READ data flows from `server` to `client`.
     #[serde(default)]
     pub client: u32,

@@ -282,6 +282,9 @@ pub struct PerftestSection {
     pub client: u32,
     #[serde(default = "d_one")]
     pub server: u32,
+    /// The rail both sides use: each host's rail-th HCA port (perftest's `-d`/`-i`).
+    #[serde(default)]
+    pub rail: u16,
 }
 fn d_one() -> u32 {
     1
@@ -340,6 +343,24 @@ pub struct LimitsSection {
 /// Builds the fabric a `[topology] generator` names, once, and sets `hosts` to its host count
 /// and `kind` to `Graph`, so that the checks of hosts and links see the real fabric. Nothing
 /// to do for `back-to-back` and `single-switch`. An error names the key and why.
+/// How many rails (cabled HCA ports, in the engine's order: fabric/topology.rs) host `h` of the
+/// scenario's fabric has: one on `back-to-back` and `single-switch`.
+pub fn rails_of_host(t: &TopologySection, h: u32) -> usize {
+    match &t.routed {
+        Some(r) => crate::fabric::topology::rails_of_host(&r.graph, crate::ids::HostId(h)),
+        None => 1,
+    }
+}
+
+/// An error for `key` unless host `h` has rail `rail`.
+pub fn check_rail(t: &TopologySection, key: &str, h: u32, rail: u16) -> Result<(), (String, String)> {
+    let n = rails_of_host(t, h);
+    if h < t.hosts && usize::from(rail) >= n {
+        return Err((key.to_string(), format!("rail = {rail} but host {h} has {n} rail{} (cabled HCA ports); expected 0..={}", if n == 1 { "" } else { "s" }, n.saturating_sub(1))));
+    }
+    Ok(())
+}
+
 pub fn resolve_topology(s: &mut Scenario, source: &str) -> Result<(), (String, String)> {
     let t = &mut s.topology;
     if t.routed.is_some() || (t.generator.is_none() && t.file.is_none()) {

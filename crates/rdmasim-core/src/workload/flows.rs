@@ -125,7 +125,10 @@ impl Flows {
                 Polling::Event => PollMode::Event,
             };
             let verb = spec.verb;
-            let (client, server_hca) = (HostId(spec.client), w.hca_of(HostId(spec.server)));
+            // The rail was checked against the fabric (scenario::check_rail).
+            let rail = usize::from(spec.rail);
+            let on_rail = |w: &World, h: u32| w.hca_on_rail(HostId(h), rail).unwrap_or_else(|| w.hca_of(HostId(h)));
+            let (client, server_hca, client_hca) = (HostId(spec.client), on_rail(w, spec.server), on_rail(w, spec.client));
             let thread = w.new_thread(client);
             w.threads[thread].busy_poll = mode == PollMode::Busy;
             let cq = pollers.len() as u32;
@@ -141,7 +144,7 @@ impl Flows {
             let mut conns = Vec::new();
             let attr = QpAttr { sl: spec.sl.unwrap_or(attr.sl), ..attr };
             for _ in 0..spec.qps {
-                let (c, sv) = w.connect_rc(w.hca_of(client), app, server_hca, app, attr);
+                let (c, sv) = w.connect_rc(client_hca, app, server_hca, app, attr);
                 w.bind_qp(c, cq, thread);
                 let (scq, sth) = server.unwrap_or((cq, thread));
                 w.bind_qp(sv, scq, sth);

@@ -56,7 +56,9 @@ pub struct Perftest {
 impl Perftest {
     pub fn new(w: &mut World, app: u32, s: &PerftestSection, attr: QpAttr) -> Perftest {
         let settings = PerftestSettings::of(s);
-        let (client, server) = (w.hca_of(HostId(s.client)), w.hca_of(HostId(s.server)));
+        let rail = usize::from(s.rail);
+        let on_rail = |w: &World, h: u32| w.hca_on_rail(HostId(h), rail).unwrap_or_else(|| w.hca_of(HostId(h)));
+        let (client, server) = (on_rail(w, s.client), on_rail(w, s.server));
         let conns: Vec<(QpRef, QpRef)> = (0..settings.qps).map(|_| w.connect_rc(client, app, server, app, attr)).collect();
         if s.test == PerftestTest::IbWriteLat {
             // ib_write_lat's ping-pong: each side polls the last byte of its buffer.

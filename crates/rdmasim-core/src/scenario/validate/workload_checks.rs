@@ -16,12 +16,23 @@ pub(super) fn check_workload(s: &Scenario, hw: &HwProfile) -> Result<(), Problem
         WorkloadSection::Mpi(m) => check_mpi(m, s.topology.kind),
         WorkloadSection::SrqEpisode(e) => check_srq_episode(e, &s.topology),
         WorkloadSection::OdpReads(o) => crate::scenario::odp::check(o, s.topology.hosts, MAX_QPS),
-        WorkloadSection::Flows(f) => crate::scenario::flows::check(f, s.topology.hosts),
+        WorkloadSection::Flows(f) => {
+            crate::scenario::flows::check(f, s.topology.hosts)?;
+            for (i, fl) in f.flow.iter().enumerate() {
+                for h in [fl.client, fl.server] {
+                    crate::scenario::check_rail(&s.topology, &format!("workload.flow[{i}].rail"), h, fl.rail)?;
+                }
+            }
+            Ok(())
+        }
     }
 }
 
 fn check_perftest(p: &PerftestSection, s: &Scenario, hw: &HwProfile, path_mtu: u32) -> Result<(), Problem> {
     let tn = p.test.name();
+    for h in [p.client, p.server] {
+        crate::scenario::check_rail(&s.topology, "workload.rail", h, p.rail)?;
+    }
     // perftest_parameters.c, parser(): "Events feature not available on WRITE verb"; and
     // ib_write_lat polls the buffer the peer writes, with no completion to wait for.
     if p.events && matches!(p.test, PerftestTest::IbWriteBw | PerftestTest::IbWriteLat) {
