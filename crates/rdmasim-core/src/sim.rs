@@ -240,6 +240,12 @@ impl Simulation {
             }
             match self.world.q.peek_time() {
                 None => {
+                    // TxDones a switch left unscheduled would still have run before the queue
+                    // emptied, finding nothing to send: run them, so the stall is found at the
+                    // same time and in the same state as when they were all scheduled.
+                    if self.world.schedule_idle_switch_tx_dones() {
+                        continue;
+                    }
                     self.stop_without_events();
                     return true;
                 }

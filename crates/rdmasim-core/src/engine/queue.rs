@@ -8,6 +8,13 @@
 //! transfer went to that one load (perf). Here the root is copied out, the last element's key
 //! stays in registers and the hole moves down; no slot is read after it was written. Events are
 //! `Copy`, so the holes need no unsafe code.
+//!
+//! The heap is 1-based and stored in 64-byte lines of two entries (`Pair`): the children of
+//! node i, 2i and 2i+1, share line i, so a level of the sift-down reads one line, not two (the
+//! fat-tree bench keeps some 5000 events queued, more than L1 holds: the comparisons missed it
+//! about six times a pop). Fat-tree bench: 0.53 s -> 0.48 s wall, for more instructions
+//! (cachegrind: 22 M -> 14 M L1 misses in the loop, +26 % instructions there; the misses are on
+//! the sift's dependency chain, the extra instructions are not).
 use super::Time;
 
 #[derive(Clone, Copy)]
@@ -29,8 +36,16 @@ fn key(time: Time, seq: u64) -> u128 {
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 pub struct EventKey(u128);
 
+/// Heap nodes 2i and 2i+1, on one cache line. Node 0 does not exist: its slot holds a copy of
+/// node 1, never read.
+#[derive(Clone, Copy)]
+#[repr(align(64))]
+struct Pair<E>([Entry<E>; 2]);
+
 pub struct EventQueue<E> {
-    heap: Vec<Entry<E>>,
+    heap: Vec<Pair<E>>,
+    /// Nodes in the heap: 1..=len.
+    len: usize,
     seq: u64,
     now: Time,
     popped: u64,
@@ -41,12 +56,21 @@ pub struct EventQueue<E> {
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
-            heap: Vec::with_capacity(1 << 12),
+            heap: Vec::with_capacity(1 << 11),
+            len: 0,
             seq: 0,
             now: Time::ZERO,
             popped: 0,
             current: 0,
         }
+    }
+    #[inline(always)]
+    fn get(&self, node: usize) -> Entry<E> {
+        self.heap[node / 2].0[node % 2]
+    }
+    #[inline(always)]
+    fn set(&mut self, node: usize, e: Entry<E>) {
+        self.heap[node / 2].0[node % 2] = e;
     }
     #[inline]
     pub fn now(&self) -> Time {
@@ -57,10 +81,10 @@ impl<E: Copy> EventQueue<E> {
         self.popped
     }
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.len
     }
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len == 0
     }
     /// Schedules `event` at absolute time `at` (never before now).
     // Always inlined: the caller builds the event field by field, and a call would pass it
@@ -90,18 +114,21 @@ impl<E: Copy> EventQueue<E> {
         debug_assert!(!self.has_passed(k), "event scheduled at a place already passed");
         let new = Entry { key: k.0, event };
         // Sift up: parents move down into the hole until the new entry's place is found.
-        let h = &mut self.heap;
-        let mut pos = h.len();
-        h.push(new);
-        while pos > 0 {
-            let parent = (pos - 1) / 2;
-            if h[parent].key <= new.key {
+        let mut pos = self.len + 1;
+        self.len = pos;
+        if pos / 2 == self.heap.len() {
+            self.heap.push(Pair([new; 2]));
+        }
+        while pos > 1 {
+            let parent = pos / 2;
+            let p = self.get(parent);
+            if p.key <= new.key {
                 break;
             }
-            h[pos] = h[parent];
+            self.set(pos, p);
             pos = parent;
         }
-        h[pos] = new;
+        self.set(pos, new);
     }
     /// Schedules `event` `delay` after now.
     #[inline(always)]
@@ -111,43 +138,42 @@ impl<E: Copy> EventQueue<E> {
     }
     /// The events still queued, in no particular order.
     pub fn pending(&self) -> impl Iterator<Item = &E> + '_ {
-        self.heap.iter().map(|e| &e.event)
+        (1..=self.len).map(|i| &self.heap[i / 2].0[i % 2].event)
     }
     /// The next event to run, if any.
     pub fn peek(&self) -> Option<&E> {
-        self.heap.first().map(|e| &e.event)
+        (self.len > 0).then(|| &self.heap[0].0[1].event)
     }
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.first().map(|e| Time((e.key >> 64) as u64))
+        (self.len > 0).then(|| Time((self.heap[0].0[1].key >> 64) as u64))
     }
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let h = &mut self.heap;
-        let last = h.pop()?;
-        let top = match h.first() {
-            None => last,
-            Some(&top) => {
-                // Sift the last entry down from the root's hole.
-                let n = h.len();
-                let mut pos = 0;
-                loop {
-                    let mut child = 2 * pos + 1;
-                    if child >= n {
-                        break;
-                    }
-                    if child + 1 < n && h[child + 1].key < h[child].key {
-                        child += 1;
-                    }
-                    if h[child].key >= last.key {
-                        break;
-                    }
-                    h[pos] = h[child];
-                    pos = child;
-                }
-                h[pos] = last;
-                top
+        if self.len == 0 {
+            return None;
+        }
+        let top = self.get(1);
+        let last = self.get(self.len);
+        self.len -= 1;
+        let n = self.len;
+        // Sift the last entry down from the root's hole.
+        let mut pos = 1;
+        loop {
+            let child = 2 * pos;
+            if child > n {
+                break;
             }
-        };
+            // The children 2pos and 2pos+1 are line `pos`.
+            let pair = &self.heap[pos].0;
+            let right = child < n && pair[1].key < pair[0].key;
+            let c = pair[usize::from(right)];
+            if c.key >= last.key {
+                break;
+            }
+            self.set(pos, c);
+            pos = child + usize::from(right);
+        }
+        self.set(pos, last);
         let time = Time((top.key >> 64) as u64);
         self.now = time;
         self.current = top.key;

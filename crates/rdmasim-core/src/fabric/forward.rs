@@ -69,6 +69,11 @@ impl World {
                         self.q.at(free, Event::TxDone { ch });
                     }
                 }
+                // Likewise a switch output with nothing left to send: a packet queued there
+                // before the end of this one schedules the TxDone (`switch_enqueue`).
+                NodeRef::Switch { sw, port } if self.skip_idle_events && self.switches[sw].outputs[port as usize].is_empty() => {
+                    self.channels[ch].idle_tx_done = Some(self.q.reserve(at + ser));
+                }
                 _ => self.q.at(at + ser, Event::TxDone { ch }),
             }
         }
@@ -121,6 +126,21 @@ impl World {
         } else {
             self.q.at_key(k, Event::TxDone { ch });
         }
+    }
+
+    /// Schedules every switch output's TxDone left unscheduled (`Channel::idle_tx_done`) whose
+    /// place has not passed; true if there was one. For the end of a run that would otherwise
+    /// stop with them unrun (sim.rs).
+    #[cold]
+    pub(crate) fn schedule_idle_switch_tx_dones(&mut self) -> bool {
+        let mut any = false;
+        for ch in (0..self.channels.len()).map(ChannelId::from) {
+            if matches!(self.channels[ch].from, NodeRef::Switch { .. }) && self.channels[ch].idle_tx_done.is_some() {
+                self.settle_idle_tx_done(ch);
+                any |= self.channels[ch].wake_scheduled;
+            }
+        }
+        any
     }
 
     /// The channel's sender may send its next packet.
@@ -254,9 +274,9 @@ impl World {
             self.depart_in_order(sw, out, Queued { pkt, in_ch, ready_at });
             return;
         }
-        s.outputs[out as usize].queues[vl as usize].push_back(Queued { pkt, in_ch, ready_at });
+        s.outputs[out as usize].push(vl, Queued { pkt, in_ch, ready_at });
         let out_ch = s.outputs[out as usize].ch;
-        if !self.channels[out_ch].wake_scheduled {
+        if !self.tx_done_pending(out_ch) {
             self.switch_try_send(sw, out);
         }
     }
@@ -287,7 +307,7 @@ impl World {
         let mut chosen = None;
         for i in 0..NUM_VL as u8 {
             let vl = (first + i) % NUM_VL as u8;
-            let Some(head) = op.queues[vl as usize].front() else { continue };
+            let Some(head) = op.front(vl) else { continue };
             if head.ready_at > now {
                 earliest_ready = earliest_ready.min(head.ready_at);
                 continue;
@@ -312,8 +332,7 @@ impl World {
             return;
         };
         let op = &mut self.switches[sw].outputs[port as usize];
-        op.queues[vl as usize].pop_front();
-        op.next_vl = (vl + 1) % NUM_VL as u8;
+        op.pop(vl);
         // The input buffer frees as the packet drains out of the switch.
         let ser = self.channels[out_ch].ser_time(wire);
         let in_prop = self.channels[head.in_ch].prop;

@@ -15,16 +15,26 @@ pub struct Queued {
     pub ready_at: Time,
 }
 
+// Hot fields first, then the VL 0 queue: sending a packet on VL 0 (all HCA traffic) touches
+// one cache line of the port, where the eight queue headers and the flags behind them spanned
+// five.
+#[repr(C)]
 pub struct OutPort {
     /// Channel leaving this port.
     pub ch: ChannelId,
-    pub queues: [VecDeque<Queued>; NUM_VL],
     /// Next VL to serve (round robin).
     pub next_vl: u8,
     /// Each packet's departure is decided when it is queued (fabric/switch_fifo.rs); the
     /// queues stay empty.
     pub departs_on_arrival: bool,
+    /// Bit v set when `queues[v]` holds a packet: the round robin finds the next VL from it
+    /// without reading the eight queues.
+    nonempty: u8,
+    queues: [VecDeque<Queued>; NUM_VL],
 }
+
+// `OutPort::nonempty` has a bit per VL.
+const _: () = assert!(NUM_VL <= 8);
 
 /// An LFT entry with no output (no route, or a port without a cable).
 pub const NO_OUTPUT: u16 = u16::MAX;
@@ -51,10 +61,68 @@ impl Switch {
 
 impl OutPort {
     pub fn new(ch: ChannelId) -> OutPort {
-        OutPort { ch, queues: Default::default(), next_vl: 0, departs_on_arrival: false }
+        OutPort { ch, next_vl: 0, departs_on_arrival: false, nonempty: 0, queues: Default::default() }
     }
     /// The VL whose head packet should go next among those with a packet, round robin.
+    #[inline]
     pub fn pick_vl(&self) -> Option<u8> {
-        (0..NUM_VL as u8).map(|i| (self.next_vl + i) % NUM_VL as u8).find(|vl| !self.queues[*vl as usize].is_empty())
+        // Rotating the mask right by `next_vl` puts that VL at bit 0: the lowest set bit is the
+        // first VL with a packet at or after it, wrapping round.
+        let rotated = self.nonempty.rotate_right(u32::from(self.next_vl));
+        (rotated != 0).then(|| ((rotated.trailing_zeros() as u8) + self.next_vl) % NUM_VL as u8)
+    }
+    /// No packet waits on any VL.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.nonempty == 0
+    }
+    #[inline]
+    pub fn push(&mut self, vl: u8, q: Queued) {
+        self.queues[vl as usize].push_back(q);
+        self.nonempty |= 1 << vl;
+    }
+    /// The head packet of `vl`, if it has one.
+    #[inline]
+    pub fn front(&self, vl: u8) -> Option<&Queued> {
+        self.queues[vl as usize].front()
+    }
+    /// The head packet of `vl`, which has one.
+    #[inline]
+    pub fn head(&self, vl: u8) -> Queued {
+        *self.queues[vl as usize].front().expect("picked VL has a packet")
+    }
+    /// Takes the head packet of `vl` and moves the round robin past it.
+    #[inline]
+    pub fn pop(&mut self, vl: u8) {
+        let q = &mut self.queues[vl as usize];
+        q.pop_front();
+        if q.is_empty() {
+            self.nonempty &= !(1 << vl);
+        }
+        self.next_vl = (vl + 1) % NUM_VL as u8;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The mask's round robin picks what a scan of the queues from `next_vl` picks.
+    #[test]
+    fn pick_vl_matches_a_scan() {
+        let q = Queued { pkt: PacketId(0), in_ch: ChannelId(0), ready_at: Time::ZERO };
+        for mask in 0u16..256 {
+            for next in 0..NUM_VL as u8 {
+                let mut op = OutPort::new(ChannelId(0));
+                for vl in 0..NUM_VL as u8 {
+                    if mask & (1 << vl) != 0 {
+                        op.push(vl, q);
+                    }
+                }
+                op.next_vl = next;
+                let scan = (0..NUM_VL as u8).map(|i| (next + i) % NUM_VL as u8).find(|vl| !op.queues[*vl as usize].is_empty());
+                assert_eq!(op.pick_vl(), scan, "mask {mask:#x} next {next}");
+            }
+        }
     }
 }
