@@ -243,3 +243,27 @@ fn too_few_hosts_for_the_trace_names_topology_hosts() {
     assert!(e.contains("key `topology.hosts`") && e.contains("the trace has 3 ranks, 1 per host needs 3 hosts"), "{e}");
     assert_eq!(e.matches("run.toml").count(), 1, "{e}");
 }
+
+#[test]
+fn mpi_replays_on_the_rail_it_names() {
+    // Two ranks on a dual-rail fat tree (k = 4 per rail), rank 0 on h0 and rank 1 on h1: with
+    // rail = 1 every byte crosses the second rail's HCAs; rail = 2 does not exist.
+    let dir = trace_dir("rail", &[
+        vec![rec("send", 0, "peer=1 bytes=100000 tag=1")],
+        vec![rec("recv", 0, "peer=0 bytes=100000 tag=1")],
+    ]);
+    let text = |rail: u16| {
+        format!(
+            "[hardware]\nprofile = \"cx3-fdr\"\n[topology]\ngenerator = {{ kind = \"rails\", rails = 2, of = {{ kind = \"fat-tree-k\", k = 4 }} }}\n\
+             [workload]\nkind = \"mpi\"\ntrace = \"{}\"\nrail = {rail}\n",
+            dir.display()
+        )
+    };
+    let r = run(&text(1));
+    assert_eq!(r["stop_reason"], "completed");
+    let words = |dev: &str| -> u64 { table(&r, "ports").iter().filter(|p| p["device"] == dev).map(|p| p["PortXmitData"].as_u64().unwrap()).sum() };
+    assert!(words("h0 mlx4_1") * 4 > 100_000, "rail 1 carried the message: {} words", words("h0 mlx4_1"));
+    assert_eq!(words("h0 mlx4_0") + words("h1 mlx4_0"), 0, "rail 0 carried nothing");
+    let e = rdmasim_core::api::Simulation::from_toml(&text(2), "<test>").err().expect("rail 2 is refused").to_string();
+    assert!(e.contains("workload.rail"), "{e}");
+}

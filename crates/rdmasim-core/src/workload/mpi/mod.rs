@@ -59,6 +59,10 @@ pub struct MpiSection {
     /// Multiplies the recorded CPU time between calls (1 = as recorded).
     #[serde(default = "d_scale")]
     pub compute_scale: f64,
+    /// The rail every rank communicates on (each host's rail-th HCA port). Striping over
+    /// several rails, as MVAPICH2's MV2_NUM_HCAS does, is not modelled yet.
+    #[serde(default)]
+    pub rail: u16,
 }
 fn d_one() -> u32 {
     1
@@ -222,7 +226,8 @@ impl Mpi {
         let ranks = (0..size)
             .map(|r| Rank {
                 host: HostId(r / cfg.ranks_per_host),
-                hca: w.hca_of(HostId(r / cfg.ranks_per_host)),
+                // The rail was checked against the fabric (scenario::check_rail).
+                hca: w.hca_on_rail(HostId(r / cfg.ranks_per_host), usize::from(cfg.rail)).unwrap_or_else(|| w.hca_of(HostId(r / cfg.ranks_per_host))),
                 thread: {
                     let host = HostId(r / cfg.ranks_per_host);
                     let th = if r % cfg.ranks_per_host == 0 { World::host_thread(host) } else { w.new_thread(host) };
