@@ -73,7 +73,18 @@ def overrides():
     if maybe(0.08): o['odp_flood'] = ch('true','false')
     return o, mtu
 
+GENERATED = [
+    ('generator = { kind = "fat-tree-k", k = 4 }\n', 16),
+    ('generator = { kind = "k-ary-n-tree", k = 2, n = 2, speed = { gen = "edr", width = 4 } }\n', 4),
+    ('generator = { kind = "rails", rails = 2, of = { kind = "fat-tree-k", k = 4 } }\n', 16),
+    ('generator = { kind = "xgft", m = [4, 4], w = [1, 2], speed = { gen = "fdr", width = 1 } }\n', 16),
+    ('generator = { kind = "hyperx", dims = [2, 2, 2] }\n', 8),
+]
+
 def topo():
+    if maybe(0.12):
+        text, hosts = ch(*GENERATED)
+        return ('generated', hosts, text)
     if maybe(0.5):
         return ('back-to-back', 2, 'kind = "back-to-back"\n' if maybe() else '')
     h = ch(2,2,3,4,8,16,33,128, R.randint(2,64))
@@ -82,6 +93,8 @@ def topo():
     return ('single-switch', h, s)
 
 def sel(kind, hosts):
+    if kind == 'generated':
+        return ch('*', '*', 'h0-nosuch')
     if kind == 'back-to-back':
         return ch('*','h0-h1','h0->h1','h1->h0')
     a = R.randrange(hosts)
@@ -105,6 +118,7 @@ def qp(hw_mtu):
     if maybe(0.5): s += 'min_rnr_timer = %d\n' % R.randint(0,31)
     if maybe(0.3): s += 'max_rd_atomic = %d\n' % ch(1,2,4,16)
     if maybe(0.2): s += 'mtu = %d\n' % ch(256,512,1024,2048,4096)
+    if maybe(0.1): s += 'sl = %d\n' % ch(0,1,7,8,15,16)
     return s
 
 def pick2(hosts):
@@ -303,6 +317,10 @@ for i in range(N):
     s += '[hardware]\nprofile = "%s"\n' % prof
     if ov:
         s += '[hardware.overrides]\n' + ''.join('%s = %s\n' % kv for kv in ov.items())
+    if maybe(0.1):
+        s += '[[hardware.hosts]]\nhosts = [%d]\n' % R.randrange(hosts + 1)
+        if maybe(0.6): s += 'profile = "%s"\n' % ch(*PROFILES)
+        if maybe(0.4): s += 'overrides = { tx_packet_ns = %s }\n' % fnum(ch(0.0, 1.0, 100.0, 1e6))
     if tsec or maybe(): s += '[topology]\n' + tsec
     if maybe(0.3): s += 'cable_m = %s\n' % fnum(ch(0.001, 1.0, 2.0, 100.0, 10000.0)) if tsec else ''
     if maybe(0.6): s += qp(hw_mtu)

@@ -201,7 +201,6 @@ impl Simulation {
         // After the workload made its QPs: the switches' event-free outputs need to know
         // whether more than one VL carries traffic (fabric/switch_fifo.rs).
         world.plan_switch_outputs();
-        world.plan_hca_vls();
         for a in 0..apps.len() as u32 {
             world.app_at(Time::ZERO, a, AppEvent::Start);
         }

@@ -267,3 +267,18 @@ fn mpi_replays_on_the_rail_it_names() {
     let e = rdmasim_core::api::Simulation::from_toml(&text(2), "<test>").err().expect("rail 2 is refused").to_string();
     assert!(e.contains("workload.rail"), "{e}");
 }
+
+/// MPI connects its QPs during the run: the send engine must still check the credits of the
+/// VL they use. On a 10 km cable the credits run out long before the first return, and a rank
+/// sending 1 MB waits for them (PortXmitWait) instead of overdrawing the buffer.
+#[test]
+fn qps_connected_during_the_run_wait_for_credits_on_their_vl() {
+    let dir = trace_dir("credits", &[
+        vec![rec("send", 0, "peer=1 bytes=1000000 tag=1")],
+        vec![rec("recv", 0, "peer=0 bytes=1000000 tag=1")],
+    ]);
+    let r = run(&scenario(&dir, 2, "").replace("hosts = 2\n", "hosts = 2\ncable_m = 10000.0\n"));
+    assert_eq!(r["stop_reason"], "completed");
+    let wait: u64 = table(&r, "ports").iter().filter(|p| p["node"] == "h0").map(|p| p["PortXmitWait"].as_u64().unwrap()).sum();
+    assert!(wait > 0, "h0 waited for credits on the 10 km cable");
+}

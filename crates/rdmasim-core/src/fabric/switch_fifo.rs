@@ -38,18 +38,11 @@ impl World {
         }
     }
 
-    /// The VLs the QPs send on, as a bit mask.
-    pub(crate) fn vls_in_use(&self) -> u32 {
-        self.hcas.iter().flat_map(|h| h.qps.iter()).fold(0, |m, q| m | 1 << q.vl)
-    }
-
-    /// Tells each HCA whether its QPs share one VL, and which (hca/nic.rs credit checks).
-    pub(crate) fn plan_hca_vls(&mut self) {
-        for h in self.hcas.iter_mut() {
-            let mask = h.qps.iter().fold(0u32, |m, q| m | 1 << q.vl);
-            h.data_vl = mask.trailing_zeros().min(7) as u8;
-            h.mixed_vls = mask.count_ones() > 1;
-        }
+    /// The VLs the QPs made so far send on, as a bit mask. Workloads that connect QPs during
+    /// the run (MPI) give them all the scenario's `qp.sl`: one VL, whichever it is, keeps
+    /// every output a single FIFO.
+    pub(crate) fn vls_in_use(&self) -> u8 {
+        self.hcas.iter().fold(0, |m, h| m | h.vl_mask)
     }
 
     /// Sends `q` (queued at switch `sw`'s output `out`) at its departure time, decided now.

@@ -97,10 +97,13 @@ pub struct Hca {
     /// The receive buffer's drain into host memory (rx_dma.rs).
     pub rx_dma: rx_dma::RxDma,
     pub t: HcaTimes,
-    /// The VL its QPs send on, when they all use one (`mixed_vls` false; World::plan_hca_vls).
+    /// The VL its QPs send on, when they all use one (`mixed_vls` false), kept up to date as
+    /// QPs are created (`note_vl`; some workloads connect QPs during the run).
     pub data_vl: u8,
     /// Its QPs use several VLs: the send engine checks each QP's VL for credits.
     pub mixed_vls: bool,
+    /// The VLs its QPs use, a bit each.
+    pub vl_mask: u8,
     /// Wire size of the largest packet at the profile's MTU: the send engine checks for that
     /// many credits before it chooses a QP (hca/nic.rs).
     pub max_packet_bytes: u32,
@@ -138,6 +141,7 @@ impl Hca {
             t: HcaTimes::from_profile(profile),
             data_vl: 0,
             mixed_vls: false,
+            vl_mask: 0,
             max_packet_bytes: nic::max_packet_bytes(profile.mtu),
             odp: mr::Odp::default(),
             staged: VecDeque::new(),
@@ -145,6 +149,13 @@ impl Hca {
             staging_engine_free: Time::ZERO,
         }
     }
+    /// A QP of this HCA sends on `vl`.
+    pub fn note_vl(&mut self, vl: u8) {
+        self.vl_mask |= 1 << vl;
+        self.data_vl = self.vl_mask.trailing_zeros() as u8;
+        self.mixed_vls = self.vl_mask.count_ones() > 1;
+    }
+
     /// No control packet queued and no QP listed for the send engine.
     #[inline]
     pub fn has_no_work(&self) -> bool {

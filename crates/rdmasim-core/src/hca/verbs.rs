@@ -29,6 +29,9 @@ impl World {
         let (thread_a, thread_b) = (self.main_thread(a), self.main_thread(b));
         self.hcas[a].qps.push(Qp::new(qpn_a, a, lid_b, qpn_b, attr, app_a, thread_a));
         self.hcas[b].qps.push(Qp::new(qpn_b, b, lid_a, qpn_a, attr, app_b, thread_b));
+        let vl = crate::fabric::sl2vl::vl_of(attr.sl);
+        self.hcas[a].note_vl(vl);
+        self.hcas[b].note_vl(vl);
         (QpRef { hca: a, qpn: qpn_a }, QpRef { hca: b, qpn: qpn_b })
     }
 
