@@ -127,6 +127,7 @@ impl Simulation {
             channels: fabric.channels,
             switches: fabric.switches,
             ports: fabric.ports,
+            ahead: Default::default(),
             hcas,
             lid_hca,
             hosts,
@@ -365,8 +366,9 @@ impl Simulation {
         }
         // Counters as of the stop (or now, for a report taken mid-run): fabric/port.rs AheadCount.
         let as_of = if self.stop_reason.is_some() { self.end_time } else { w.now() };
-        for p in &w.ports {
-            t.push("ports", row_with(json!({ "node": p.node, "port": p.num, "device": p.device }), &p.counters_at(as_of)));
+        let counters = w.port_counters_at(as_of);
+        for (p, c) in w.ports.iter().zip(counters.iter()) {
+            t.push("ports", row_with(json!({ "node": p.node, "port": p.num, "device": p.device }), c));
         }
         for h in &w.hcas {
             let mut r = row(json!({ "node": format!("h{}", h.id), "device": "mlx5_0" }));

@@ -5,7 +5,7 @@
 use crate::engine::{EventQueue, Slab, Time};
 use crate::ids::{ChannelId, HcaId, HostId, PortId, QpIdx, SwitchId, ThreadId, TiVec};
 use crate::fabric::channel::Channel;
-use crate::fabric::port::Port;
+use crate::fabric::port::{AheadLog, Port, PortCounters};
 use crate::fabric::switch::Switch;
 use crate::hca::cq::Cqe;
 use crate::hca::packet::{PacketId, Packets};
@@ -78,6 +78,8 @@ pub struct World {
     pub channels: TiVec<ChannelId, Channel>,
     pub switches: TiVec<SwitchId, Switch>,
     pub ports: TiVec<PortId, Port>,
+    /// Port crossings counted before their time (fabric/port.rs `AheadCount`).
+    pub ahead: AheadLog,
     pub hcas: TiVec<HcaId, Hca>,
     /// The HCA that owns each LID (by LID; None for a switch's LID or an unused one).
     pub lid_hca: Vec<Option<HcaId>>,
@@ -148,6 +150,33 @@ impl World {
     #[inline]
     pub fn main_thread(&self, hca: HcaId) -> ThreadId {
         World::host_thread(self.hcas[hca].host)
+    }
+
+    /// Every port's counters as of `t`: its own, those its channels keep (fabric/channel.rs
+    /// `LinkCounts`), less the crossings counted ahead that lie after `t`.
+    pub fn port_counters_at(&self, t: Time) -> TiVec<PortId, PortCounters> {
+        let mut out: TiVec<PortId, PortCounters> = self.ports.iter().map(|p| p.counters.clone()).collect();
+        for c in &self.channels {
+            let (s, d) = (&c.counts, c.src_port);
+            out[d].PortXmitPkts += s.xmit_pkts;
+            out[d].PortXmitData += s.xmit_words;
+            out[d].PortXmitWait += s.xmit_wait;
+            let r = &mut out[c.dst_port];
+            r.PortRcvPkts += s.rcv_pkts;
+            r.PortRcvData += s.rcv_words;
+        }
+        for a in self.ahead.after(t) {
+            let c = &mut out[a.port];
+            if a.xmit {
+                c.PortXmitPkts -= 1;
+                c.PortXmitData -= u64::from(a.words);
+                c.PortXmitWait -= a.wait;
+            } else {
+                c.PortRcvPkts -= 1;
+                c.PortRcvData -= u64::from(a.words);
+            }
+        }
+        out
     }
 
     /// Tells application `app` about `ev` at `at`.

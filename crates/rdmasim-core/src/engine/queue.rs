@@ -33,8 +33,22 @@ fn key(time: Time, seq: u64) -> u128 {
 /// [`EventQueue::reserve`] for an event that may never need to be scheduled: scheduled later
 /// with [`EventQueue::at_key`], it runs exactly where it would have run had it been scheduled
 /// when the key was taken.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
-pub struct EventKey(u128);
+///
+/// Two `u64`s rather than the heap's `u128` key: a `u128` is 16-byte aligned, and a channel
+/// keeps one in the cache line it packs by hand (fabric/channel.rs). The derived order is the
+/// key's: time, then sequence.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Default)]
+pub struct EventKey {
+    time: u64,
+    seq: u64,
+}
+
+impl EventKey {
+    #[inline(always)]
+    fn key(self) -> u128 {
+        key(Time(self.time), self.seq)
+    }
+}
 
 /// Heap nodes 2i and 2i+1, on one cache line. Node 0 does not exist: its slot holds a copy of
 /// node 1, never read.
@@ -101,18 +115,18 @@ impl<E: Copy> EventQueue<E> {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let time = at.max(self.now);
         self.seq += 1;
-        EventKey(key(time, self.seq))
+        EventKey { time: time.0, seq: self.seq }
     }
     /// True when an event at `k` would already have run.
     #[inline]
     pub fn has_passed(&self, k: EventKey) -> bool {
-        k.0 <= self.current
+        k.key() <= self.current
     }
     /// Schedules `event` at a reserved place that has not passed yet.
     #[inline(always)]
     pub fn at_key(&mut self, k: EventKey, event: E) {
         debug_assert!(!self.has_passed(k), "event scheduled at a place already passed");
-        let new = Entry { key: k.0, event };
+        let new = Entry { key: k.key(), event };
         // Sift up: parents move down into the hole until the new entry's place is found.
         let mut pos = self.len + 1;
         self.len = pos;

@@ -53,40 +53,83 @@ pub enum Damage {
     Discarded,
 }
 
+// Laid out by use, in 64-byte lines (`repr(C)`, so the order is the declared one), because a
+// fat tree's channels do not stay in cache: 6144 of them at k = 16, and each packet-hop reads
+// its outgoing channel's sender fields, its credits and its counters, and the incoming
+// channel's credit returns. Line 0 is what a send reads and writes; line 1 the credits and
+// their returns; line 2 the propagation delay, the PortXmitWait state and the port counters
+// of both ends; the error model and its random stream, which a lossless link never reads,
+// come last. (It was 256 bytes with the fields of one send over four lines.)
+#[repr(C, align(64))]
 pub struct Channel {
+    // --- line 0: the sender
+    pub busy_until: Time,
+    pub ps_per_byte_fp32: u64,
     pub from: NodeRef,
     pub to: NodeRef,
     /// Indices into the port arena for the sending and receiving port.
     pub src_port: PortId,
     pub dst_port: PortId,
-    pub ps_per_byte_fp32: u64,
-    pub prop: Time,
-    pub busy_until: Time,
-    /// Credits (64 B blocks) the receiver has advertised, per VL, as of the last `absorb`.
-    pub credits: [u32; NUM_VL],
+    /// The TxDone of a sender that had no other work when its packet went out: its place in
+    /// the event order is taken but it is scheduled only if the sender gets work before then
+    /// (`World::tx_done_pending`). Most such TxDones — every packet of a lone mouse and every
+    /// ACK — would find nothing to send. Valid while `idle_tx_done_pending`.
+    pub idle_tx_done: EventKey,
+    pub idle_tx_done_pending: bool,
+    /// A TxDone or kick event for this channel is already scheduled.
+    pub wake_scheduled: bool,
+    /// The error model can damage or discard a packet (`errors`: down, loss, bit errors or
+    /// drops): false lets a send skip `draw_damage` and the cold lines. Set by
+    /// `World::plan_switch_outputs`, after the faults are applied; errors do not change after.
+    pub faulty: bool,
+    // --- line 1: credits (`returns` first: its alignment starts the line)
     /// Credits on their way back to the sender, in order of arrival time. They are added to
     /// `credits` lazily, when the sender next looks (`absorb`): an event per return would be a
     /// quarter of all events in a bulk transfer, and only a sender that is waiting for credits
     /// needs waking (`credit_wake`).
     pub returns: VecDeque<CreditBack>,
+    /// Credits (64 B blocks) the receiver has advertised, per VL, as of the last `absorb`.
+    pub credits: [u32; NUM_VL],
+    // --- line 2
+    pub prop: Time,
+    /// Since when the sender has had data but no credits (PortXmitWait); `Time::MAX`: it has not.
+    pub wait_since: Time,
     /// Time of the wake-up event scheduled for a sender waiting on `returns` (MAX: none).
     pub credit_wake: Time,
+    /// The counters of the packets this direction carries, kept here rather than with the
+    /// ports (fabric/port.rs) because a send has this channel in cache: the sending port's
+    /// transmit counters and the receiving port's receive counters
+    /// (`World::port_counters_at` adds them to the ports').
+    pub counts: LinkCounts,
+    // --- cold
     pub errors: ErrorModel,
     pub rng: SimRng,
-    /// Packets sent on this direction so far.
+    /// Packets sent on this direction so far (counted only on a `faulty` channel: `drop_nth`
+    /// is all that reads it).
     pub sent: u64,
-    /// A TxDone or kick event for this channel is already scheduled.
-    pub wake_scheduled: bool,
-    /// The TxDone of an HCA that had no other work when its packet went out: its place in the
-    /// event order is taken but it is scheduled only if the HCA gets work before then
-    /// (`World::tx_done_pending`). Most such TxDones — every packet of a lone mouse and every
-    /// ACK — would find nothing to send.
-    pub idle_tx_done: Option<EventKey>,
-    /// Since when the sender has had data but no credits (PortXmitWait).
-    pub wait_since: Option<Time>,
     /// Word time in ps (PortXmitWait tick).
     pub word_ps: u64,
 }
+
+/// The port counters a channel keeps for the ports at its ends (`Channel::counts`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LinkCounts {
+    /// The sending port's PortXmitPkts, PortXmitData (4-byte words) and PortXmitWait.
+    pub xmit_pkts: u64,
+    pub xmit_words: u64,
+    pub xmit_wait: u64,
+    /// The receiving port's PortRcvPkts and PortRcvData.
+    pub rcv_pkts: u64,
+    pub rcv_words: u64,
+}
+
+// The layout the comment above describes: three hot lines, then the cold fields.
+const _: () = {
+    assert!(std::mem::offset_of!(Channel, faulty) < 64);
+    assert!(std::mem::offset_of!(Channel, returns) == 64);
+    assert!(std::mem::offset_of!(Channel, prop) == 128);
+    assert!(std::mem::offset_of!(Channel, errors) == 192);
+};
 
 impl Channel {
     #[inline]
@@ -138,8 +181,9 @@ impl Channel {
         self.returns.insert(i, CreditBack { at, vl, blocks });
     }
 
-    /// Decides the fate of the packet about to be sent (counts it as sent).
-    #[inline]
+    /// Decides the fate of the packet about to be sent (counts it as sent). Only for a
+    /// `faulty` channel: on another every packet arrives intact.
+    #[inline(never)]
     pub fn draw_damage(&mut self, wire_bytes: u32) -> Damage {
         self.sent += 1;
         if self.errors.down {

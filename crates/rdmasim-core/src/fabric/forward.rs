@@ -15,7 +15,8 @@ impl World {
     pub(crate) fn transmit(&mut self, ch: ChannelId, pkt: PacketId) {
         let now = self.now();
         let c = &mut self.channels[ch];
-        let wait = c.wait_since.take().map_or(0, |since| c.wait_ticks(now - since));
+        let since = std::mem::replace(&mut c.wait_since, Time::MAX);
+        let wait = if since == Time::MAX { 0 } else { c.wait_ticks(now - since) };
         c.wake_scheduled = true;
         self.put_on_wire(ch, pkt, now, true, wait);
     }
@@ -32,7 +33,7 @@ impl World {
         let ser = c.ser_time(wire);
         c.busy_until = at + ser;
         c.credits[vl as usize] -= credit_blocks(wire);
-        let damage = c.draw_damage(wire);
+        let damage = if c.faulty { c.draw_damage(wire) } else { Damage::None };
         let (from, to, prop) = (c.from, c.to, c.prop);
         let arrive_at = match to {
             NodeRef::Hca(_) => at + ser + prop,
@@ -41,7 +42,13 @@ impl World {
         let src_port = c.src_port;
         let now = self.q.now();
         if damage != Damage::Discarded {
-            self.ports[src_port].count_xmit(now, at, u64::from(wire / 4), wait);
+            let n = &mut c.counts;
+            n.xmit_pkts += 1;
+            n.xmit_words += u64::from(wire / 4);
+            n.xmit_wait += wait;
+            if at > now {
+                self.ahead.remember(now, at, src_port, true, wire / 4, wait);
+            }
         }
         self.packet_hops += 1;
         {
@@ -64,7 +71,10 @@ impl World {
                     let hca = &self.hcas[h];
                     let free = (at + ser).max(hca.engine_free);
                     if hca.has_no_work() {
-                        self.channels[ch].idle_tx_done = Some(self.q.reserve(free));
+                        let k = self.q.reserve(free);
+                        let c = &mut self.channels[ch];
+                        c.idle_tx_done = k;
+                        c.idle_tx_done_pending = true;
                     } else {
                         self.q.at(free, Event::TxDone { ch });
                     }
@@ -72,7 +82,10 @@ impl World {
                 // Likewise a switch output with nothing left to send: a packet queued there
                 // before the end of this one schedules the TxDone (`switch_enqueue`).
                 NodeRef::Switch { sw, port } if self.skip_idle_events && self.switches[sw].outputs[port as usize].is_empty() => {
-                    self.channels[ch].idle_tx_done = Some(self.q.reserve(at + ser));
+                    let k = self.q.reserve(at + ser);
+                    let c = &mut self.channels[ch];
+                    c.idle_tx_done = k;
+                    c.idle_tx_done_pending = true;
                 }
                 _ => self.q.at(at + ser, Event::TxDone { ch }),
             }
@@ -99,12 +112,23 @@ impl World {
         // The HCA takes the packet into its receive buffer; its credits return when it leaves
         // that buffer (hca/rx_dma.rs), and the HCA processes it when its pipeline is done.
         let (freed, ready) = self.hca_admit(h, pkt, arrive_at);
-        let c = &self.channels[ch];
-        let (prop, port) = (c.prop, c.dst_port);
         let now = self.q.now();
-        self.ports[port].count_rcv(now, arrive_at, u64::from(wire / 4));
+        let prop = self.count_rcv(ch, now, arrive_at, wire);
         self.return_credits(ch, freed + prop, vl, wire);
         self.hca_process_at(h, pkt, ready);
+    }
+
+    /// Counts a packet of `wire` bytes that `ch` brings to its receiving port at `arrive_at`
+    /// (now or later); returns the channel's propagation delay, which the caller needs next.
+    #[inline]
+    fn count_rcv(&mut self, ch: ChannelId, now: Time, arrive_at: Time, wire: u32) -> Time {
+        let c = &mut self.channels[ch];
+        c.counts.rcv_pkts += 1;
+        c.counts.rcv_words += u64::from(wire / 4);
+        if arrive_at > now {
+            self.ahead.remember(now, arrive_at, c.dst_port, false, wire / 4, 0);
+        }
+        c.prop
     }
 
     /// Whether a TxDone will still pull the channel's sender. A TxDone left unscheduled
@@ -112,7 +136,7 @@ impl World {
     /// passed; if it has, it would have run and found nothing to send.
     #[inline]
     pub(crate) fn tx_done_pending(&mut self, ch: ChannelId) -> bool {
-        if self.channels[ch].idle_tx_done.is_some() {
+        if self.channels[ch].idle_tx_done_pending {
             self.settle_idle_tx_done(ch);
         }
         self.channels[ch].wake_scheduled
@@ -120,7 +144,12 @@ impl World {
 
     #[inline(never)]
     fn settle_idle_tx_done(&mut self, ch: ChannelId) {
-        let Some(k) = self.channels[ch].idle_tx_done.take() else { return };
+        let c = &mut self.channels[ch];
+        if !c.idle_tx_done_pending {
+            return;
+        }
+        c.idle_tx_done_pending = false;
+        let k = c.idle_tx_done;
         if self.q.has_passed(k) {
             self.channels[ch].wake_scheduled = false;
         } else {
@@ -135,7 +164,7 @@ impl World {
     pub(crate) fn schedule_idle_switch_tx_dones(&mut self) -> bool {
         let mut any = false;
         for ch in (0..self.channels.len()).map(ChannelId::from) {
-            if matches!(self.channels[ch].from, NodeRef::Switch { .. }) && self.channels[ch].idle_tx_done.is_some() {
+            if matches!(self.channels[ch].from, NodeRef::Switch { .. }) && self.channels[ch].idle_tx_done_pending {
                 self.settle_idle_tx_done(ch);
                 any |= self.channels[ch].wake_scheduled;
             }
@@ -161,7 +190,7 @@ impl World {
     pub(crate) fn return_credits(&mut self, ch: ChannelId, at: Time, vl: u8, wire: u32) {
         let c = &mut self.channels[ch];
         c.queue_return(at, vl, credit_blocks(wire));
-        if c.wait_since.is_some() {
+        if c.wait_since != Time::MAX {
             self.wake_for_credits(ch);
         }
     }
@@ -175,7 +204,9 @@ impl World {
         if c.has_credits(vl, wire) {
             return true;
         }
-        c.wait_since.get_or_insert(now);
+        if c.wait_since == Time::MAX {
+            c.wait_since = now;
+        }
         self.wake_for_credits(ch);
         false
     }
@@ -200,7 +231,7 @@ impl World {
         if c.credit_wake == now {
             c.credit_wake = Time::MAX;
         }
-        if c.wait_since.is_some() && c.busy_until <= now && !self.tx_done_pending(ch) {
+        if c.wait_since != Time::MAX && c.busy_until <= now && !self.tx_done_pending(ch) {
             self.pull(ch);
         }
     }
@@ -247,7 +278,7 @@ impl World {
     fn switch_receive(&mut self, in_ch: ChannelId, sw: SwitchId, pkt: PacketId, arrive_at: Time) {
         let wire = self.packets.get(pkt).wire_bytes;
         let now = self.q.now();
-        self.ports[self.channels[in_ch].dst_port].count_rcv(now, arrive_at, u64::from(wire / 4));
+        self.count_rcv(in_ch, now, arrive_at, wire);
         self.switch_enqueue(sw, in_ch, pkt, arrive_at);
     }
 

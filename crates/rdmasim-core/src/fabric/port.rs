@@ -1,6 +1,7 @@
 //! Port counters with the InfiniBand PMA names (IBTA Vol. 1 16.1.3.5 PortCounters and
 //! PortCountersExtended), as `perfquery` prints them.
 use crate::engine::Time;
+use crate::ids::PortId;
 use serde::Serialize;
 use std::collections::VecDeque;
 
@@ -35,70 +36,71 @@ pub struct Port {
     pub device: String,
     /// 1-based port number, as IB numbers them.
     pub num: u16,
+    /// The counters of rare events (errors, discards). The packet and data counters, which
+    /// every packet-hop adds to, are kept by the channels at the port
+    /// (fabric/channel.rs `LinkCounts`) and added in by `World::port_counters_at`.
     pub counters: PortCounters,
-    /// Packets counted before the time they cross the port (see `AheadCount`), per direction.
-    pub xmit_ahead: VecDeque<AheadCount>,
-    pub rcv_ahead: VecDeque<AheadCount>,
 }
 
 /// A packet counted at a port before it crosses it. The simulator decides some crossings
 /// ahead of time, with no event at the crossing itself (a packet's arrival at an HCA or a
 /// switch, a departure from a switch output: fabric/forward.rs, fabric/switch_fifo.rs), and
 /// counts them then. A report of a run that stopped before such a crossing takes it out again
-/// (`Port::counters_at`), so the counters are those of the stop time.
+/// (`World::port_counters_at`), so the counters are those of the stop time.
 #[derive(Clone, Copy, Debug)]
 pub struct AheadCount {
     pub at: Time,
-    pub words: u64,
     /// PortXmitWait ticks counted with a departure.
     pub wait: u64,
+    pub port: PortId,
+    pub words: u32,
+    /// A departure (transmit counters), else an arrival (receive counters).
+    pub xmit: bool,
+}
+
+/// Every crossing counted ahead, of all ports, in the order they were counted: one queue
+/// written at its end rather than a queue per port direction, whose header and buffer were
+/// two more cache misses per packet-hop in a large fabric. A crossing is forgotten once its
+/// time has come (`now`): those at the front as each is added, and, when the queue has grown
+/// (a crossing far ahead, a departure behind a long switch queue, holds up the front),
+/// all of them in one pass.
+#[derive(Debug, Default)]
+pub struct AheadLog {
+    q: VecDeque<AheadCount>,
+    /// Length past which the queue is swept (twice what a sweep left, at least 4096).
+    sweep_at: usize,
+}
+
+impl AheadLog {
+    /// Keeps a crossing of `port` counted ahead of `now`, after forgetting those that have
+    /// happened.
+    #[inline]
+    pub fn remember(&mut self, now: Time, at: Time, port: PortId, xmit: bool, words: u32, wait: u64) {
+        while self.q.front().is_some_and(|a| a.at <= now) {
+            self.q.pop_front();
+        }
+        if at > now {
+            if self.q.len() >= self.sweep_at {
+                self.sweep(now);
+            }
+            self.q.push_back(AheadCount { at, wait, port, words, xmit });
+        }
+    }
+
+    #[cold]
+    fn sweep(&mut self, now: Time) {
+        self.q.retain(|a| a.at > now);
+        self.sweep_at = (2 * self.q.len()).max(4096);
+    }
+
+    /// The crossings counted ahead that lie after `t`.
+    pub fn after(&self, t: Time) -> impl Iterator<Item = &AheadCount> + '_ {
+        self.q.iter().filter(move |a| a.at > t)
+    }
 }
 
 impl Port {
     pub fn new(node: String, device: String, num: u16) -> Port {
-        Port { node, device, num, counters: PortCounters::default(), xmit_ahead: VecDeque::new(), rcv_ahead: VecDeque::new() }
-    }
-
-    /// Counts a packet of `words` 4-byte words leaving at `at` (now or later), and `wait` ticks.
-    pub fn count_xmit(&mut self, now: Time, at: Time, words: u64, wait: u64) {
-        let c = &mut self.counters;
-        c.PortXmitPkts += 1;
-        c.PortXmitData += words;
-        c.PortXmitWait += wait;
-        remember(&mut self.xmit_ahead, now, at, words, wait);
-    }
-
-    /// Counts a packet of `words` words arriving at `at` (now or later).
-    pub fn count_rcv(&mut self, now: Time, at: Time, words: u64) {
-        self.counters.PortRcvPkts += 1;
-        self.counters.PortRcvData += words;
-        remember(&mut self.rcv_ahead, now, at, words, 0);
-    }
-
-    /// The counters as of `t`: without the crossings counted ahead that lie after it.
-    pub fn counters_at(&self, t: Time) -> PortCounters {
-        let mut c = self.counters.clone();
-        for a in self.xmit_ahead.iter().filter(|a| a.at > t) {
-            c.PortXmitPkts -= 1;
-            c.PortXmitData -= a.words;
-            c.PortXmitWait -= a.wait;
-        }
-        for a in self.rcv_ahead.iter().filter(|a| a.at > t) {
-            c.PortRcvPkts -= 1;
-            c.PortRcvData -= a.words;
-        }
-        c
-    }
-}
-
-/// Keeps a crossing counted ahead of `now`, after forgetting those that have happened (each
-/// direction's crossings are counted in time order, so the queue stays short and sorted).
-#[inline]
-fn remember(q: &mut VecDeque<AheadCount>, now: Time, at: Time, words: u64, wait: u64) {
-    while q.front().is_some_and(|a| a.at <= now) {
-        q.pop_front();
-    }
-    if at > now {
-        q.push_back(AheadCount { at, words, wait });
+        Port { node, device, num, counters: PortCounters::default() }
     }
 }

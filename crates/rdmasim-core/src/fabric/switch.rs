@@ -37,15 +37,19 @@ pub struct OutPort {
 const _: () = assert!(NUM_VL <= 8);
 
 /// An LFT entry with no output (no route, or a port without a cable).
-pub const NO_OUTPUT: u16 = u16::MAX;
+pub const NO_OUTPUT: u8 = u8::MAX;
 
 pub struct Switch {
     pub name: String,
     pub lid: u16,
     /// Its port 1 in the port arena (port n is `first_port + n - 1`).
     pub first_port: PortId,
-    /// LFT: output index (into `outputs`) by destination LID (NO_OUTPUT = no route).
-    pub lft: Vec<u16>,
+    /// LFT: output index (into `outputs`) by destination LID (NO_OUTPUT = no route). One
+    /// byte an entry, as the IB LFT's port numbers (fabric/routing), so an output index fits:
+    /// the outputs are the cabled ports in port order, so the output of port n is below n.
+    /// Half the size of `u16` entries: every packet-hop reads one at random, and a k = 16 fat
+    /// tree's 320 tables did not fit in the cache.
+    pub lft: Vec<u8>,
     pub outputs: Vec<OutPort>,
     pub latency: Time,
     /// Every link into the switch has the same rate and length, so packets reach it in the
@@ -55,7 +59,7 @@ pub struct Switch {
 
 impl Switch {
     pub fn route(&self, dlid: u16) -> Option<u16> {
-        self.lft.get(dlid as usize).copied().filter(|p| *p != NO_OUTPUT)
+        self.lft.get(dlid as usize).copied().filter(|p| *p != NO_OUTPUT).map(u16::from)
     }
 }
 

@@ -28,6 +28,10 @@ impl World {
     pub(crate) fn plan_switch_outputs(&mut self) {
         // One FIFO per output holds only while all traffic is on one VL.
         let one_vl = self.vls_in_use().count_ones() <= 1;
+        for c in self.channels.iter_mut() {
+            let e = &c.errors;
+            c.faulty = e.down || e.loss_rate > 0.0 || e.ber > 0.0 || !e.drop_nth.is_empty();
+        }
         for sw in &mut self.switches {
             let alike = sw.inputs_in_send_order;
             for port in &mut sw.outputs {

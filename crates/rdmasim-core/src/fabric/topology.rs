@@ -67,7 +67,7 @@ pub fn instantiate(rf: &RoutedFabric, profile: &HwProfile, seed: u64) -> Fabric 
         }
     }
     // The output index of each cabled switch port (outputs are the cabled ports, in order).
-    let mut output_of_port: TiVec<PortId, u16> = vec![NO_OUTPUT; g.ports.len()].into();
+    let mut output_of_port: TiVec<PortId, u16> = vec![u16::MAX; g.ports.len()].into();
     for n in g.nodes.iter().filter(|n| n.is_switch()) {
         for (i, p) in n.ports().filter(|&p| g.ports[p].link.is_some()).enumerate() {
             output_of_port[p] = i as u16;
@@ -104,8 +104,11 @@ pub fn instantiate(rf: &RoutedFabric, profile: &HwProfile, seed: u64) -> Fabric 
                 rng: SimRng::new(seed, CHANNEL_STREAM + u64::from(id.0)),
                 sent: 0,
                 wake_scheduled: false,
-                idle_tx_done: None,
-                wait_since: None,
+                idle_tx_done: Default::default(),
+                idle_tx_done_pending: false,
+                faulty: false,
+                counts: Default::default(),
+                wait_since: Time::MAX,
                 word_ps: ((4u128 * fp as u128) >> 32) as u64,
             });
         }
@@ -123,7 +126,11 @@ pub fn instantiate(rf: &RoutedFabric, profile: &HwProfile, seed: u64) -> Fabric 
             t.iter()
                 .map(|&num| match num {
                     0 | NO_ROUTE => NO_OUTPUT,
-                    num => n.port(u16::from(num)).map_or(NO_OUTPUT, |p| output_of_port[p]),
+                    num => n.port(u16::from(num)).map_or(NO_OUTPUT, |p| match output_of_port[p] {
+                        u16::MAX => NO_OUTPUT,
+                        // Below the port number, itself a byte (`Switch::lft`).
+                        o => u8::try_from(o).ok().filter(|&o| o != NO_OUTPUT).expect("an LFT port's output index fits a byte"),
+                    }),
                 })
                 .collect()
         });
