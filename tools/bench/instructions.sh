@@ -16,5 +16,5 @@ for s in "$@"; do
     events=$(sed -n 's/^\([0-9]*\) events in.*/\1/p' <<<"$out")
     ir=$(sed -n 's/.*I *refs: *\([0-9,]*\).*/\1/p' <<<"$out" | tr -d ,)
     [ -n "$events" ] && [ -n "$ir" ] || { echo "instructions.sh: $s: no count (run it with event_rate to see why)" >&2; exit 1; }
-    awk -v c="$(basename "$s" .toml)" -v e="$events" -v i="$ir" 'BEGIN { printf "%-28s %12d %16d %10.0f\n", c, e, i, i / e }'
+    awk -v c="$(basename "$s" .toml)" -v e="$events" -v i="$ir" 'BEGIN { printf "%-28s %12.0f %16.0f %10.0f\n", c, e, i, i / e }'
 done
