@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pickle
+from pathlib import Path
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 
 import pandas as pd
@@ -224,3 +225,20 @@ def test_the_largest_seed_docs_scenario_md_gives_runs(write_bw):
     np = pytest.importorskip("numpy")
     df = rdmasim.sweep(write_bw, {"workload.iters": [10]}, seeds=[np.uint64(2**63 - 1)], table="summary")
     assert list(df["seed"]) == [2**63 - 1] and df["finished"].all()
+
+
+def test_a_sweep_keeps_relative_fabric_paths_relative_to_the_scenario_file(tmp_path, monkeypatch):
+    # The scenario imports a fabric by a path relative to its own directory; the sweep runs
+    # from elsewhere and must still find it (a dict built from the file loses its directory).
+    fixtures = Path(__file__).resolve().parents[1] / "crates/rdmasim-core/tests/data/fabric"
+    d = tmp_path / "study"
+    (d / "fabric").mkdir(parents=True)
+    for name in ("ibnetdiscover.txt", "opensm-lfts.dump"):
+        (d / "fabric" / name).write_text((fixtures / name).read_text())
+    sc = d / "s.toml"
+    sc.write_text('[hardware]\nprofile = "cx3-fdr"\n[topology]\nfile = "fabric/ibnetdiscover.txt"\n'
+                  'lfts = "fabric/opensm-lfts.dump"\n[workload]\nkind = "perftest"\ntest = "ib_write_bw"\n'
+                  'client = 2\nserver = 0\niters = 100\n')
+    monkeypatch.chdir(tmp_path)
+    df = rdmasim.sweep(str(sc), {"workload.size": [4096, 65536]}, table="perftest")
+    assert len(df) == 2 and (df["bw_avg_Gbps"] > 0).all()

@@ -244,10 +244,11 @@ def cmd_profiles(args: argparse.Namespace) -> int:
         if i:
             print()
         print(f"profile {name}")
-        print(f"  {'parameter'.ljust(wp)}  {'value'.ljust(wv)}  source")
+        print(f"  {'parameter'.ljust(wp)}  {'part'.ljust(6)}  {'value'.ljust(wv)}  source")
         for r in sub:
             mark = " (overridden)" if r.get("overridden") else ""
-            print(f"  {r['parameter'].ljust(wp)}  {_value(r['value']).ljust(wv)}  {r['source']}{mark}")
+            part = str(r.get("part", ""))
+            print(f"  {r['parameter'].ljust(wp)}  {part.ljust(6)}  {_value(r['value']).ljust(wv)}  {r['source']}{mark}")
     return EXIT_OK
 
 

@@ -120,6 +120,25 @@ def scenario_dict(scenario: ScenarioLike) -> dict:
         raise scenario_error(source, "", line, getattr(e, "msg", str(e))) from None
 
 
+#: Keys whose values are paths the core resolves against the scenario file's directory.
+_FILE_KEYS = (("topology", "file"), ("topology", "lfts"), ("workload", "trace"))
+
+
+def anchor_paths(spec: dict, scenario: ScenarioLike) -> dict:
+    """Makes the relative paths in ``spec`` (``topology.file``, ``topology.lfts``,
+    ``workload.trace``) absolute against the directory of ``scenario`` when it is a file: a
+    dict built from it (a sweep's points) no longer knows where it came from."""
+    if isinstance(scenario, Mapping) or isinstance(scenario, str) and not _looks_like_path(scenario):
+        return spec
+    base = Path(scenario).resolve().parent
+    for section, key in _FILE_KEYS:
+        table = spec.get(section)
+        value = table.get(key) if isinstance(table, dict) else None
+        if isinstance(value, str) and value and not os.path.isabs(value):
+            table[key] = str(base / value)
+    return spec
+
+
 def _index(container: Any, part: str, key: str) -> Any:
     if isinstance(container, list):
         try:

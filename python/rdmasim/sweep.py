@@ -11,7 +11,7 @@ import pandas as pd
 from .errors import ScenarioError, scenario_error
 from .result import Result, order_columns
 from .runner import RunInterrupted, as_integer, run, simulation, validate
-from .scenario import ScenarioLike, get_dotted, scenario_dict, set_dotted
+from .scenario import ScenarioLike, anchor_paths, get_dotted, scenario_dict, set_dotted
 
 __all__ = ["sweep", "grid_points", "run_point", "SweepInterrupted"]
 
@@ -210,7 +210,8 @@ def sweep(
             before any run.
         SweepInterrupted: Ctrl-C; its ``.table`` holds the rows of the runs that finished.
     """
-    base = scenario_dict(scenario)
+    # Relative file paths are the scenario file's: anchored, they survive the trip to a dict.
+    base = anchor_paths(scenario_dict(scenario), scenario)
     points = grid_points(grid)
     seed_list: List[Optional[int]] = _seeds(seeds) if seeds is not None else [None]
     specs = []

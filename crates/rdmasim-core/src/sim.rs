@@ -95,6 +95,15 @@ impl Simulation {
             }
         }
         let hw_of = |host: HostId| host_hw.get(host.idx()).copied().unwrap_or(0);
+        let hca_labels: TiVec<HcaId, (String, String, u16)> = fabric
+            .hcas
+            .iter()
+            .map(|p| {
+                let (host, device) = topology::port_labels(&routed.graph, p.node);
+                (host, device, routed.graph.ports[p.port].num)
+            })
+            .collect();
+        let host_names = fabric.hosts.clone();
         let hcas: TiVec<HcaId, Hca> =
             fabric.hcas.iter_enumerated().map(|(id, p)| Hca::new(id, p.host, hw_of(p.host), p.lid, p.tx_ch, &profiles[hw_of(p.host) as usize])).collect();
         let mut lid_hca = vec![None; hcas.iter().map(|h| h.lid as usize + 1).max().unwrap_or(0)];
@@ -130,6 +139,8 @@ impl Simulation {
             ahead: Default::default(),
             hcas,
             lid_hca,
+            host_names,
+            hca_labels,
             hosts,
             threads,
             capture,
@@ -370,8 +381,10 @@ impl Simulation {
         for (p, c) in w.ports.iter().zip(counters.iter()) {
             t.push("ports", row_with(json!({ "node": p.node, "port": p.num, "device": p.device }), c));
         }
+        let node = |h: &Hca| w.hca_labels[h.id].0.clone();
         for h in &w.hcas {
-            let mut r = row(json!({ "node": format!("h{}", h.id), "device": "mlx5_0" }));
+            let (host, device, port) = &w.hca_labels[h.id];
+            let mut r = row(json!({ "node": host, "device": device, "port": port }));
             for (k, v) in h.counters.rows() {
                 r.insert(k.into(), v.into());
             }
@@ -380,7 +393,7 @@ impl Simulation {
         for h in &w.hcas {
             for qp in &h.qps {
                 t.push("qps", row(json!({
-                    "node": format!("h{}", h.id), "qpn": qp.num, "peer_qpn": qp.peer_qp,
+                    "node": node(h), "device": w.hca_labels[h.id].1, "qpn": qp.num, "peer_qpn": qp.peer_qp,
                     "state": format!("{:?}", qp.state), "psn_next": qp.next_psn, "epsn": qp.epsn,
                     "rx_bytes": qp.rx_bytes, "rx_msgs": qp.rx_msgs, "sq_outstanding": qp.sq.len(),
                 })));
@@ -388,12 +401,12 @@ impl Simulation {
         }
         for h in &w.hcas {
             for (i, s) in h.srqs.iter().enumerate() {
-                let leading = json!({ "node": format!("h{}", h.id), "srq": i, "mode": s.mode, "posted_now": s.wqes.len() });
+                let leading = json!({ "node": node(h), "srq": i, "mode": s.mode, "posted_now": s.wqes.len() });
                 t.push("srqs", row_with(leading, &s.report()));
             }
         }
         for h in w.hcas.iter().filter(|h| !h.odp.mrs.is_empty()) {
-            t.push("odp", row_with(json!({ "node": format!("h{}", h.id) }), &h.odp.stats));
+            t.push("odp", row_with(json!({ "node": node(h) }), &h.odp.stats));
         }
         let elapsed = self.end_time.max(w.now());
         // A busy-polling thread occupies its core for the whole run; the others count their work.
@@ -404,7 +417,7 @@ impl Simulation {
             let cpu = mine().fold(Time::ZERO, |a, th| a + thread_cpu(th));
             let verbs = mine().fold(Time::ZERO, |a, th| a + th.busy_at(elapsed));
             t.push("host_cpu", row(json!({
-                "node": format!("h{i}"), "polling": if busy_poll { "busy" } else { "event" },
+                "node": w.host_names[HostId(i)], "polling": if busy_poll { "busy" } else { "event" },
                 "cpu_busy_us": cpu.as_us_f64(), "cpu_verbs_us": verbs.as_us_f64(),
                 "cpu_utilization": if elapsed > Time::ZERO { cpu.as_secs_f64() / elapsed.as_secs_f64() } else { 0.0 },
             })));

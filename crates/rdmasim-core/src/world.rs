@@ -81,6 +81,9 @@ pub struct World {
     /// Port crossings counted before their time (fabric/port.rs `AheadCount`).
     pub ahead: AheadLog,
     pub hcas: TiVec<HcaId, Hca>,
+    /// How result tables name each host and each HCA (its host, its device, its port number).
+    pub host_names: TiVec<HostId, String>,
+    pub hca_labels: TiVec<HcaId, (String, String, u16)>,
     /// The HCA that owns each LID (by LID; None for a switch's LID or an unused one).
     pub lid_hca: Vec<Option<HcaId>>,
     pub hosts: TiVec<HostId, Host>,

@@ -82,17 +82,22 @@ fn a_packet_without_a_route_is_dropped_and_counted_at_the_switch() {
     assert_eq!(sum(&ports_of(&r, "h15"), "PortRcvPkts"), 0);
 }
 
-#[test]
-fn a_down_link_carries_nothing_and_its_port_counts_the_discards() {
-    // h15's cable is down: the edge switch's port toward it discards what it is given.
+/// The k = 4 fat tree with h15's cable down, and the edge switch port that faces it.
+fn fat_tree_4_with_h15_down() -> (RoutedFabric, String, u16) {
     let mut rf = fat_tree_4();
     let g = &rf.graph;
     let h15_port = g.nodes[g.hosts[rdmasim_core::ids::HostId(15)].hcas[0]].first_port;
     let link = g.ports[h15_port].link.unwrap();
     let edge_port = g.peer(h15_port).unwrap();
-    let edge_name = g.nodes[g.ports[edge_port].node].name.clone();
-    let edge_num = g.ports[edge_port].num;
+    let (edge_name, edge_num) = (g.nodes[g.ports[edge_port].node].name.clone(), g.ports[edge_port].num);
     rf.graph.links[link].state = LinkState::Down;
+    (rf, edge_name, edge_num)
+}
+
+#[test]
+fn a_down_link_carries_nothing_and_its_port_counts_the_discards() {
+    // h15's cable is down: the edge switch's port toward it discards what it is given.
+    let (rf, edge_name, edge_num) = fat_tree_4_with_h15_down();
     let r = run_on(&fat_tree_perftest(0, 15, "ib_write_bw", "size = 4096\niters = 10\n[qp]\ntimeout = 1\nretry_cnt = 1"), rf);
     let sent = sum(&ports_of(&r, "h0"), "PortXmitPkts");
     let toward_h15: Vec<&Value> = ports_of(&r, &edge_name).into_iter().filter(|p| p["port"] == edge_num).collect();
@@ -176,10 +181,60 @@ fn perftest_runs_on_the_rail_it_names_and_a_missing_rail_is_refused() {
         )
     };
     let r = run(&scenario(1));
-    let on = |dev: &str| -> u64 { table(&r, "ports").iter().filter(|p| p["device"] == dev).map(|p| p["PortXmitPkts"].as_u64().unwrap()).sum() };
-    let (rail0, rail1) = (on("h0 mlx4_0"), on("h0 mlx4_1"));
+    let on = |host: &str, dev: &str| -> u64 {
+        table(&r, "ports").iter().filter(|p| p["node"] == host && p["device"] == dev).map(|p| p["PortXmitPkts"].as_u64().unwrap()).sum()
+    };
+    let (rail0, rail1) = (on("h0", "mlx4_0"), on("h0", "mlx4_1"));
     assert_eq!((rail0, rail1), (0, 500), "h0's packets by rail");
-    assert!(on("h15 mlx4_1") > 0 && on("h15 mlx4_0") == 0, "the ACKs come back on rail 1");
+    assert!(on("h15", "mlx4_1") > 0 && on("h15", "mlx4_0") == 0, "the ACKs come back on rail 1");
+    // The HCA tables name each HCA by its host and device, not by its index.
+    let hca = |host: &str, dev: &str| table(&r, "hca_counters").iter().any(|c| c["node"] == host && c["device"] == dev);
+    assert!(hca("h15", "mlx4_1") && hca("h0", "mlx4_0") && !hca("h31", "mlx4_1"));
     let e = parse_toml(&scenario(2), "<test>").unwrap_err();
     assert!(e.to_string().contains("workload.rail") && e.to_string().contains("2 rails"), "{e}");
+}
+
+/// Found in review: a switch output toward an HCA over a down link must not decide departures
+/// as packets are queued (a discarded packet's credits come back on its arrival event): an
+/// incast onto the down link ran the output out of credits (a debug assertion; wrapped credits
+/// in release).
+#[test]
+fn an_incast_onto_a_down_link_is_discarded_packet_by_packet() {
+    let (rf, edge_name, edge_num) = fat_tree_4_with_h15_down();
+    let flows: String = [14, 0, 4]
+        .iter()
+        .map(|c| format!("[[workload.flow]]\nverb = \"write\"\nsize = 65536\ncount = 20\ndepth = 4\nclient = {c}\nserver = 15\n"))
+        .collect();
+    let toml = format!(
+        "[hardware]\nprofile = \"cx4-edr\"\n[topology]\ngenerator = {{ kind = \"fat-tree-k\", k = 4, speed = {{ gen = \"edr\", width = 4 }} }}\n\
+         [qp]\nretry_cnt = 1\ntimeout = 8\n[workload]\nkind = \"flows\"\n{flows}"
+    );
+    let r = run_on(&toml, rf);
+    let toward_h15: Vec<&Value> = ports_of(&r, &edge_name).into_iter().filter(|p| p["port"] == edge_num).collect();
+    assert!(sum(&toward_h15, "PortXmitDiscards") > 100, "the incast was discarded at {edge_name}[{edge_num}]");
+    assert_eq!(sum(&toward_h15, "PortXmitPkts"), 0);
+    assert!(r["error_completions"].as_u64().unwrap() > 0, "{}", r["stop_reason"]);
+}
+
+/// Found in review: a host whose HCA has no cable (a node down in an ibnetdiscover dump) is
+/// refused by every workload that names it, not only by perftest, flows and MPI.
+#[test]
+fn a_host_without_a_cabled_port_is_refused_by_name() {
+    let mut rf = fat_tree_4();
+    let speed = rdmasim_core::fabric::rate::LinkSpeed { gen: rdmasim_core::fabric::rate::LinkGen::Qdr, width: 4 };
+    let lone = rf.graph.add_host("lone");
+    rf.graph.add_hca(lone, "lone HCA-1", 0xdead_0000, 1, speed).unwrap();
+    let kinds = [
+        "kind = \"odp-reads\"\nclient = 16\nserver = 0\n",
+        "kind = \"srq-episode\"\nmethod = \"srq-limit\"\nclient = 0\nserver = 16\n",
+        "kind = \"flows\"\n[[workload.flow]]\nverb = \"write\"\nsize = 4096\ncount = 1\nclient = 0\nserver = 1\n[workload.kv]\nrequests = 10\nclient = 16\nserver = 0\n",
+    ];
+    for w in kinds {
+        // The workload checks against a 17-host switch, then runs on the fabric with "lone".
+        let mut s = parse_toml(&format!("[hardware]\nprofile = \"cx4-edr\"\n[topology]\nkind = \"single-switch\"\nhosts = 17\n[workload]\n{w}"), "<test>").unwrap();
+        s.topology.kind = rdmasim_core::scenario::TopologyKind::Graph;
+        s.topology.routed = Some(std::sync::Arc::new(rf.clone()));
+        let e = Simulation::from_scenario(s, "<test>").err().expect("refused").to_string();
+        assert!(e.contains("no cabled HCA port"), "{w}: {e}");
+    }
 }

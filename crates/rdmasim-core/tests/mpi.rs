@@ -261,9 +261,11 @@ fn mpi_replays_on_the_rail_it_names() {
     };
     let r = run(&text(1));
     assert_eq!(r["stop_reason"], "completed");
-    let words = |dev: &str| -> u64 { table(&r, "ports").iter().filter(|p| p["device"] == dev).map(|p| p["PortXmitData"].as_u64().unwrap()).sum() };
-    assert!(words("h0 mlx4_1") * 4 > 100_000, "rail 1 carried the message: {} words", words("h0 mlx4_1"));
-    assert_eq!(words("h0 mlx4_0") + words("h1 mlx4_0"), 0, "rail 0 carried nothing");
+    let words = |host: &str, dev: &str| -> u64 {
+        table(&r, "ports").iter().filter(|p| p["node"] == host && p["device"] == dev).map(|p| p["PortXmitData"].as_u64().unwrap()).sum()
+    };
+    assert!(words("h0", "mlx4_1") * 4 > 100_000, "rail 1 carried the message: {} words", words("h0", "mlx4_1"));
+    assert_eq!(words("h0", "mlx4_0") + words("h1", "mlx4_0"), 0, "rail 0 carried nothing");
     let e = rdmasim_core::api::Simulation::from_toml(&text(2), "<test>").err().expect("rail 2 is refused").to_string();
     assert!(e.contains("workload.rail"), "{e}");
 }

@@ -352,13 +352,21 @@ impl World {
             break;
         }
         let Some((vl, head, wire)) = chosen else {
+            let mut kick_at = earliest_ready;
             if let Some((vl, wire)) = blocked {
                 // Starts PortXmitWait and the wake for credits (it finds none).
                 self.credits_or_wait(out_ch, vl, wire);
+                // A kick pending for another VL's head makes the credit wake pass (the port
+                // looks woken): the kick comes at the first credit return then, if earlier.
+                if kick_at != Time::MAX {
+                    if let Some(r) = self.channels[out_ch].returns.front() {
+                        kick_at = kick_at.min(r.at.max(now));
+                    }
+                }
             }
-            if earliest_ready != Time::MAX {
+            if kick_at != Time::MAX {
                 self.channels[out_ch].wake_scheduled = true;
-                self.q.at(earliest_ready, Event::SwitchKick { ch: out_ch });
+                self.q.at(kick_at, Event::SwitchKick { ch: out_ch });
             }
             return;
         };

@@ -53,7 +53,13 @@ impl LinkGen {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LinkSpeed {
     pub gen: LinkGen,
+    /// Lanes; 4 when a scenario or `-p speed.gen=…` gives only the generation.
+    #[serde(default = "four_lanes")]
     pub width: u8,
+}
+
+fn four_lanes() -> u8 {
+    4
 }
 
 impl LinkSpeed {

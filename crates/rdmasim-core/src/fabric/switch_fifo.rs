@@ -7,8 +7,8 @@
 //! - it leads to an HCA, which admits each packet as it is sent and so queues the packet's
 //!   credit return at once (fabric/forward.rs `hca_receive`): every credit the port will get
 //!   back before a queued packet's departure is already known when that packet is queued;
-//! - its link has no loss or bit errors (a damaged packet frees its credits on an arrival
-//!   event, which would come too late for the decision).
+//! - its link has no loss or bit errors and is up (a damaged or discarded packet frees its
+//!   credits on an arrival event, which would come too late for the decision).
 //!
 //! It also needs all traffic on one VL (every QP of the run on SLs of one VL: `vls_in_use`),
 //! so there is one FIFO and no VL arbitration. A packet then leaves at the latest of its ready time (arrival + traversal
@@ -35,9 +35,10 @@ impl World {
         for sw in &mut self.switches {
             let alike = sw.inputs_in_send_order;
             for port in &mut sw.outputs {
+                // A faulty link (loss, bit errors, drop_nth, or down) frees a damaged or
+                // discarded packet's credits on its arrival event, too late for the decision.
                 let c = &self.channels[port.ch];
-                let clean = c.errors.loss_rate == 0.0 && c.errors.ber == 0.0 && c.errors.drop_nth.is_empty();
-                port.departs_on_arrival = one_vl && alike && clean && matches!(c.to, NodeRef::Hca(_));
+                port.departs_on_arrival = one_vl && alike && !c.faulty && matches!(c.to, NodeRef::Hca(_));
             }
         }
     }

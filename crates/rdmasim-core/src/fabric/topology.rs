@@ -23,6 +23,8 @@ pub const CHANNEL_STREAM: u64 = 1 << 32;
 #[derive(Clone, Copy, Debug)]
 pub struct HcaPort {
     pub host: HostId,
+    /// Its node in the graph (for its labels).
+    pub node: NodeId,
     pub port: PortId,
     pub lid: u16,
     pub tx_ch: ChannelId,
@@ -62,7 +64,7 @@ pub fn instantiate(rf: &RoutedFabric, profile: &HwProfile, seed: u64) -> Fabric 
         for &ca in &spec.hcas {
             for p in g.nodes[ca].ports().filter(|&p| g.ports[p].link.is_some()) {
                 hca_of_port[p] = Some(hcas.next_key());
-                hcas.push(HcaPort { host, port: p, lid: g.ports[p].lid, tx_ch: ChannelId(u32::MAX) });
+                hcas.push(HcaPort { host, node: ca, port: p, lid: g.ports[p].lid, tx_ch: ChannelId(u32::MAX) });
             }
         }
     }
@@ -141,16 +143,25 @@ pub fn instantiate(rf: &RoutedFabric, profile: &HwProfile, seed: u64) -> Fabric 
         .ports
         .iter()
         .map(|p| {
-            let node = &g.nodes[p.node];
-            // HCA ports carry their host's name in the counter tables (`h3`), switches theirs.
-            let name = match node.kind {
-                NodeKind::Ca { host, .. } => g.hosts[host].name.clone(),
-                NodeKind::Switch => node.name.clone(),
-            };
-            Port::new(name, node.name.clone(), p.num)
+            let (node, device) = port_labels(g, p.node);
+            Port::new(node, device, p.num)
         })
         .collect();
     Fabric { channels, switches, ports, hcas, hosts: g.hosts.iter().map(|h| h.name.clone()).collect() }
+}
+
+/// How the counter tables name a node's ports: an HCA port by its host (`h3`) and its device
+/// (the node description without the host's name: `mlx4_1`, `HCA-1`), a switch by its name.
+pub fn port_labels(g: &crate::fabric::graph::FabricGraph, node: NodeId) -> (String, String) {
+    let n = &g.nodes[node];
+    match n.kind {
+        NodeKind::Ca { host, .. } => {
+            let host = &g.hosts[host].name;
+            let device = n.name.strip_prefix(host.as_str()).map(str::trim_start).filter(|d| !d.is_empty()).unwrap_or(&n.name);
+            (host.clone(), device.to_string())
+        }
+        NodeKind::Switch => (n.name.clone(), n.name.clone()),
+    }
 }
 
 /// Marks the switches all of whose input links share one rate and one propagation delay: a

@@ -131,6 +131,10 @@ impl World {
             let hca = &self.hcas[h];
             (hca.mixed_vls, hca.tx_ch, hca.max_packet_bytes)
         };
+        if mixed {
+            // Credits returned by now count (the staging engine picks without asking the port).
+            self.channels[ch].absorb(now);
+        }
         let mut blocked_vl: Option<u8> = None;
         while visited < n {
             let qi = match front_due.take() {
@@ -204,7 +208,10 @@ impl World {
             self.kick_hca_at(h, earliest);
         }
         if let Some(vl) = blocked_vl {
-            self.credits_or_wait(ch, vl, max_bytes);
+            if self.credits_or_wait(ch, vl, max_bytes) {
+                // Cannot happen after the absorb above; come back at once rather than stall.
+                self.kick_hca_at(h, now);
+            }
         }
         None
     }

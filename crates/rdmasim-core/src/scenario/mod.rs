@@ -355,6 +355,9 @@ pub fn rails_of_host(t: &TopologySection, h: u32) -> usize {
 /// An error for `key` unless host `h` has rail `rail`.
 pub fn check_rail(t: &TopologySection, key: &str, h: u32, rail: u16) -> Result<(), (String, String)> {
     let n = rails_of_host(t, h);
+    if h < t.hosts && n == 0 {
+        return Err((key.to_string(), format!("host {h} has no cabled HCA port (its cable is missing from the fabric); expected a host with one")));
+    }
     if h < t.hosts && usize::from(rail) >= n {
         return Err((key.to_string(), format!("rail = {rail} but host {h} has {n} rail{} (cabled HCA ports); expected 0..={}", if n == 1 { "" } else { "s" }, n.saturating_sub(1))));
     }
@@ -373,13 +376,16 @@ pub fn resolve_topology(s: &mut Scenario, source: &str) -> Result<(), (String, S
     if t.generator.is_some() && t.file.is_some() {
         return Err(("topology.file".into(), "a fabric is generated or read from a file, not both; expected topology.generator or topology.file".into()));
     }
+    if t.generator.is_some() && t.cable_m != default_cable_m() {
+        return Err(("topology.cable_m".into(), "a generator gives its cables their length (its own cable_m); expected no topology.cable_m beside topology.generator".into()));
+    }
     if t.kind != default_topology_kind() || t.hosts != default_hosts() {
         let key = if t.kind != default_topology_kind() { "topology.kind" } else { "topology.hosts" };
         return Err((key.into(), format!("a generated or imported fabric has its own kind and hosts; expected {what} alone (remove topology.kind and topology.hosts)")));
     }
     let routed = match (&t.generator, &t.file) {
         (Some(spec), _) => crate::fabric::build::generate(spec).map_err(|e| (what.to_string(), e.0))?,
-        (None, Some(file)) => import_fabric(file, t.lfts.as_deref(), source)?,
+        (None, Some(file)) => import_fabric(file, t.lfts.as_deref(), source, t.cable_m)?,
         (None, None) => return Ok(()),
     };
     if routed.graph.hosts.is_empty() {
@@ -395,12 +401,16 @@ pub fn resolve_topology(s: &mut Scenario, source: &str) -> Result<(), (String, S
 /// Reads `[topology] file` (and `lfts`), paths relative to the scenario file's directory;
 /// without LFTs the fabric is routed by minhop (fabric/routing/minhop_mod.rs). HCA ports the
 /// file gives no LID get one.
-fn import_fabric(file: &str, lfts: Option<&str>, source: &str) -> Result<crate::fabric::graph::RoutedFabric, (String, String)> {
+fn import_fabric(file: &str, lfts: Option<&str>, source: &str, cable_m: f64) -> Result<crate::fabric::graph::RoutedFabric, (String, String)> {
     let base = std::path::Path::new(source).parent().filter(|_| std::path::Path::new(source).is_file());
     let at = |p: &str| base.map_or_else(|| std::path::PathBuf::from(p), |b| b.join(p));
     let key = |k: &str, e: String| (k.to_string(), e);
     let (mut graph, tables) = crate::fabric::io::import(&at(file), lfts.map(at).as_deref()).map_err(|e| key(if lfts.is_some() && e.source != at(file).display().to_string() { "topology.lfts" } else { "topology.file" }, e.to_string()))?;
     graph.assign_lids().map_err(|e| key("topology.file", e.0))?;
+    // The files give no cable lengths: every link takes topology.cable_m.
+    for l in graph.links.iter_mut() {
+        l.length_m = cable_m;
+    }
     let lfts = match tables {
         Some(l) => l,
         None => crate::fabric::routing::minhop_mod::route(&graph).map_err(|e| key("topology.file", e.0))?,

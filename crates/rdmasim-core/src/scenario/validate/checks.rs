@@ -119,6 +119,11 @@ fn check_host_hardware(s: &Scenario) -> Result<(), Problem> {
         if let Some(p) = e.overrides.names().into_iter().find(|p| crate::hca::profile_parts::part_of(p) == crate::hca::profile_parts::Part::Switch) {
             return problem(&at(&format!("overrides.{p}")), format!("{p} is a switch's parameter, not a host's; expected it in [hardware.overrides]"));
         }
+        // Of the link part, a host's cable takes only the width and speed (it trains to the
+        // slower end); buffers, the MTU and the propagation delay stay the run's.
+        if let Some(p) = e.overrides.names().into_iter().find(|p| matches!(*p, "vl_buffer_bytes" | "mtu" | "cable_ns_per_m")) {
+            return problem(&at(&format!("overrides.{p}")), format!("{p} is the same on every port of the run; expected it in [hardware.overrides] (a host's entry sets its NIC and CPU parameters and its link's width and speed)"));
+        }
         if e.hosts.is_empty() {
             return problem(&at("hosts"), "no hosts; expected a list of host indices".into());
         }

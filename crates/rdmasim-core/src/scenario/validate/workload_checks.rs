@@ -20,10 +20,22 @@ pub(super) fn check_workload(s: &Scenario, hw: &HwProfile) -> Result<(), Problem
             }
             Ok(())
         }
-        WorkloadSection::SrqEpisode(e) => check_srq_episode(e, &s.topology),
-        WorkloadSection::OdpReads(o) => crate::scenario::odp::check(o, s.topology.hosts, MAX_QPS),
+        WorkloadSection::SrqEpisode(e) => {
+            check_srq_episode(e, &s.topology)?;
+            crate::scenario::check_rail(&s.topology, "workload.client", e.client, 0)?;
+            crate::scenario::check_rail(&s.topology, "workload.server", e.server, 0)
+        }
+        WorkloadSection::OdpReads(o) => {
+            crate::scenario::odp::check(o, s.topology.hosts, MAX_QPS)?;
+            crate::scenario::check_rail(&s.topology, "workload.client", o.client, 0)?;
+            crate::scenario::check_rail(&s.topology, "workload.server", o.server, 0)
+        }
         WorkloadSection::Flows(f) => {
             crate::scenario::flows::check(f, s.topology.hosts)?;
+            if let Some(kv) = &f.kv {
+                crate::scenario::check_rail(&s.topology, "workload.kv.client", kv.client, 0)?;
+                crate::scenario::check_rail(&s.topology, "workload.kv.server", kv.server, 0)?;
+            }
             for (i, fl) in f.flow.iter().enumerate() {
                 for h in [fl.client, fl.server] {
                     crate::scenario::check_rail(&s.topology, &format!("workload.flow[{i}].rail"), h, fl.rail)?;
