@@ -45,6 +45,10 @@ fn host_hardware_errors_name_the_entry() {
     assert!(e.contains("hardware.hosts[0].hosts[0]") && e.contains("does not exist"), "{e}");
     let e = err("[[hardware.hosts]]\nhosts = [1]\nprofile = \"cx9\"");
     assert!(e.contains("hardware.hosts[0].profile") && e.contains("cx9"), "{e}");
+    let e = err("[[hardware.hosts]]\nhosts = [1]\noverrides = { vl_buffer_bytes = 65536 }");
+    assert!(e.contains("hardware.hosts[0].overrides.vl_buffer_bytes") && e.contains("every port"), "{e}");
+    let e = err("[topology]\ngenerator = { kind = \"fat-tree-k\", k = 4 }\ncable_m = 500.0");
+    assert!(e.contains("topology.cable_m"), "{e}");
     let e = err("[[hardware.hosts]]\nhosts = [1]\noverrides = { tx_packet_ns = -1.0 }");
     assert!(e.contains("hardware.hosts[0].overrides.tx_packet_ns"), "{e}");
 }
