@@ -13,13 +13,8 @@ pub(super) fn check_workload(s: &Scenario, hw: &HwProfile) -> Result<(), Problem
     match &s.workload {
         // perftest may run below the QP's path MTU (2048 on ConnectX-3, its set_mtu).
         WorkloadSection::Perftest(p) => check_perftest(p, s, hw, perftest_settings::path_mtu(&s.qp, hw)),
-        WorkloadSection::Mpi(m) => {
-            check_mpi(m, s.topology.kind)?;
-            for h in 0..s.topology.hosts {
-                crate::scenario::check_rail(&s.topology, "workload.rail", h, m.rail)?;
-            }
-            Ok(())
-        }
+        // The hosts MPI uses depend on its trace's size: Mpi::new checks their rails.
+        WorkloadSection::Mpi(m) => check_mpi(m, s.topology.kind),
         WorkloadSection::SrqEpisode(e) => {
             check_srq_episode(e, &s.topology)?;
             crate::scenario::check_rail(&s.topology, "workload.client", e.client, 0)?;

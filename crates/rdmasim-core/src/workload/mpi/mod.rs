@@ -223,10 +223,21 @@ impl Mpi {
             ));
         }
         let srq_limit = cfg.srq_limit.unwrap_or(((cfg.srq_buffers as u64 * 30).div_ceil(256)) as u32).max(1);
+        // Every host a rank runs on must have the rail (only those: a fabric may have hosts
+        // without a cable that the trace does not use).
+        for h in 0..hosts_needed {
+            let rails = w.hosts[HostId(h)].hcas.len();
+            if usize::from(cfg.rail) >= rails {
+                return Err((
+                    "workload.rail",
+                    format!("rail = {} but host {h}, which runs ranks, has {rails} rail{} (cabled HCA ports); expected a rail every rank's host has", cfg.rail, if rails == 1 { "" } else { "s" }),
+                ));
+            }
+        }
         let ranks = (0..size)
             .map(|r| Rank {
                 host: HostId(r / cfg.ranks_per_host),
-                // The rail was checked against the fabric (scenario::check_rail).
+                // Checked above: the host has the rail.
                 hca: w.hca_on_rail(HostId(r / cfg.ranks_per_host), usize::from(cfg.rail)).unwrap_or_else(|| w.hca_of(HostId(r / cfg.ranks_per_host))),
                 thread: {
                     let host = HostId(r / cfg.ranks_per_host);
