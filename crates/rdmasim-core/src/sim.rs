@@ -127,7 +127,6 @@ impl Simulation {
         });
         let mut world = World {
             q: EventQueue::new(),
-            profile: prof,
             profiles,
             seed: scenario.seed,
             packets: Default::default(),
@@ -159,8 +158,8 @@ impl Simulation {
             max_rd_atomic: qa.max_rd_atomic,
             mtu: match &scenario.workload {
                 // perftest picks its own MTU on some devices (ConnectX-3: 2048 on a 4096 port).
-                WorkloadSection::Perftest(_) => perftest_settings::path_mtu(qa, &world.profile),
-                _ => qa.mtu.unwrap_or(world.profile.mtu),
+                WorkloadSection::Perftest(_) => perftest_settings::path_mtu(qa, world.profile()),
+                _ => qa.mtu.unwrap_or(world.profile().mtu),
             },
             sl: qa.sl,
         };
@@ -424,7 +423,7 @@ impl Simulation {
         }
         t.push("run", row(json!({
             "events": w.q.popped(), "packet_hops": w.packet_hops, "unroutable_packets": w.unroutable_packets, "sim_time_us": elapsed.as_us_f64(),
-            "profile": self.world.profile.name, "overridden": self.overridden,
+            "profile": self.world.profile().name, "overridden": self.overridden,
             "captured_packets": w.capture.as_ref().map(|c| c.kept).unwrap_or(0),
             "capture_truncated": w.capture.as_ref().map(|c| c.truncated).unwrap_or(0),
             "capture_bytes": w.capture.as_ref().map(|c| c.pcap_bytes).unwrap_or(0),
@@ -466,7 +465,7 @@ impl Simulation {
     }
 
     pub fn profile(&self) -> &HwProfile {
-        &self.world.profile
+        self.world.profile()
     }
 }
 

@@ -63,11 +63,8 @@ pub enum Event {
 
 pub struct World {
     pub q: EventQueue<Event>,
-    /// The run's profile (`[hardware]`): the switches' and, where a topology does not give
-    /// its own, the links' parameters, and every host's unless `[[hardware.hosts]]` says.
-    pub profile: HwProfile,
-    /// The profiles hosts and their HCAs use: 0 is `profile`, then one per
-    /// `[[hardware.hosts]]` entry (hca/profile_parts.rs).
+    /// The profiles hosts and their HCAs use: 0 is the run's (`[hardware]`, `World::profile`),
+    /// then one per `[[hardware.hosts]]` entry (hca/profile_parts.rs).
     pub profiles: Vec<HwProfile>,
     pub seed: u64,
     pub packets: Packets,
@@ -118,6 +115,13 @@ impl World {
     pub(crate) fn halt(&mut self, why: String) {
         self.halt = Some(why);
         self.attention = true;
+    }
+
+    /// The run's profile (`[hardware]`): the switches' and, where a topology does not give
+    /// its own, the links' parameters, and every host's unless `[[hardware.hosts]]` says.
+    #[inline]
+    pub fn profile(&self) -> &HwProfile {
+        &self.profiles[0]
     }
 
     /// The hardware parameters of HCA `h` (its NIC part).

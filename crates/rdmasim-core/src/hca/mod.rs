@@ -97,12 +97,8 @@ pub struct Hca {
     /// The receive buffer's drain into host memory (rx_dma.rs).
     pub rx_dma: rx_dma::RxDma,
     pub t: HcaTimes,
-    /// The VL its QPs send on, when they all use one (`mixed_vls` false), kept up to date as
-    /// QPs are created (`note_vl`; some workloads connect QPs during the run).
-    pub data_vl: u8,
-    /// Its QPs use several VLs: the send engine checks each QP's VL for credits.
-    pub mixed_vls: bool,
-    /// The VLs its QPs use, a bit each.
+    /// The VLs its QPs use, a bit each, kept up to date as QPs are created (`note_vl`; some
+    /// workloads connect QPs during the run).
     pub vl_mask: u8,
     /// Wire size of the largest packet at the profile's MTU: the send engine checks for that
     /// many credits before it chooses a QP (hca/nic.rs).
@@ -139,8 +135,6 @@ impl Hca {
             rx_pipeline: Time::from_ns_f64(profile.rx_pipeline_ns),
             rx_dma: rx_dma::RxDma::new(profile.rx_dma_drain, profile.pcie_link()),
             t: HcaTimes::from_profile(profile),
-            data_vl: 0,
-            mixed_vls: false,
             vl_mask: 0,
             max_packet_bytes: nic::max_packet_bytes(profile.mtu),
             odp: mr::Odp::default(),
@@ -152,8 +146,18 @@ impl Hca {
     /// A QP of this HCA sends on `vl`.
     pub fn note_vl(&mut self, vl: u8) {
         self.vl_mask |= 1 << vl;
-        self.data_vl = self.vl_mask.trailing_zeros() as u8;
-        self.mixed_vls = self.vl_mask.count_ones() > 1;
+    }
+
+    /// The VL its QPs send on when they all use one (VL 0 before it has a QP).
+    #[inline]
+    pub fn data_vl(&self) -> u8 {
+        self.vl_mask.trailing_zeros() as u8 & 7
+    }
+
+    /// Its QPs use several VLs: the send engine checks each QP's VL for credits.
+    #[inline]
+    pub fn mixed_vls(&self) -> bool {
+        self.vl_mask.count_ones() > 1
     }
 
     /// No control packet queued and no QP listed for the send engine.

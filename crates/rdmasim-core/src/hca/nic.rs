@@ -84,11 +84,11 @@ impl World {
         }
         let Some(front_due) = self.due_or_kick(h, now) else { return };
         let hca = &self.hcas[h];
-        if hca.mixed_vls {
+        if hca.mixed_vls() {
             // QPs on several VLs: each is checked against its own VL's credits when its turn
             // comes (pick_round_robin).
             self.channels[ch].absorb(now);
-        } else if !self.credits_or_wait(ch, hca.data_vl, hca.max_packet_bytes) {
+        } else if !self.credits_or_wait(ch, hca.data_vl(), hca.max_packet_bytes) {
             return;
         }
         if let Some(pkt) = self.pick_round_robin(h, now, front_due) {
@@ -129,7 +129,7 @@ impl World {
         // waits for the first such VL's credits if no QP could send.
         let (mixed, ch, max_bytes) = {
             let hca = &self.hcas[h];
-            (hca.mixed_vls, hca.tx_ch, hca.max_packet_bytes)
+            (hca.mixed_vls(), hca.tx_ch, hca.max_packet_bytes)
         };
         if mixed {
             // Credits returned by now count (the staging engine picks without asking the port).

@@ -398,22 +398,17 @@ pub fn resolve_topology(s: &mut Scenario, source: &str) -> Result<(), (String, S
     Ok(())
 }
 
-/// Reads `[topology] file` (and `lfts`), paths relative to the scenario file's directory;
-/// without LFTs the fabric is routed by minhop (fabric/routing/minhop_mod.rs). HCA ports the
-/// file gives no LID get one.
+/// Reads `[topology] file` (and `lfts`), paths relative to the scenario file's directory, and
+/// routes it as `rdmasim fabric import` does (fabric/io `import_routed`).
 fn import_fabric(file: &str, lfts: Option<&str>, source: &str, cable_m: f64) -> Result<crate::fabric::graph::RoutedFabric, (String, String)> {
     let base = std::path::Path::new(source).parent().filter(|_| std::path::Path::new(source).is_file());
     let at = |p: &str| base.map_or_else(|| std::path::PathBuf::from(p), |b| b.join(p));
     let key = |k: &str, e: String| (k.to_string(), e);
-    let (mut graph, tables) = crate::fabric::io::import(&at(file), lfts.map(at).as_deref()).map_err(|e| key(if lfts.is_some() && e.source != at(file).display().to_string() { "topology.lfts" } else { "topology.file" }, e.to_string()))?;
-    graph.assign_lids().map_err(|e| key("topology.file", e.0))?;
+    let (mut fabric, _) = crate::fabric::io::import_routed(&at(file), lfts.map(at).as_deref())
+        .map_err(|e| key(if lfts.is_some() && e.source != at(file).display().to_string() { "topology.lfts" } else { "topology.file" }, e.to_string()))?;
     // The files give no cable lengths: every link takes topology.cable_m.
-    for l in graph.links.iter_mut() {
+    for l in fabric.graph.links.iter_mut() {
         l.length_m = cable_m;
     }
-    let lfts = match tables {
-        Some(l) => l,
-        None => crate::fabric::routing::minhop_mod::route(&graph).map_err(|e| key("topology.file", e.0))?,
-    };
-    Ok(crate::fabric::graph::RoutedFabric { graph, lfts })
+    Ok(fabric)
 }

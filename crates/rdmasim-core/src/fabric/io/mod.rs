@@ -16,7 +16,7 @@ pub mod lfts_dump;
 pub mod subnet_lst;
 pub mod text;
 
-use crate::fabric::graph::{FabricGraph, Lfts};
+use crate::fabric::graph::{FabricGraph, Lfts, RoutedFabric};
 use std::path::Path;
 
 /// A file that could not be read: where, and what was expected there.
@@ -115,6 +115,21 @@ pub fn read_lfts(text: &str, source: &str, graph: &FabricGraph) -> Result<Lfts, 
     } else {
         lfts_dump::read_for(text, source, graph)
     }
+}
+
+/// A fabric read from files and routed: the files' LFTs, or minhop's when there are none
+/// (`from_file` says which). HCA ports the file gives no LID get one, after the file's own.
+/// What both a scenario's `[topology] file` and `rdmasim fabric import` start from.
+pub fn import_routed(topology_path: &Path, lfts_path: Option<&Path>) -> Result<(RoutedFabric, bool), IoError> {
+    let source = topology_path.display().to_string();
+    let (mut graph, tables) = import(topology_path, lfts_path)?;
+    graph.assign_lids().map_err(|e| IoError::whole(&source, e.0))?;
+    let from_file = tables.is_some();
+    let lfts = match tables {
+        Some(l) => l,
+        None => crate::fabric::routing::minhop_mod::route(&graph).map_err(|e| IoError::whole(&source, e.0))?,
+    };
+    Ok((RoutedFabric { graph, lfts }, from_file))
 }
 
 /// Reads a topology file and, if given, forwarding tables: a file (`opensm-lfts.dump`, or

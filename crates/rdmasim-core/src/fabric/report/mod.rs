@@ -12,7 +12,6 @@ use crate::fabric::analysis::{count_routes, loads_from_counts, summarize, Compon
 use crate::fabric::build::{generate, GeneratorSpec};
 use crate::fabric::graph::{GraphError, RoutedFabric};
 use crate::fabric::io::{self, IoError};
-use crate::fabric::routing;
 use std::fmt;
 use std::path::Path;
 
@@ -94,14 +93,9 @@ impl FabricReport {
     /// ibroute files); without them the fabric is routed by minhop, as a scenario would be.
     /// HCA ports the file gives no LID get one, after the file's own.
     pub fn import(topology: &Path, lfts: Option<&Path>) -> Result<FabricReport, FabricError> {
-        let source = topology.display().to_string();
-        let (mut graph, tables) = io::import(topology, lfts).map_err(FabricError::Io)?;
-        graph.assign_lids().map_err(|e| FabricError::Io(IoError::whole(&source, e.0)))?;
-        let (lfts, routing) = match tables {
-            Some(t) => (t, Routing::FromFile),
-            None => (routing::minhop_mod::route(&graph).map_err(|e| FabricError::Io(IoError::whole(&source, e.0)))?, Routing::Minhop),
-        };
-        Ok(FabricReport::new(RoutedFabric { graph, lfts }, source, routing))
+        let (fabric, from_file) = io::import_routed(topology, lfts).map_err(FabricError::Io)?;
+        let routing = if from_file { Routing::FromFile } else { Routing::Minhop };
+        Ok(FabricReport::new(fabric, topology.display().to_string(), routing))
     }
 
     /// Counts, link speeds, degraded and down links, unroutable pairs and loops (computed once).
