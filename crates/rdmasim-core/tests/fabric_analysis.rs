@@ -93,7 +93,7 @@ fn fat_tree(hosts: usize, per_leaf: usize, spines: usize, rails: usize) -> Tree 
             lfts.set(sw, g.nodes[sw].lid, 0);
         }
     }
-    Tree { rf: RoutedFabric { graph: g, lfts }, leaves, spines: spine_ids, hca, per_leaf }
+    Tree { rf: RoutedFabric::new(g, lfts), leaves, spines: spine_ids, hca, per_leaf }
 }
 
 /// 4 leaves of 4-port switches with 2 hosts each, 2 spines: 8 hosts, 56 ordered pairs.

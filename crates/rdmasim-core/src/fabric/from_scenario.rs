@@ -29,7 +29,7 @@ pub fn routed_fabric(t: &TopologySection, profile: &HwProfile, host_speed: &dyn 
             g.connect(ports[0], ports[1], LinkProps::new(trained, t.cable_m))?;
             g.assign_lids()?;
             let lfts = Lfts::empty_for(&g);
-            Ok(RoutedFabric { graph: g, lfts })
+            Ok(RoutedFabric::new(g, lfts))
         }
         TopologyKind::SingleSwitch => {
             let sw = g.add_switch("sw0", 0x0002_c902_0000_0000, t.hosts as u16, speed)?;
@@ -49,7 +49,7 @@ pub fn routed_fabric(t: &TopologySection, profile: &HwProfile, host_speed: &dyn 
                 lfts.set(sw, lid, h as u8 + 1);
             }
             lfts.set(sw, g.nodes[sw].lid, 0);
-            Ok(RoutedFabric { graph: g, lfts })
+            Ok(RoutedFabric::new(g, lfts))
         }
         TopologyKind::Graph => Err(GraphError("topology.generator was not built (resolve_topology)".into())),
     }

@@ -360,12 +360,21 @@ impl Lfts {
     }
 }
 
-/// A graph with its forwarding tables (and, later, SLs per path): what both engines and the
-/// static analysis start from.
+/// A graph with its forwarding tables and, when the engine assigns them, the SL of each path:
+/// what both engines and the static analysis start from.
 #[derive(Clone, Debug)]
 pub struct RoutedFabric {
     pub graph: FabricGraph,
     pub lfts: Lfts,
+    /// dfsssp's virtual layers; None: every path on the SL its traffic asks for.
+    pub sls: Option<crate::fabric::routing::PathSls>,
+}
+
+impl RoutedFabric {
+    /// Tables alone, no SLs per path.
+    pub fn new(graph: FabricGraph, lfts: Lfts) -> RoutedFabric {
+        RoutedFabric { graph, lfts, sls: None }
+    }
 }
 
 impl LinkGen {

@@ -27,5 +27,5 @@ pub fn line() -> (RoutedFabric, [NodeId; 3], [PortId; 2]) {
         lfts.set(sw, g.ports[h[0]].lid, 1);
         lfts.set(sw, g.ports[h[1]].lid, 2);
     }
-    (RoutedFabric { graph: g, lfts }, s, h)
+    (RoutedFabric::new(g, lfts), s, h)
 }

@@ -105,5 +105,5 @@ pub fn generate(spec: &GeneratorSpec) -> Result<RoutedFabric, GraphError> {
         GeneratorSpec::Hyperx(_) => routing::dor::route(&graph)?,
         _ => routing::dmodk::route(&graph)?,
     };
-    Ok(RoutedFabric { graph, lfts })
+    Ok(RoutedFabric::new(graph, lfts))
 }

@@ -129,7 +129,7 @@ pub fn import_routed(topology_path: &Path, lfts_path: Option<&Path>) -> Result<(
         Some(l) => l,
         None => crate::fabric::routing::minhop_mod::route(&graph).map_err(|e| IoError::whole(&source, e.0))?,
     };
-    Ok((RoutedFabric { graph, lfts }, from_file))
+    Ok((RoutedFabric::new(graph, lfts), from_file))
 }
 
 /// Reads a topology file and, if given, forwarding tables: a file (`opensm-lfts.dump`, or

@@ -1,14 +1,21 @@
-//! Routing: forwarding tables for a `FabricGraph`, one engine per file behind one signature,
-//! `fn route(g: &FabricGraph) -> Result<Lfts, GraphError>` (as OpenSM's `osm_ucast_*.c`).
-//! Every engine routes a switch's own LID to port 0.
+//! Routing: forwarding tables for a `FabricGraph`, one engine per file behind one signature
+//! (as OpenSM's `osm_ucast_*.c`), dispatched by name in [`engine`]; [`subnets`] routes each
+//! rail of a multi-rail fabric with its own engine. Every engine routes a switch's own LID to
+//! port 0.
 //!
 //! - [`minhop_mod`]: any graph; shortest paths, ties broken by the destination LID.
 //! - [`dmodk`]: fat trees; D-mod-K up, the downward path down.
 //! - [`dor`]: the hyper-crossbar; each crossbar reaches its row, hosts relay X then Y then Z.
 //!
 //! [`shortest`] holds the BFS the first two share; [`path`] follows the tables.
+pub mod compare;
 pub mod dmodk;
 pub mod dor;
+pub mod engine;
 pub mod minhop_mod;
 pub mod path;
 pub mod shortest;
+pub mod subnets;
+
+pub use engine::{Engine, EngineOutput, Fallback, PathSls, RouteOptions};
+pub use subnets::{route, Routing, SubnetRouting};
