@@ -65,7 +65,7 @@ fn irregular() -> FabricGraph {
     let speed = LinkSpeed { gen: LinkGen::Qdr, width: 4 };
     let mut g = FabricGraph::new();
     let sw: Vec<_> = (0..8).map(|i| g.add_switch(format!("sw{i}"), 0x0008_f104_0400_0000 + i as u64 * 0x100, 8, speed).unwrap()).collect();
-    let mut next_port = vec![1u16; 8];
+    let mut next_port = [1u16; 8];
     let mut cable = |g: &mut FabricGraph, a: usize, b: usize| {
         let pa = g.port_of(sw[a], next_port[a]).unwrap();
         let pb = g.port_of(sw[b], next_port[b]).unwrap();
