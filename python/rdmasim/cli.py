@@ -380,6 +380,10 @@ def _generator_params(kind: str, items: Sequence[str]) -> Dict[str, Any]:
     return params
 
 
+#: The engines ``--compare-engines`` puts side by side when none are named.
+COMPARE_DEFAULT = ("minhop", "updn", "ftree", "sssp", "dfsssp", "dmodk")
+
+
 def cmd_fabric(args: argparse.Namespace) -> int:
     from .fabric import Fabric, FabricError
 
@@ -407,6 +411,22 @@ def cmd_fabric(args: argparse.Namespace) -> int:
                 fab = Fabric.import_file(args.file, lfts=args.lfts)
         except FabricError as e:
             raise _InputError(f"fabric {args.action}: {e}") from None
+        roots = [r for r in (args.roots or "").split(",") if r]
+        if args.route:
+            try:
+                fab.route(args.route, roots=roots, max_vls=args.max_vls)
+            except FabricError as e:
+                raise _InputError(f"--route {args.route}: {e}") from None
+        comparison = None
+        if args.compare_engines:
+            engines = args.compare_engines.split(";") if ";" in args.compare_engines else args.compare_engines.split(",")
+            if args.compare_engines == "all":
+                engines = list(COMPARE_DEFAULT)
+            try:
+                comparison = fab.compare_engines(engines, roots=roots, max_vls=args.max_vls, top=args.top)
+                comparison_text = fab.compare_engines_text(engines, roots=roots, max_vls=args.max_vls)
+            except FabricError as e:
+                raise _InputError(f"--compare-engines {args.compare_engines}: {e}") from None
         written = []
         for flag, path, write in (("--write-net", args.write_net, fab.write_net),
                                   ("--write-lfts", args.write_lfts, fab.write_lfts),
@@ -419,6 +439,14 @@ def cmd_fabric(args: argparse.Namespace) -> int:
                 raise _InputError(f"{flag} {path}: {e}") from None
             except OSError as e:
                 raise _InputError(f"{flag} {path}: cannot write: {e.strerror or e}") from None
+        if args.plot:
+            from .fabric import plot_engine_histograms
+
+            made = (plot_engine_histograms(comparison, args.plot, title=f"{fab.source}: route counts by engine")
+                    if comparison is not None else fab.plot_route_histogram(args.plot, args.top))
+            if made is None:
+                raise _InputError(f"--plot {args.plot}: cannot write the plot (is matplotlib installed?)")
+            written.append(str(made))
         step("summary: every pair's route")
         summary = fab.summary if args.json else fab.summary_text()
         step("routes per link")
@@ -428,12 +456,21 @@ def cmd_fabric(args: argparse.Namespace) -> int:
         if bar is not None:
             bar.close()
     if args.json:
-        print(json.dumps({"source": fab.source, "routing": fab.routing, "summary": summary, "loads": loads,
-                          "written": written}, indent=2))
+        out = {"source": fab.source, "routing": fab.routing, "subnets": fab.subnets, "summary": summary,
+               "loads": loads, "written": written}
+        if comparison is not None:
+            out["comparison"] = json.loads(comparison.to_json(orient="records"))
+        print(json.dumps(out, indent=2))
         return EXIT_OK
     print(f"fabric   : {fab.source}    routing: {fab.routing}")
+    for sub in fab.subnets:
+        if sub.get("fallback"):
+            print(f"rail {sub['rail']}: {sub['asked']} fell back to {sub['used']}: {sub['fallback']['reason']}")
     print(summary)
     print(loads, end="")
+    if comparison is not None:
+        print()
+        print(comparison_text, end="")
     for w in written:
         print(f"wrote {w}")
     return EXIT_OK
@@ -515,6 +552,16 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--write-lfts", metavar="F", help="write the LFTs as opensm-lfts.dump")
         sp.add_argument("--write-dot", metavar="F", help="write a Graphviz picture")
         sp.add_argument("--quiet", action="store_true", help="no progress bar")
+        sp.add_argument("--route", metavar="ENGINE[,ENGINE]",
+                        help="route with OpenSM's engines (minhop, updn, ftree, sssp, dfsssp, dor; ours: "
+                             "dmodk, minhop-mod), one for all rails or one per rail: ftree,dfsssp")
+        sp.add_argument("--roots", metavar="SW[,SW]", help="root switches (names or GUIDs) for updn and ftree")
+        sp.add_argument("--max-vls", type=int, metavar="N", help="virtual lanes dfsssp may use (default 8)")
+        sp.add_argument("--compare-engines", nargs="?", const="all", metavar="LIST",
+                        help="a table of engines side by side (default: "
+                             + ", ".join(COMPARE_DEFAULT) + "); per-rail lists separated by ';': "
+                             "'ftree;ftree,dfsssp'")
+        sp.add_argument("--plot", metavar="F", help="route-count histogram (per engine with --compare-engines)")
         sp.set_defaults(func=cmd_fabric)
     return p
 

@@ -3,6 +3,8 @@ have, then ask what it is and how its routes load the links::
 
     fab = rdmasim.Fabric.build("fat-tree-k", k=16, speed={"gen": "edr", "width": 4})
     fab = rdmasim.Fabric.import_file("ibnetdiscover.txt", lfts="opensm-lfts.dump")
+    fab.route("ftree,dfsssp")  # OpenSM's engines, one per rail; fab.subnets says what routed each
+    fab.compare_engines(["minhop", "updn", "ftree", "dfsssp"])  # a DataFrame, one row per engine
     fab.summary            # hosts, switches, links by speed, degraded / down links, unroutable pairs, loops
     fab.loads              # all-to-all routes per directed link: max, mean, histogram, busiest links
     fab.nodes, fab.links   # pandas DataFrames; fab.routes: every LFT entry (switches x LIDs rows)
@@ -16,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Dict, Optional, Union
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 import pandas as pd
 
@@ -79,6 +81,42 @@ class Fabric:
     def routing(self) -> str:
         """How the LFTs were made: ``d-mod-k``, ``dimension order``, ``from file`` or ``minhop``."""
         return self._core.routing
+
+    def route(self, engines: Union[str, Sequence[str]], roots: Sequence[str] = (),
+              max_vls: Optional[int] = None) -> "Fabric":
+        """Reroutes the fabric with OpenSM's engines by name (``minhop``, ``updn``, ``ftree``,
+        ``sssp``, ``dfsssp``, ``dor``; ours: ``dmodk``, ``minhop-mod``): one for every rail, or
+        one per rail (``"ftree,dfsssp"`` or a list). ``roots`` (switch names or GUIDs) for
+        updn and ftree; ``max_vls`` for dfsssp's layers. Everything computed before is dropped.
+
+        Raises:
+            FabricError: an unknown engine, roots that do not exist, an engine that cannot
+                route this fabric.
+        """
+        names = engines if isinstance(engines, str) else ",".join(engines)
+        self._core.route(json.dumps(_request(roots, max_vls, engines=names)))
+        self._cache.clear()
+        return self
+
+    @property
+    def subnets(self) -> List[Dict[str, Any]]:
+        """Per subnet (rail) after :meth:`route`: rail, switches, endpoints, asked, used,
+        fallback (``{"to": "minhop", "reason": ...}`` when ftree gave up, as OpenSM logs it)."""
+        return json.loads(self._core.subnets_json())
+
+    def compare_engines(self, engines: Sequence[str], roots: Sequence[str] = (),
+                        max_vls: Optional[int] = None, top: int = DEFAULT_TOP) -> pd.DataFrame:
+        """The fabric under each engine (or per-rail list, ``"ftree,dfsssp"``) side by side:
+        one row per engine with route_s, unroutable pairs, loops, the switch-link routes (max,
+        mean, histogram), used (per rail, after any fallback) and error (why an engine could
+        not route the fabric). The fabric's own routing is not changed."""
+        rows_json, _ = self._core.compare_engines(json.dumps(_request(roots, max_vls, compare=list(engines), top=top)))
+        return _comparison_frame(json.loads(rows_json))
+
+    def compare_engines_text(self, engines: Sequence[str], roots: Sequence[str] = (),
+                             max_vls: Optional[int] = None) -> str:
+        """:meth:`compare_engines` as the table ``rdmasim fabric --compare-engines`` prints."""
+        return self._core.compare_engines(json.dumps(_request(roots, max_vls, compare=list(engines))))[1]
 
     def _cached(self, key: str, make: Any) -> Any:
         if key not in self._cache:
@@ -163,6 +201,68 @@ class Fabric:
 
     def __repr__(self) -> str:
         return f"<rdmasim.Fabric {self._core!r}>"
+
+
+def _request(roots: Sequence[str], max_vls: Optional[int], **fields: Any) -> Dict[str, Any]:
+    req: Dict[str, Any] = dict(fields)
+    if roots:
+        req["roots"] = list(roots)
+    if max_vls is not None:
+        req["max_vls"] = int(max_vls)
+    return req
+
+
+def _comparison_frame(rows: List[Dict[str, Any]]) -> pd.DataFrame:
+    """One row per engine from the core's comparison rows."""
+    out = []
+    for r in rows:
+        s, l = r.get("summary") or {}, r.get("loads") or {}
+        sw = l.get("switch_links") or {}
+        out.append({
+            "engine": r["engine"],
+            "used": ",".join(x["used"] for x in r["routing"]) if r.get("routing") else None,
+            "fallback": "; ".join(f"rail {x['rail']}: {x['fallback']['reason']}" for x in (r.get("routing") or []) if x.get("fallback")) or None,
+            "route_s": r["route_s"],
+            "unroutable": (s.get("unroutable") or {}).get("pairs"),
+            "loops": (s.get("loops") or {}).get("count"),
+            "max_routes": sw.get("max"),
+            "mean_routes": sw.get("mean"),
+            "histogram": sw.get("histogram"),
+            "error": r.get("error"),
+        })
+    return pd.DataFrame(out)
+
+
+def plot_engine_histograms(table: pd.DataFrame, path: PathLike, title: str = "") -> Optional[Path]:
+    """Route-count histograms of :meth:`Fabric.compare_engines`' engines, one line each:
+    switch-to-switch directed links by their all-to-all routes. None without matplotlib."""
+    from .reproduce._plots import pyplot, save
+
+    plt = pyplot()
+    if plt is None:
+        return None
+    fig, ax = plt.subplots(figsize=(7, 4))
+    rows = [(r["engine"], r["max_routes"], {b["routes"]: b["links"] for b in r["histogram"]})
+            for _, r in table.iterrows() if r["histogram"]]
+    values = sorted({v for _, _, h in rows for v in h})
+    if len(values) <= 30:
+        # Few distinct counts: grouped bars, one group per count, one bar per engine.
+        width = 0.8 / max(len(rows), 1)
+        for i, (engine, top, h) in enumerate(rows):
+            xs = [j + (i - (len(rows) - 1) / 2) * width for j in range(len(values))]
+            ax.bar(xs, [h.get(v, 0) for v in values], width=width, label=f"{engine} (max {top:g})")
+        ax.set_xticks(range(len(values)))
+        ax.set_xticklabels([str(v) for v in values], rotation=90 if len(values) > 12 else 0, fontsize=8)
+    else:
+        for engine, top, h in rows:
+            ax.plot(sorted(h), [h[v] for v in sorted(h)], marker="o", markersize=3, linestyle="none",
+                    label=f"{engine} (max {top:g})")
+    ax.set_xlabel("routes over the directed link (all-to-all)")
+    ax.set_ylabel("switch-to-switch directed links")
+    ax.set_title(title or "route counts per link, by engine")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return save(fig, Path(path), dpi=120)
 
 
 def _write(path: PathLike, text: str) -> Path:

@@ -41,7 +41,7 @@ fn fabric_err(py: Python<'_>, e: CoreFabricError) -> PyErr {
     let value = err.value_bound(py);
     let (source, line, message) = match &e {
         CoreFabricError::Io(io) => (Some(io.source.clone()), io.line, io.message.clone()),
-        CoreFabricError::Generator { message, .. } => (None, None, message.clone()),
+        CoreFabricError::Generator { message, .. } | CoreFabricError::Routing { message, .. } => (None, None, message.clone()),
     };
     let _ = value.setattr("source", source);
     let _ = value.setattr("line", line);
@@ -205,10 +205,29 @@ impl PyFabric {
         &self.inner.source
     }
 
-    /// How the forwarding tables were made: "d-mod-k", "dimension order", "from file", "minhop".
+    /// How the forwarding tables were made: "d-mod-k", "dimension order", "from file",
+    /// "minhop", or the engines asked for ("ftree,dfsssp", "ftree (fell back to minhop)").
     #[getter]
-    fn routing(&self) -> &'static str {
+    fn routing(&self) -> String {
         self.inner.routing.name()
+    }
+
+    /// Reroutes with the engines of a JSON request (`{"engines": "ftree,dfsssp", "roots": [],
+    /// "max_vls": 8}`); raises `FabricError` naming the engine.
+    fn route(&mut self, py: Python<'_>, request_json: &str) -> PyResult<()> {
+        let inner = &mut self.inner;
+        py.allow_threads(move || inner.route_json(request_json)).map_err(|e| fabric_err(py, e))
+    }
+
+    /// Per subnet (rail): engine asked, engine used, fallback, as JSON.
+    fn subnets_json(&self) -> String {
+        self.inner.subnets_json()
+    }
+
+    /// The fabric under each engine list of `{"compare": [...]}`: (rows as JSON, table text).
+    fn compare_engines(&self, py: Python<'_>, request_json: &str) -> PyResult<(String, String)> {
+        let inner = &self.inner;
+        py.allow_threads(move || inner.compare_json(request_json)).map_err(|e| fabric_err(py, e))
     }
 
     fn summary_json(&mut self, py: Python<'_>) -> String {

@@ -127,9 +127,30 @@ pub struct TopologySection {
     /// concatenation `dump_lfts.sh` prints, or a directory of them). Without: minhop routing.
     #[serde(default)]
     pub lfts: Option<String>,
+    /// Route the generated or imported fabric with OpenSM's engines by name instead of its
+    /// default (fabric/routing/): one for all rails or one per rail, `"ftree,dfsssp"`.
+    #[serde(default)]
+    pub route: Option<String>,
+    /// Root switches (names or GUIDs) for `route = "updn"` or `"ftree"`.
+    #[serde(default)]
+    pub roots: Vec<String>,
+    /// What a credit loop in the routed fabric does before the packet simulation starts:
+    /// `"refuse"` (an error naming the loop; the default: such a fabric can deadlock),
+    /// `"warn"` (run it anyway), as the routing-engines issue asks.
+    #[serde(default)]
+    pub credit_loops: CreditLoopPolicy,
     /// The routed fabric the generator built (`resolve_topology`), kept so it is built once.
     #[serde(skip)]
     pub routed: Option<std::sync::Arc<crate::fabric::graph::RoutedFabric>>,
+}
+
+/// `[topology] credit_loops`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CreditLoopPolicy {
+    #[default]
+    Refuse,
+    Warn,
 }
 
 fn default_topology_kind() -> TopologyKind {
@@ -143,7 +164,18 @@ fn default_cable_m() -> f64 {
 }
 impl Default for TopologySection {
     fn default() -> Self {
-        TopologySection { kind: default_topology_kind(), hosts: default_hosts(), cable_m: default_cable_m(), generator: None, file: None, lfts: None, routed: None }
+        TopologySection {
+            kind: default_topology_kind(),
+            hosts: default_hosts(),
+            cable_m: default_cable_m(),
+            generator: None,
+            file: None,
+            lfts: None,
+            route: None,
+            roots: Vec::new(),
+            credit_loops: CreditLoopPolicy::default(),
+            routed: None,
+        }
     }
 }
 
@@ -373,6 +405,12 @@ pub fn resolve_topology(s: &mut Scenario, source: &str) -> Result<(), (String, S
         return Ok(());
     }
     let what = if t.generator.is_some() { "topology.generator" } else { "topology.file" };
+    if t.route.is_some() && t.lfts.is_some() {
+        return Err(("topology.route".into(), "forwarding tables are read from topology.lfts or made by topology.route, not both; expected one of them".into()));
+    }
+    if !t.roots.is_empty() && t.route.is_none() {
+        return Err(("topology.roots".into(), "roots are for a routing engine; expected topology.route beside topology.roots".into()));
+    }
     if t.generator.is_some() && t.file.is_some() {
         return Err(("topology.file".into(), "a fabric is generated or read from a file, not both; expected topology.generator or topology.file".into()));
     }
@@ -387,6 +425,14 @@ pub fn resolve_topology(s: &mut Scenario, source: &str) -> Result<(), (String, S
         (Some(spec), _) => crate::fabric::build::generate(spec).map_err(|e| (what.to_string(), e.0))?,
         (None, Some(file)) => import_fabric(file, t.lfts.as_deref(), source, t.cable_m)?,
         (None, None) => return Ok(()),
+    };
+    let routed = match &t.route {
+        None => routed,
+        Some(names) => {
+            let engines = crate::fabric::routing::Engine::parse_list(names).map_err(|e| ("topology.route".to_string(), e.0))?;
+            let opts = crate::fabric::routing::RouteOptions { roots: t.roots.clone(), ..Default::default() };
+            crate::fabric::routing::route(routed.graph, &engines, &opts).map_err(|e| ("topology.route".to_string(), e.0))?.fabric
+        }
     };
     if routed.graph.hosts.is_empty() {
         return Err((what.into(), "the fabric has no host (no HCA); expected at least two".into()));

@@ -6,11 +6,13 @@
 //! The binding calls these one at a time with the GIL released, so that Python can show a
 //! progress bar between the steps of a large fabric; the all-pairs walk is the long step, so
 //! its counts are kept and serve both the loads and the links table.
+pub mod engines;
 pub mod tables;
 
 use crate::fabric::analysis::{count_routes, loads_from_counts, summarize, Components, FabricSummary, RouteCounts};
 use crate::fabric::build::{generate, GeneratorSpec};
 use crate::fabric::graph::{GraphError, RoutedFabric};
+use crate::fabric::routing::SubnetRouting;
 use crate::fabric::io::{self, IoError};
 use std::fmt;
 use std::path::Path;
@@ -23,6 +25,8 @@ pub enum FabricError {
     /// A generator spec that does not describe a fabric: the kind (when known) and the message
     /// naming the parameter, e.g. `k = 3: expected an even k >= 2`.
     Generator { kind: Option<String>, message: String },
+    /// An engine that cannot route this fabric (`dor` on a fat tree, roots that do not exist).
+    Routing { engines: String, message: String },
 }
 
 impl fmt::Display for FabricError {
@@ -31,6 +35,7 @@ impl fmt::Display for FabricError {
             FabricError::Io(e) => e.fmt(f),
             FabricError::Generator { kind: Some(k), message } => write!(f, "generator {k}: {message}"),
             FabricError::Generator { kind: None, message } => write!(f, "generator: {message}"),
+            FabricError::Routing { engines, message } => write!(f, "routing {engines}: {message}"),
         }
     }
 }
@@ -38,7 +43,7 @@ impl fmt::Display for FabricError {
 impl std::error::Error for FabricError {}
 
 /// How the fabric's forwarding tables were made.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Routing {
     /// The generator's default engine (d-mod-k on trees).
     DModK,
@@ -48,15 +53,20 @@ pub enum Routing {
     FromFile,
     /// An imported topology without LFTs: minhop-mod, as a scenario routes it.
     Minhop,
+    /// Routing engines asked for by name (`--route`), per subnet.
+    Engines(Vec<SubnetRouting>),
 }
 
 impl Routing {
-    pub fn name(self) -> &'static str {
+    /// `d-mod-k`, `from file`, or the engines per rail (`ftree,dfsssp`), with a fallback
+    /// named (`ftree (fell back to minhop)`).
+    pub fn name(&self) -> String {
         match self {
-            Routing::DModK => "d-mod-k",
-            Routing::DimensionOrder => "dimension order",
-            Routing::FromFile => "from file",
-            Routing::Minhop => "minhop",
+            Routing::DModK => "d-mod-k".into(),
+            Routing::DimensionOrder => "dimension order".into(),
+            Routing::FromFile => "from file".into(),
+            Routing::Minhop => "minhop".into(),
+            Routing::Engines(subnets) => engines::subnets_name(subnets),
         }
     }
 }

@@ -45,7 +45,8 @@ pub fn route(g: FabricGraph, engines: &[Engine], opts: &RouteOptions) -> Result<
     };
     let max_rail = rails.iter().copied().max().unwrap_or(0);
     if engines.len() > 1 && engines.len() != usize::from(max_rail) + 1 {
-        return Err(GraphError(format!("{} routing engines given (one per rail) for a fabric of {} rails", engines.len(), max_rail + 1)));
+        let rails = max_rail + 1;
+        return Err(GraphError(format!("{} routing engines given (one per rail) for a fabric of {rails} rail{}", engines.len(), if rails == 1 { "" } else { "s" })));
     }
     let mut subnets = Vec::new();
     let mut sls: Option<PathSls> = None;

@@ -1,0 +1,187 @@
+//! Routing a built or imported fabric with the engines asked for by name (`rdmasim fabric …
+//! --route ftree,dfsssp`), and the same fabric under several engines side by side
+//! (`--compare-engines`): the static answer an operator wants before any simulation.
+use super::{FabricError, FabricReport, Routing};
+use crate::fabric::analysis::{LinkLoads, FabricSummary};
+use crate::fabric::routing::{self, Engine, RouteOptions, SubnetRouting};
+use serde::Serialize;
+use std::time::Instant;
+
+/// `ftree`, `ftree,dfsssp` (per rail, in rail order), a fallback named after its engine.
+pub fn subnets_name(subnets: &[SubnetRouting]) -> String {
+    let mut names: Vec<String> = Vec::new();
+    for s in subnets {
+        let name = match &s.fallback {
+            Some(f) => format!("{} (fell back to {})", s.asked, f.to),
+            None => s.asked.to_string(),
+        };
+        if names.last() != Some(&name) {
+            names.push(name);
+        }
+    }
+    names.join(",")
+}
+
+impl FabricReport {
+    /// Replaces the fabric's tables by the engines' (one for all rails, or one per rail);
+    /// what was computed on the old tables is dropped.
+    pub fn route_with(&mut self, engines: &[Engine], opts: &RouteOptions) -> Result<(), FabricError> {
+        let routed = routing::route(self.fabric.graph.clone(), engines, opts).map_err(|e| self.routing_error(engines, e.0))?;
+        self.fabric = routed.fabric;
+        self.routing = Routing::Engines(routed.subnets);
+        self.summary = None;
+        self.counts = None;
+        Ok(())
+    }
+
+    fn routing_error(&self, engines: &[Engine], message: String) -> FabricError {
+        let names: Vec<&str> = engines.iter().map(|e| e.name()).collect();
+        FabricError::Routing { engines: names.join(","), message }
+    }
+
+    /// The fabric under each engine list in turn (each a whole routing: one engine, or one
+    /// per rail), side by side. An engine that cannot route the fabric gets its error in its
+    /// row; the others go on.
+    pub fn compare_engines(&self, choices: &[Vec<Engine>], opts: &RouteOptions, top: usize) -> Vec<EngineRow> {
+        choices
+            .iter()
+            .map(|engines| {
+                let names: Vec<&str> = engines.iter().map(|e| e.name()).collect();
+                let name = names.join(",");
+                let mut r = FabricReport::new(self.fabric.clone(), self.source.clone(), self.routing.clone());
+                let start = Instant::now();
+                match r.route_with(engines, opts) {
+                    Err(e) => EngineRow { engine: name, routing: None, route_s: start.elapsed().as_secs_f64(), error: Some(e.to_string()), summary: None, loads: None },
+                    Ok(()) => {
+                        let route_s = start.elapsed().as_secs_f64();
+                        let summary = r.summary().clone();
+                        let loads = r.loads(top);
+                        let routing = match &r.routing {
+                            Routing::Engines(s) => Some(s.clone()),
+                            _ => None,
+                        };
+                        EngineRow { engine: name, routing, route_s, error: None, summary: Some(summary), loads: Some(loads) }
+                    }
+                }
+            })
+            .collect()
+    }
+}
+
+/// One engine (or engine list) in a comparison.
+#[derive(Clone, Debug, Serialize)]
+pub struct EngineRow {
+    pub engine: String,
+    /// Per subnet: asked, used, fallback.
+    pub routing: Option<Vec<SubnetRouting>>,
+    /// Wall time to route the fabric, seconds.
+    pub route_s: f64,
+    /// Why the engine could not route the fabric.
+    pub error: Option<String>,
+    pub summary: Option<FabricSummary>,
+    pub loads: Option<LinkLoads>,
+}
+
+/// The comparison as a table: one line per engine.
+pub fn comparison_text(rows: &[EngineRow]) -> String {
+    let mut out = format!("{:<24} {:>9} {:>11} {:>9} {:>10} {:>10}  {}\n", "engine", "route s", "unroutable", "loops", "max/link", "mean/link", "note");
+    for r in rows {
+        match (&r.summary, &r.loads) {
+            (Some(s), Some(l)) => {
+                let note = r.routing.as_deref().map(subnets_name).filter(|n| n.contains("fell back")).unwrap_or_default();
+                out += &format!(
+                    "{:<24} {:>9.3} {:>11} {:>9} {:>10} {:>10.1}  {}\n",
+                    r.engine, r.route_s, s.unroutable.pairs, s.loops.count, l.switch_links.max, l.switch_links.mean, note
+                );
+            }
+            _ => out += &format!("{:<24} {:>9.3} {:>11} {:>9} {:>10} {:>10}  {}\n", r.engine, r.route_s, "-", "-", "-", "-", r.error.as_deref().unwrap_or("")),
+        }
+    }
+    out
+}
+
+/// What the CLI and Python ask for, as JSON: `{"engines": "ftree,dfsssp"}` to route, or
+/// `{"compare": ["minhop", "updn", "ftree,dfsssp"]}` to compare; `roots` (names or GUIDs)
+/// and `max_vls` for the engines that take them, `top` busiest links per engine.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouteRequest {
+    #[serde(default)]
+    pub engines: Option<String>,
+    #[serde(default)]
+    pub compare: Vec<String>,
+    #[serde(default)]
+    pub roots: Vec<String>,
+    #[serde(default)]
+    pub max_vls: Option<u8>,
+    #[serde(default)]
+    pub top: Option<usize>,
+}
+
+impl RouteRequest {
+    pub fn from_json(json: &str) -> Result<RouteRequest, FabricError> {
+        serde_json::from_str(json).map_err(|e| FabricError::Routing { engines: String::new(), message: format!("bad request: {e}") })
+    }
+    pub fn options(&self) -> RouteOptions {
+        let mut o = RouteOptions { roots: self.roots.clone(), ..RouteOptions::default() };
+        if let Some(v) = self.max_vls {
+            o.max_vls = v;
+        }
+        o
+    }
+    fn engines_of(text: &str) -> Result<Vec<Engine>, FabricError> {
+        Engine::parse_list(text).map_err(|e| FabricError::Routing { engines: text.to_string(), message: e.0 })
+    }
+}
+
+impl FabricReport {
+    /// [`route_with`](Self::route_with) from a JSON [`RouteRequest`].
+    pub fn route_json(&mut self, request: &str) -> Result<(), FabricError> {
+        let req = RouteRequest::from_json(request)?;
+        let text = req.engines.clone().unwrap_or_default();
+        let engines = RouteRequest::engines_of(&text)?;
+        self.route_with(&engines, &req.options())
+    }
+
+    /// [`compare_engines`](Self::compare_engines) from a JSON [`RouteRequest`]: the rows as
+    /// JSON, and as a table.
+    pub fn compare_json(&self, request: &str) -> Result<(String, String), FabricError> {
+        let req = RouteRequest::from_json(request)?;
+        let choices = req.compare.iter().map(|c| RouteRequest::engines_of(c)).collect::<Result<Vec<_>, _>>()?;
+        let rows = self.compare_engines(&choices, &req.options(), req.top.unwrap_or(10));
+        Ok((serde_json::to_string(&rows).unwrap_or_default(), comparison_text(&rows)))
+    }
+
+    /// How each subnet was routed, as JSON (empty when no engine was asked for by name).
+    pub fn subnets_json(&self) -> String {
+        match &self.routing {
+            Routing::Engines(s) => serde_json::to_string(s).unwrap_or_default(),
+            _ => "[]".into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fabric_is_rerouted_by_name_and_engines_compare_side_by_side() {
+        let mut r = FabricReport::build_json(r#"{"kind": "rails", "rails": 2, "of": {"kind": "fat-tree-k", "k": 4}}"#).unwrap();
+        r.route_json(r#"{"engines": "dmodk,minhop-mod"}"#).unwrap();
+        assert_eq!(r.routing.name(), "dmodk,minhop-mod");
+        assert_eq!(r.summary().unroutable.pairs, 0);
+        let (json, text) = r.compare_json(r#"{"compare": ["dmodk", "minhop-mod", "dmodk,dmodk,dmodk"], "top": 2}"#).unwrap();
+        let rows: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(rows.as_array().unwrap().len(), 3);
+        // Both route along shortest paths (same mean routes per switch link); D-mod-K spreads
+        // them (at most 14 on a link of a k = 4 fat tree), LID mod count less so (24).
+        let stat = |i: usize, k: &str| rows[i]["loads"]["switch_links"][k].as_f64().unwrap();
+        assert_eq!((stat(0, "max"), stat(1, "max")), (14.0, 24.0), "{text}");
+        assert_eq!(stat(0, "mean"), stat(1, "mean"));
+        assert!(rows[2]["error"].as_str().unwrap().contains("3 routing engines"), "{text}");
+        assert!(text.contains("minhop-mod") && text.lines().count() == 4, "{text}");
+        let e = r.route_json(r#"{"engines": "lash"}"#).unwrap_err().to_string();
+        assert!(e.starts_with("routing lash: unknown routing engine"), "{e}");
+    }
+}
