@@ -9,6 +9,7 @@ use common::opensm;
 use rdmasim_core::fabric::build::GeneratorSpec;
 use rdmasim_core::fabric::graph::{FabricGraph, LinkProps, LinkState, NodeKind};
 use rdmasim_core::fabric::io::{ibsim_net, lfts_dump};
+use rdmasim_core::fabric::lid_assign::assign_lids_opensm;
 use rdmasim_core::fabric::rate::{LinkGen, LinkSpeed};
 use rdmasim_core::fabric::routing::compare::{compare, LftComparison};
 use rdmasim_core::fabric::routing::{self, Engine, RouteOptions};
@@ -62,9 +63,17 @@ pub fn cases() -> Vec<Case> {
 
 /// Eight 8-port switches in a ring with two chords and a parallel link, two hosts on each.
 fn irregular() -> FabricGraph {
+    let mut g = irregular_without_lids(|i| i);
+    g.assign_lids().unwrap();
+    g
+}
+
+/// The ring, no LIDs yet; switch i gets GUID number `guid_of(i)`, so the GUID order need not
+/// be the node order.
+fn irregular_without_lids(guid_of: impl Fn(u64) -> u64) -> FabricGraph {
     let speed = LinkSpeed { gen: LinkGen::Qdr, width: 4 };
     let mut g = FabricGraph::new();
-    let sw: Vec<_> = (0..8).map(|i| g.add_switch(format!("sw{i}"), 0x0008_f104_0400_0000 + i as u64 * 0x100, 8, speed).unwrap()).collect();
+    let sw: Vec<_> = (0..8).map(|i| g.add_switch(format!("sw{i}"), 0x0008_f104_0400_0000 + guid_of(i) * 0x100, 8, speed).unwrap()).collect();
     let mut next_port = [1u16; 8];
     let mut cable = |g: &mut FabricGraph, a: usize, b: usize| {
         let pa = g.port_of(sw[a], next_port[a]).unwrap();
@@ -88,7 +97,6 @@ fn irregular() -> FabricGraph {
         let pc = g.port_of(ca, 1).unwrap();
         g.connect(pc, ps, LinkProps::new(speed, 2.0)).unwrap();
     }
-    g.assign_lids().unwrap();
     g
 }
 
@@ -123,4 +131,32 @@ fn opensm_routes_every_case_and_its_tables_read_back() {
         let expect = if case.sm_node.is_some() { case.graph.num_switches() / 2 } else { case.graph.num_switches() };
         assert_eq!(routed, expect, "{}: switches OpenSM routed", case.name);
     }
+}
+
+#[test]
+fn opensm_assigns_lids_as_we_do() {
+    if !opensm::available() {
+        return;
+    }
+    // Switch GUIDs in another order than the nodes (and than the net file lists them).
+    let bare = irregular_without_lids(|i| (i * 5 + 3) % 8);
+    let run = opensm::route(&ibsim_net::write(&bare).unwrap(), "minhop", &[], "lids", None).unwrap();
+    let text = std::fs::read_to_string(run.dir.join("guid2lid")).unwrap();
+    let theirs: std::collections::BTreeMap<u64, u16> = text
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split_whitespace();
+            let guid = u64::from_str_radix(f.next()?.trim_start_matches("0x"), 16).ok()?;
+            let lid = u16::from_str_radix(f.next()?.trim_start_matches("0x"), 16).ok()?;
+            Some((guid, lid))
+        })
+        .collect();
+    let mut ours = bare.clone();
+    assign_lids_opensm(&mut ours, &[]).unwrap();
+    let mut mine = std::collections::BTreeMap::new();
+    for (lid, node, port) in ours.lids() {
+        mine.insert(port.map_or(ours.nodes[node].guid, |p| ours.ports[p].guid), lid);
+    }
+    assert_eq!(mine.len(), 8 + 16);
+    assert_eq!(mine, theirs);
 }

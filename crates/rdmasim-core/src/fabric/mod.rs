@@ -6,6 +6,7 @@ pub mod channel;
 pub mod forward;
 pub mod from_scenario;
 pub mod graph;
+pub mod lid_assign;
 pub mod report;
 pub mod io;
 pub mod port;
