@@ -412,6 +412,11 @@ def cmd_fabric(args: argparse.Namespace) -> int:
         except FabricError as e:
             raise _InputError(f"fabric {args.action}: {e}") from None
         roots = [r for r in (args.roots or "").split(",") if r]
+        if args.lids:
+            try:
+                fab.set_lids(args.lids)
+            except FabricError as e:
+                raise _InputError(f"--lids {args.lids}: {e}") from None
         if args.route:
             try:
                 fab.route(args.route, roots=roots, max_vls=args.max_vls)
@@ -555,6 +560,8 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--route", metavar="ENGINE[,ENGINE]",
                         help="route with OpenSM's engines (minhop, updn, ftree, sssp, dfsssp, dor; ours: "
                              "dmodk, minhop-mod), one for all rails or one per rail: ftree,dfsssp")
+        sp.add_argument("--lids", metavar="opensm|FILE",
+                        help="new LIDs before routing: 'opensm' (as OpenSM assigns them) or an OpenSM guid2lid file")
         sp.add_argument("--roots", metavar="SW[,SW]", help="root switches (names or GUIDs) for updn and ftree")
         sp.add_argument("--max-vls", type=int, metavar="N", help="virtual lanes dfsssp may use (default 8)")
         sp.add_argument("--compare-engines", nargs="?", const="all", metavar="LIST",

@@ -98,6 +98,19 @@ class Fabric:
         self._cache.clear()
         return self
 
+    def set_lids(self, lids: PathLike) -> "Fabric":
+        """New LIDs: ``"opensm"`` as OpenSM assigns them on a fabric without any (its SM's
+        port first, then its port table's order), or an OpenSM ``guid2lid`` file; the fabric
+        is then routed again by the engines it had.
+
+        Raises:
+            FabricError: a file that cannot be read (file and line), a GUID not in the fabric,
+                LFTs that came from a file (they are for the file's LIDs).
+        """
+        self._core.set_lids(lids if lids == "opensm" else os.fspath(lids))
+        self._cache.clear()
+        return self
+
     @property
     def subnets(self) -> List[Dict[str, Any]]:
         """Per subnet (rail) after :meth:`route`: rail, switches, endpoints, asked, used,

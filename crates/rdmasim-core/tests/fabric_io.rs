@@ -405,3 +405,22 @@ fn cross_check_with_real_ibsim_and_opensm() {
     let ours = lfts_dump::write(&g, &some_lfts(&g));
     assert_eq!(std::fs::read_to_string(dir.join("opensm-lfts.dump")).unwrap(), ours);
 }
+
+#[test]
+fn guid2lid_sets_lids_and_names_bad_lines() {
+    use rdmasim_core::fabric::io::guid2lid;
+    let spec: rdmasim_core::fabric::build::GeneratorSpec = serde_json::from_str(r#"{"kind":"single-switch","hosts":2}"#).unwrap();
+    let mut g = spec.build().unwrap();
+    let sw = g.switches().next().unwrap();
+    let ca_port = g.nodes.iter().find(|n| !n.is_switch()).map(|n| n.first_port).unwrap();
+    let text = format!("{:#018x} 0x0007 0x0007\n\n{:#018x} 0x0009 0x0009\n", g.nodes[sw].guid, g.ports[ca_port].guid);
+    let e = guid2lid::read(&text, "g2l").unwrap();
+    guid2lid::apply(&mut g, &e, "g2l").unwrap();
+    assert_eq!((g.nodes[sw].lid, g.ports[ca_port].lid), (7, 9));
+    assert_eq!(g.lids().len(), 2, "ports the file does not name have no LID");
+    let err = guid2lid::read("0x1 0x2\n", "g2l").unwrap_err().to_string();
+    assert!(err.starts_with("g2l:1: \"0x1 0x2\": expected"), "{err}");
+    let e = guid2lid::read("\n0xdead 0x0003 0x0003\n", "g2l").unwrap();
+    let err = guid2lid::apply(&mut g, &e, "g2l").unwrap_err().to_string();
+    assert!(err.starts_with("g2l:2: port GUID 0x000000000000dead is not in the fabric"), "{err}");
+}

@@ -8,7 +8,7 @@ mod common;
 use common::opensm;
 use rdmasim_core::fabric::build::GeneratorSpec;
 use rdmasim_core::fabric::graph::{FabricGraph, LinkProps, LinkState, NodeKind};
-use rdmasim_core::fabric::io::{ibsim_net, lfts_dump};
+use rdmasim_core::fabric::io::{guid2lid, ibsim_net, lfts_dump};
 use rdmasim_core::fabric::lid_assign::assign_lids_opensm;
 use rdmasim_core::fabric::rate::{LinkGen, LinkSpeed};
 use rdmasim_core::fabric::routing::compare::{compare, LftComparison};
@@ -142,15 +142,8 @@ fn opensm_assigns_lids_as_we_do() {
     let bare = irregular_without_lids(|i| (i * 5 + 3) % 8);
     let run = opensm::route(&ibsim_net::write(&bare).unwrap(), "minhop", &[], "lids", None).unwrap();
     let text = std::fs::read_to_string(run.dir.join("guid2lid")).unwrap();
-    let theirs: std::collections::BTreeMap<u64, u16> = text
-        .lines()
-        .filter_map(|l| {
-            let mut f = l.split_whitespace();
-            let guid = u64::from_str_radix(f.next()?.trim_start_matches("0x"), 16).ok()?;
-            let lid = u16::from_str_radix(f.next()?.trim_start_matches("0x"), 16).ok()?;
-            Some((guid, lid))
-        })
-        .collect();
+    let entries = guid2lid::read(&text, "guid2lid").unwrap();
+    let theirs: std::collections::BTreeMap<u64, u16> = entries.iter().map(|&(guid, lid, _)| (guid, lid)).collect();
     let mut ours = bare.clone();
     assign_lids_opensm(&mut ours, &[]).unwrap();
     let mut mine = std::collections::BTreeMap::new();
@@ -159,4 +152,8 @@ fn opensm_assigns_lids_as_we_do() {
     }
     assert_eq!(mine.len(), 8 + 16);
     assert_eq!(mine, theirs);
+    // The file read back gives the fabric the same LIDs.
+    let mut from_file = bare.clone();
+    guid2lid::apply(&mut from_file, &entries, "guid2lid").unwrap();
+    assert_eq!(from_file.lids(), ours.lids());
 }

@@ -219,6 +219,13 @@ impl PyFabric {
         py.allow_threads(move || inner.route_json(request_json)).map_err(|e| fabric_err(py, e))
     }
 
+    /// New LIDs, "opensm" (as OpenSM assigns them) or a guid2lid file, then routed again;
+    /// raises `FabricError` naming the file and line.
+    fn set_lids(&mut self, py: Python<'_>, lids: &str) -> PyResult<()> {
+        let inner = &mut self.inner;
+        py.allow_threads(move || inner.set_lids(lids)).map_err(|e| fabric_err(py, e))
+    }
+
     /// Per subnet (rail): engine asked, engine used, fallback, as JSON.
     fn subnets_json(&self) -> String {
         self.inner.subnets_json()

@@ -8,6 +8,7 @@
 //! (ports 1..=254, LIDs up to 0xBFFF) and every loop walks the input once.
 pub mod discovered;
 pub mod dot;
+pub mod guid2lid;
 pub mod ibnetdiscover;
 pub mod ibroute;
 pub mod ibsim_net;

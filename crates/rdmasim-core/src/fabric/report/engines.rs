@@ -34,6 +34,46 @@ impl FabricReport {
         Ok(())
     }
 
+    /// Gives the fabric other LIDs, `"opensm"` (as OpenSM assigns them on a fabric without
+    /// any: fabric/lid_assign.rs) or those of an OpenSM `guid2lid` file, and routes it again
+    /// with the engines it had (tables made for the old LIDs mean nothing with the new).
+    pub fn set_lids(&mut self, lids: &str) -> Result<(), FabricError> {
+        let engines: Vec<Engine> = match &self.routing {
+            Routing::DModK => vec![Engine::Dmodk],
+            Routing::DimensionOrder => vec![Engine::Dor],
+            Routing::Minhop => vec![Engine::MinhopMod],
+            Routing::Engines(s) => s.iter().map(|x| x.asked).collect(),
+            Routing::FromFile => {
+                return Err(FabricError::Routing { engines: "from file".into(), message: "the forwarding tables read from the file are for the file's LIDs; expected no LFT file beside new LIDs (route with an engine instead)".into() })
+            }
+        };
+        let mut g = self.fabric.graph.clone();
+        if lids == "opensm" {
+            for n in g.nodes.iter_mut() {
+                n.lid = 0;
+            }
+            for p in g.ports.iter_mut() {
+                p.lid = 0;
+            }
+            crate::fabric::lid_assign::assign_lids_opensm(&mut g, &[]).map_err(|e| FabricError::Routing { engines: String::new(), message: e.0 })?;
+        } else {
+            let path = std::path::Path::new(lids);
+            let text = std::fs::read_to_string(path).map_err(|e| FabricError::Io(crate::fabric::io::IoError::whole(lids, format!("cannot read: {e}"))))?;
+            let entries = crate::fabric::io::guid2lid::read(&text, lids).map_err(FabricError::Io)?;
+            crate::fabric::io::guid2lid::apply(&mut g, &entries, lids).map_err(FabricError::Io)?;
+        }
+        let by_rail = engines.len() > 1 || matches!(self.routing, Routing::Engines(_));
+        self.fabric.graph = g;
+        if by_rail {
+            return self.route_with(&engines, &RouteOptions::default());
+        }
+        let routed = routing::route(self.fabric.graph.clone(), &engines, &RouteOptions::default()).map_err(|e| self.routing_error(&engines, e.0))?;
+        self.fabric = routed.fabric;
+        self.summary = None;
+        self.counts = None;
+        Ok(())
+    }
+
     fn routing_error(&self, engines: &[Engine], message: String) -> FabricError {
         let names: Vec<&str> = engines.iter().map(|e| e.name()).collect();
         FabricError::Routing { engines: names.join(","), message }
