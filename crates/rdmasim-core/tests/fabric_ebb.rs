@@ -6,6 +6,7 @@ use rdmasim_core::fabric::analysis::ebb::KindEbb;
 use rdmasim_core::fabric::analysis::{effective_bisection_bandwidth, EbbOptions, PatternKind, Weighting};
 use rdmasim_core::fabric::build::{generate, GeneratorSpec};
 use rdmasim_core::fabric::graph::RoutedFabric;
+use rdmasim_core::fabric::routing::{route, Engine, RouteOptions};
 use rdmasim_core::fabric::rate::{LinkGen, LinkSpeed};
 use rdmasim_core::ids::HostId;
 
@@ -123,17 +124,6 @@ fn each_rail_is_its_own_component_with_the_same_host_pairs() {
 #[test]
 #[ignore]
 fn figures_and_speed() {
-    let kinds = [PatternKind::Bisection, PatternKind::Permutation, PatternKind::RandomPair { hosts: 1300 }, PatternKind::Shift { k: 16 }];
-    for spec in [
-        r#"{"kind":"fat-tree-k","k":8}"#,
-        r#"{"kind":"fat-tree-k","k":16}"#,
-        r#"{"kind":"xgft","m":[16,32],"w":[1,8]}"#,
-        r#"{"kind":"xgft","m":[16,16],"w":[1,16]}"#,
-        r#"{"kind":"k-ary-n-tree","k":8,"n":3}"#,
-    ] {
-        let rf = fabric(spec);
-        println!("{spec}\n{}", effective_bisection_bandwidth(&rf, &options(1000, 0, &kinds)));
-    }
     let t = std::time::Instant::now();
     let rf = fabric(r#"{"kind":"tsubame2"}"#);
     let build = t.elapsed().as_secs_f64();
@@ -142,5 +132,28 @@ fn figures_and_speed() {
     let wall = t.elapsed().as_secs_f64();
     println!("tsubame2 (built and routed in {build:.2} s), 1000 bisections per rail in {wall:.3} s\n{report}");
     assert!(wall < 5.0, "{wall} s");
-    println!("{}", effective_bisection_bandwidth(&rf, &options(1000, 0, &kinds[1..])));
+    // The study's random-pair benchmark on the first n nodes (seeds/004 Fig. 1): the slowest pair.
+    for hosts in [16, 32, 40, 64, 128, 256, 512, 600, 1000, 1300] {
+        let k = &effective_bisection_bandwidth(&rf, &options(1000, 0, &[PatternKind::RandomPair { hosts }])).rails[0].kinds[0];
+        println!("tsubame2 dmodk random-pair {hosts}: slowest pair {:.4} mean ({:.4} worst, {:.4} best pattern... mean share {:.4})", k.mean_slowest, k.slowest, k.max_pattern, k.mean);
+    }
+    let kinds = [PatternKind::Bisection, PatternKind::Permutation, PatternKind::RandomPair { hosts: 1300 }, PatternKind::Shift { k: 16 }];
+    for spec in [
+        r#"{"kind":"tsubame2"}"#,
+        r#"{"kind":"fat-tree-k","k":8}"#,
+        r#"{"kind":"fat-tree-k","k":16}"#,
+        r#"{"kind":"k-ary-n-tree","k":8,"n":3}"#,
+        r#"{"kind":"xgft","m":[16,16],"w":[1,16]}"#,
+        r#"{"kind":"xgft","m":[8,8],"w":[1,4]}"#,
+        r#"{"kind":"xgft","m":[16,32],"w":[1,8]}"#,
+    ] {
+        let dmodk = fabric(spec);
+        let minhop = route(dmodk.graph.clone(), &[Engine::MinhopMod], &RouteOptions::default()).unwrap().fabric;
+        for (engine, rf) in [("dmodk", &dmodk), ("minhop-mod", &minhop)] {
+            let rail = &effective_bisection_bandwidth(rf, &options(1000, 0, &kinds)).rails[0];
+            for k in &rail.kinds {
+                println!("{spec} {engine} {}: {:.4} ± {:.4} (patterns {:.4}..{:.4}), slowest flow {:.4} mean, {:.4} worst", k.pattern.label(), k.mean, k.ci95, k.min_pattern, k.max_pattern, k.mean_slowest, k.slowest);
+            }
+        }
+    }
 }
