@@ -116,6 +116,17 @@ fn each_rail_is_its_own_component_with_the_same_host_pairs() {
     // Two identical rails, routed alike, given the same host pairs: the same figure.
     assert_eq!(report.rails[0].kinds[0].mean, report.rails[1].kinds[0].mean);
     assert!(report.to_string().contains("component 1 (rail 1), 16 endpoints"));
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["rails"][1]["kinds"][0]["pattern"], serde_json::json!({"kind": "bisection"}));
+    assert_eq!(json["rails"][1]["kinds"][0]["patterns"], 50);
+}
+
+#[test]
+fn options_read_from_json_with_defaults() {
+    let opts: EbbOptions = serde_json::from_str(r#"{"seed":4,"kinds":[{"kind":"random-pair","hosts":40},{"kind":"shift","k":3},{"kind":"alltoall"}],"weighting":"rate"}"#).unwrap();
+    assert_eq!(opts, EbbOptions { patterns: 1000, seed: 4, kinds: vec![PatternKind::RandomPair { hosts: 40 }, PatternKind::Shift { k: 3 }, PatternKind::Alltoall], weighting: Weighting::Rate });
+    assert_eq!(serde_json::from_str::<EbbOptions>("{}").unwrap(), EbbOptions::default());
+    assert!(serde_json::from_str::<EbbOptions>(r#"{"kinds":[{"kind":"shift"}]}"#).is_err(), "a shift needs its k");
 }
 
 /// The figures docs/routing-ebb.md quotes, and the speed bound: 1000 bisections of both rails
