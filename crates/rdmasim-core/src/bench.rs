@@ -4,7 +4,8 @@
 //! The workload (`BENCH_SCENARIO`): ib_write_bw, 4 KiB messages (one packet each), 8 QPs,
 //! 40000 iterations each, tx_depth 128, two cx4-edr hosts through one switch (every packet takes
 //! two hops), with a 1e-4 loss rate on the data path so the recovery paths run too. A second
-//! workload (`MANY_QPS_SCENARIO`) times the send engine with 4096 QPs.
+//! workload (`MANY_QPS_SCENARIO`) times the send engine with 4096 QPs. The static analysis has
+//! one case ([`ebb`]): the effective bisection bandwidth of the TSUBAME2.0-like fabric.
 use crate::api::Simulation;
 use serde::Serialize;
 use std::time::Instant;
@@ -50,19 +51,9 @@ max_events = 100000
 /// seeded random permutation (no host sends to itself), all at once. Each packet crosses up to
 /// six links.
 pub fn fat_tree_scenario() -> String {
-    const HOSTS: u32 = 1024;
+    const HOSTS: usize = 1024;
     // A seeded Fisher-Yates shuffle, redrawn until no host is its own partner.
-    let mut rng = crate::engine::SimRng::new(42, 1);
-    let perm = loop {
-        let mut p: Vec<u32> = (0..HOSTS).collect();
-        for i in (1..p.len()).rev() {
-            let j = rng.below(i as u64 + 1) as usize;
-            p.swap(i, j);
-        }
-        if p.iter().enumerate().all(|(i, &d)| i as u32 != d) {
-            break p;
-        }
-    };
+    let perm = crate::fabric::analysis::ebb_patterns::derangement(HOSTS, &mut crate::engine::SimRng::new(42, 1));
     let mut s = String::from(
         "name = \"bench: permutation of 2 MiB WRITEs on a k = 16 fat tree (1024 hosts)\"\n\
          [hardware]\nprofile = \"cx4-edr\"\n\
@@ -145,6 +136,41 @@ pub fn fat_tree(iterations: u32) -> FatTreeReport {
     }
 }
 
+/// The effective bisection bandwidth case: 1000 seeded random bisections on each rail of the
+/// TSUBAME2.0-like fabric (1408 hosts, two rails), routed by its default engine
+/// (fabric/analysis/ebb.rs). The analysis must stay well under 5 s for this.
+#[derive(Clone, Debug, Serialize)]
+pub struct EbbBench {
+    pub ebb_workload: &'static str,
+    /// Best wall time of the analysis (not the build), seconds.
+    pub ebb_wall_s: f64,
+    pub ebb_patterns_per_sec: f64,
+    /// The figure itself (rail 0), so that a faster analysis that changes it shows.
+    pub ebb_tsubame2: f64,
+}
+
+/// The effective-bisection-bandwidth case, best of `iterations`.
+pub fn ebb(iterations: u32) -> EbbBench {
+    use crate::fabric::analysis::{effective_bisection_bandwidth, EbbOptions};
+    use crate::fabric::build::{generate, GeneratorSpec, Tsubame2};
+    let rf = generate(&GeneratorSpec::Tsubame2(Tsubame2::default())).expect("the TSUBAME2.0 fabric builds");
+    let opts = EbbOptions { patterns: 1000, ..EbbOptions::default() };
+    let (mut wall, mut figure, mut patterns) = (f64::INFINITY, 0.0, 0);
+    for _ in 0..iterations.max(1) {
+        let t = Instant::now();
+        let r = effective_bisection_bandwidth(&rf, &opts);
+        wall = wall.min(t.elapsed().as_secs_f64());
+        figure = r.rails[0].kinds[0].mean;
+        patterns = r.rails.iter().map(|rail| rail.kinds[0].patterns).sum::<usize>();
+    }
+    EbbBench {
+        ebb_workload: "effective bisection bandwidth: 1000 seeded random bisections per rail, tsubame2 (1408 hosts x 2 rails), default routing",
+        ebb_wall_s: wall,
+        ebb_patterns_per_sec: patterns as f64 / wall,
+        ebb_tsubame2: figure,
+    }
+}
+
 #[derive(Debug, Serialize)]
 pub struct BenchReport {
     pub workload: &'static str,
@@ -161,6 +187,8 @@ pub struct BenchReport {
     pub many_qps_events_per_sec: f64,
     #[serde(flatten)]
     pub fat_tree: FatTreeReport,
+    #[serde(flatten)]
+    pub ebb: EbbBench,
 }
 
 /// Best wall time of `iterations` runs of `scenario`, and its event count.
@@ -181,6 +209,7 @@ fn best_wall(scenario: &str, iterations: u32) -> (f64, u64) {
 /// Runs the bench workload `iterations` times (at least once) and reports the best run.
 pub fn run(iterations: u32) -> BenchReport {
     let fat = fat_tree(iterations);
+    let ebb = ebb(iterations);
     let (many_wall, many_events) = best_wall(MANY_QPS_SCENARIO, iterations);
     let mut best: Option<BenchReport> = None;
     for _ in 0..iterations.max(1) {
@@ -204,6 +233,7 @@ pub fn run(iterations: u32) -> BenchReport {
             many_qps_wall_s: many_wall,
             many_qps_events_per_sec: many_events as f64 / many_wall,
             fat_tree: fat.clone(),
+            ebb: ebb.clone(),
         };
         if best.as_ref().map(|b| rep.wall_s < b.wall_s).unwrap_or(true) {
             best = Some(rep);

@@ -7,7 +7,12 @@
 //! - [`reach`]: for one destination LID, every switch's outcome, each switch walked once.
 //! - [`summary`]: counts, link speeds, degraded and down links, unroutable pairs, loops.
 //! - [`loads`]: routes per directed link for all-to-all traffic.
+//! - [`ebb`]: effective bisection bandwidth over seeded patterns ([`ebb_patterns`]), each flow
+//!   given its share of its busiest link ([`flow_shares`]).
 pub mod components;
+pub mod ebb;
+pub mod ebb_patterns;
+pub mod flow_shares;
 pub mod loads;
 pub mod paths;
 pub mod reach;
@@ -16,6 +21,9 @@ pub mod summary;
 mod test_fabrics;
 
 pub use components::{Components, Endpoint};
+pub use ebb::{effective_bisection_bandwidth, EbbOptions, EbbReport};
+pub use ebb_patterns::PatternKind;
+pub use flow_shares::{FlowShares, Weighting};
 pub use loads::{count_routes, link_loads, loads_from_counts, LinkLoads, RouteCounts};
 pub use paths::{trace_route, trace_route_into, Hop, RouteError};
 pub use reach::{DestinationWalk, Reach};
