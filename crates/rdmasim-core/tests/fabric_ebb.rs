@@ -168,3 +168,16 @@ fn figures_and_speed() {
         }
     }
 }
+
+#[test]
+fn d_mod_k_spreads_a_directors_parallel_cables_to_an_edge() {
+    // TSUBAME2.0-like: each edge has 3 parallel cables to each of 6 directors. Going down, a
+    // director's leaf chip takes the cable the edge itself would take up toward the
+    // destination; by D mod 3 it took the same cable for every destination that shares the
+    // director (shift 16: 0.375, the slowest flow at 1/3).
+    let rf = fabric(r#"{"kind":"tsubame2","hosts":320,"rails":1}"#);
+    let k = &single_rail(&rf, &options(1, 0, &[PatternKind::Shift { k: 16 }]))[0];
+    assert!(k.mean > 0.9, "{k:?}");
+    let k = &single_rail(&rf, &options(1, 0, &[PatternKind::RandomPair { hosts: 32 }]))[0];
+    assert_eq!(k.slowest, 1.0, "32 random pairs at full rate, as the study measured: {k:?}");
+}

@@ -30,17 +30,60 @@ pub fn route(g: &FabricGraph) -> Result<Lfts, GraphError> {
     let level = switch_levels(g, &sl);
     let divisor = up_divisors(&sl, &level);
     let rank = ranks_in_component(g);
+    let ups = up_links(g, &sl, &level);
+    // The up port a switch of level l takes toward destination rank D, among `count`.
+    let up_pick = |l: u32, dest: u64, count: usize| ((dest / divisor.get(l as usize).copied().unwrap_or(1)) % count as u64) as usize;
     route_shortest(g, |s, d, candidates| {
         let mine = level[s];
         let dest = rank[usize::from(d.lid)];
         let downs = candidates.iter().filter(|&&(_, n)| level[n] < mine).count();
         if downs > 0 {
+            if let Some(i) = mirrored_down(s, candidates, &ups, |n, count| up_pick(level[n], dest, count)) {
+                return i;
+            }
             let nth = (dest % downs as u64) as usize;
             return candidates.iter().enumerate().filter(|&(_, &(_, n))| level[n] < mine).nth(nth).map_or(0, |(i, _)| i);
         }
-        let div = divisor.get(mine as usize).copied().unwrap_or(1);
-        ((dest / div) % candidates.len() as u64) as usize
+        up_pick(mine, dest, candidates.len())
     })
+}
+
+/// Each switch's links to the level above, in port order: (its port, the switch above, that
+/// switch's port).
+fn up_links(g: &FabricGraph, sl: &SwitchLinks, level: &TiVec<NodeId, u32>) -> TiVec<NodeId, Vec<(u8, NodeId, u8)>> {
+    sl.links
+        .iter_enumerated()
+        .map(|(s, links)| {
+            links
+                .iter()
+                .filter(|&&(_, n)| level[s] != NO_LEVEL && level[n] == level[s] + 1)
+                .filter_map(|&(port, n)| {
+                    let p = g.nodes[s].port(u16::from(port))?;
+                    let q = g.peer_up(p)?;
+                    Some((port, n, g.ports[q].num as u8))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Going down over parallel cables to one child (a director's cables to an edge switch): the
+/// cable the child itself would take up toward this destination, when that cable comes here.
+/// Picking by D mod the cable count instead repeats the choice the up port already made
+/// (D mod the child's up ports fixes D mod the cables), and puts every destination that
+/// shares a core on one cable. On a tree with single cables there is one down candidate and
+/// nothing changes.
+fn mirrored_down(s: NodeId, candidates: &[(u8, NodeId)], ups: &TiVec<NodeId, Vec<(u8, NodeId, u8)>>, pick: impl Fn(NodeId, usize) -> usize) -> Option<usize> {
+    let child = candidates.first()?.1;
+    if candidates.len() < 2 || candidates.iter().any(|&(_, n)| n != child) {
+        return None;
+    }
+    let up = &ups[child];
+    let &(_, above, port_here) = up.get(pick(child, up.len().max(1)))?;
+    if above != s {
+        return None;
+    }
+    candidates.iter().position(|&(port, _)| port == port_here)
 }
 
 /// Each switch's level: 1 for switches cabled to an HCA, then one more per hop (multi-source
