@@ -110,7 +110,7 @@ def test_cli_import_json_keys_and_text():
     p = rdmasim_cli("fabric", "import", IBNETDISCOVER, "--lfts", LFTS_DUMP, "--json", "--top", "3")
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
-    assert set(out) == {"source", "routing", "summary", "loads", "written"}
+    assert set(out) == {"source", "routing", "subnets", "summary", "loads", "written"}
     assert {"hosts", "switches", "links", "links_by_speed", "degraded_links", "down_links", "components", "pairs",
             "unroutable", "loops"} <= set(out["summary"])
     assert {"pairs", "routed_pairs", "unroutable_pairs", "switch_links", "host_links", "busiest", "per_rail"} <= set(out["loads"])

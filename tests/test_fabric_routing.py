@@ -58,3 +58,19 @@ def test_cli_unknown_engine_exit_2():
     assert p.returncode == 2
     assert p.stderr.startswith("rdmasim: error: --route lash: routing lash: unknown routing engine \"lash\""), p.stderr
     assert "Traceback" not in p.stderr
+
+
+def test_ebb_from_python_and_cli():
+    fab = rdmasim.Fabric.build("fat-tree-k", k=4)
+    r = fab.ebb(patterns=50, kinds=["bisection", "shift:4"])
+    (rail,) = r["rails"]
+    bis, shift = rail["kinds"]
+    assert shift["mean"] == 1.0, "D-mod-K is non-blocking for shifts"
+    assert 0.4 < bis["mean"] < 1.0 and bis["patterns"] == 50
+    t = fab.compare_engines(["dmodk", "minhop-mod"], ebb_patterns=50)
+    assert t.ebb[0] == bis["mean"] and t.ebb[1] < t.ebb[0]
+    p = rdmasim_cli("fabric", "build", "fat-tree-k", "-p", "k=4", "--ebb", "shift:4", "--patterns", "5", "--json", "--quiet")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["ebb"]["rails"][0]["kinds"][0]["mean"] == 1.0
+    p = rdmasim_cli("fabric", "build", "fat-tree-k", "-p", "k=4", "--ebb", "shift")
+    assert p.returncode == 2 and "expected shift:N" in p.stderr, p.stderr

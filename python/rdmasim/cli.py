@@ -428,8 +428,10 @@ def cmd_fabric(args: argparse.Namespace) -> int:
             if args.compare_engines == "all":
                 engines = list(COMPARE_DEFAULT)
             try:
-                comparison = fab.compare_engines(engines, roots=roots, max_vls=args.max_vls, top=args.top)
-                comparison_text = fab.compare_engines_text(engines, roots=roots, max_vls=args.max_vls)
+                comparison = fab.compare_engines(engines, roots=roots, max_vls=args.max_vls, top=args.top,
+                                                 ebb_patterns=args.patterns, ebb_seed=args.seed)
+                comparison_text = fab.compare_engines_text(engines, roots=roots, max_vls=args.max_vls,
+                                                           ebb_patterns=args.patterns, ebb_seed=args.seed)
             except FabricError as e:
                 raise _InputError(f"--compare-engines {args.compare_engines}: {e}") from None
         written = []
@@ -452,6 +454,14 @@ def cmd_fabric(args: argparse.Namespace) -> int:
             if made is None:
                 raise _InputError(f"--plot {args.plot}: cannot write the plot (is matplotlib installed?)")
             written.append(str(made))
+        ebb = ebb_text = None
+        if args.ebb:
+            kinds = args.ebb.split(",")
+            try:
+                ebb = fab.ebb(args.patterns, args.seed, kinds, args.weighting)
+                ebb_text = fab.ebb_text(args.patterns, args.seed, kinds, args.weighting)
+            except FabricError as e:
+                raise _InputError(f"--ebb {args.ebb}: {e}") from None
         step("summary: every pair's route")
         summary = fab.summary if args.json else fab.summary_text()
         step("routes per link")
@@ -465,6 +475,8 @@ def cmd_fabric(args: argparse.Namespace) -> int:
                "loads": loads, "written": written}
         if comparison is not None:
             out["comparison"] = json.loads(comparison.to_json(orient="records"))
+        if ebb is not None:
+            out["ebb"] = ebb
         print(json.dumps(out, indent=2))
         return EXIT_OK
     print(f"fabric   : {fab.source}    routing: {fab.routing}")
@@ -473,6 +485,9 @@ def cmd_fabric(args: argparse.Namespace) -> int:
             print(f"rail {sub['rail']}: {sub['asked']} fell back to {sub['used']}: {sub['fallback']['reason']}")
     print(summary)
     print(loads, end="")
+    if ebb_text is not None:
+        print()
+        print(ebb_text, end="")
     if comparison is not None:
         print()
         print(comparison_text, end="")
@@ -568,6 +583,14 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a table of engines side by side (default: "
                              + ", ".join(COMPARE_DEFAULT) + "); per-rail lists separated by ';': "
                              "'ftree;ftree,dfsssp'")
+        sp.add_argument("--ebb", nargs="?", const="bisection", metavar="KINDS",
+                        help="effective bisection bandwidth (ORCS): pattern kinds bisection (default), "
+                             "random-pair:N, permutation, shift:K, alltoall, comma separated")
+        sp.add_argument("--patterns", type=int, default=1000, metavar="N",
+                        help="random patterns per kind for --ebb and --compare-engines (default 1000; 0: no EBB in the comparison)")
+        sp.add_argument("--seed", type=int, default=0, help="seed of the random patterns (default 0)")
+        sp.add_argument("--weighting", choices=("flows", "rate"), default="flows",
+                        help="EBB share per link: by flows (ORCS) or by the link's rate too (degraded links)")
         sp.add_argument("--plot", metavar="F", help="route-count histogram (per engine with --compare-engines)")
         sp.set_defaults(func=cmd_fabric)
     return p

@@ -117,19 +117,43 @@ class Fabric:
         fallback (``{"to": "minhop", "reason": ...}`` when ftree gave up, as OpenSM logs it)."""
         return json.loads(self._core.subnets_json())
 
+    def ebb(self, patterns: int = 1000, seed: int = 0, kinds: Sequence[str] = ("bisection",),
+            weighting: str = "flows") -> Dict[str, Any]:
+        """Effective bisection bandwidth of the fabric's tables, as ORCS defines it (Hoefler,
+        Schneider, Lumsdaine, Cluster 2008; docs/routing.md): per rail and pattern kind, the
+        mean over ``patterns`` seeded patterns of each flow's share 1 / (the most flows on a link
+        of its route), with a 95 % interval, the worst and best pattern and the slowest flow.
+        ``kinds``: ``bisection``, ``random-pair:N`` (the TSUBAME2.0 study's N-node random
+        pairs), ``permutation``, ``shift:K``, ``alltoall``; ``weighting``: ``flows`` (ORCS) or
+        ``rate`` (a degraded link's lower rate counts)."""
+        opts = _ebb_options(patterns, seed, kinds, weighting)
+        return json.loads(self._core.ebb(json.dumps(opts))[0])
+
+    def ebb_text(self, patterns: int = 1000, seed: int = 0, kinds: Sequence[str] = ("bisection",),
+                 weighting: str = "flows") -> str:
+        return self._core.ebb(json.dumps(_ebb_options(patterns, seed, kinds, weighting)))[1]
+
     def compare_engines(self, engines: Sequence[str], roots: Sequence[str] = (),
-                        max_vls: Optional[int] = None, top: int = DEFAULT_TOP) -> pd.DataFrame:
+                        max_vls: Optional[int] = None, top: int = DEFAULT_TOP,
+                        ebb_patterns: int = 1000, ebb_seed: int = 0) -> pd.DataFrame:
         """The fabric under each engine (or per-rail list, ``"ftree,dfsssp"``) side by side:
         one row per engine with route_s, unroutable pairs, loops, the switch-link routes (max,
         mean, histogram), used (per rail, after any fallback) and error (why an engine could
-        not route the fabric). The fabric's own routing is not changed."""
-        rows_json, _ = self._core.compare_engines(json.dumps(_request(roots, max_vls, compare=list(engines), top=top)))
-        return _comparison_frame(json.loads(rows_json))
+        not route the fabric), and ebb / ebb_ci95 (random bisections, ``ebb_patterns`` of them;
+        0 leaves the EBB out). The fabric's own routing is not changed."""
+        return _comparison_frame(json.loads(self._compare(engines, roots, max_vls, top, ebb_patterns, ebb_seed)[0]))
 
     def compare_engines_text(self, engines: Sequence[str], roots: Sequence[str] = (),
-                             max_vls: Optional[int] = None) -> str:
+                             max_vls: Optional[int] = None, ebb_patterns: int = 1000, ebb_seed: int = 0) -> str:
         """:meth:`compare_engines` as the table ``rdmasim fabric --compare-engines`` prints."""
-        return self._core.compare_engines(json.dumps(_request(roots, max_vls, compare=list(engines))))[1]
+        return self._compare(engines, roots, max_vls, DEFAULT_TOP, ebb_patterns, ebb_seed)[1]
+
+    def _compare(self, engines: Sequence[str], roots: Sequence[str], max_vls: Optional[int], top: int,
+                 ebb_patterns: int, ebb_seed: int) -> Any:
+        req = _request(roots, max_vls, compare=list(engines), top=top)
+        if ebb_patterns > 0:
+            req["ebb"] = _ebb_options(ebb_patterns, ebb_seed, ("bisection",), "flows")
+        return self._core.compare_engines(json.dumps(req))
 
     def _cached(self, key: str, make: Any) -> Any:
         if key not in self._cache:
@@ -225,6 +249,22 @@ def _request(roots: Sequence[str], max_vls: Optional[int], **fields: Any) -> Dic
     return req
 
 
+def _ebb_options(patterns: int, seed: int, kinds: Sequence[str], weighting: str) -> Dict[str, Any]:
+    """The core's EBB request; the kinds keep their command-line form (the core parses them)."""
+    return {"patterns": int(patterns), "seed": int(seed), "kinds": list(kinds), "weighting": weighting}
+
+
+def _ebb_mean(report: Optional[Dict[str, Any]]) -> Any:
+    """The first kind's mean over the rails, weighted by endpoints, and the widest interval."""
+    if not report:
+        return None, None
+    rails = [(r["endpoints"], r["kinds"][0]) for r in report["rails"] if r["kinds"]]
+    n = sum(e for e, _ in rails)
+    if n == 0:
+        return None, None
+    return sum(e * k["mean"] for e, k in rails) / n, max(k["ci95"] for _, k in rails)
+
+
 def _comparison_frame(rows: List[Dict[str, Any]]) -> pd.DataFrame:
     """One row per engine from the core's comparison rows."""
     out = []
@@ -241,6 +281,8 @@ def _comparison_frame(rows: List[Dict[str, Any]]) -> pd.DataFrame:
             "max_routes": sw.get("max"),
             "mean_routes": sw.get("mean"),
             "histogram": sw.get("histogram"),
+            "ebb": _ebb_mean(r.get("ebb"))[0],
+            "ebb_ci95": _ebb_mean(r.get("ebb"))[1],
             "error": r.get("error"),
         })
     return pd.DataFrame(out)

@@ -226,6 +226,13 @@ impl PyFabric {
         py.allow_threads(move || inner.set_lids(lids)).map_err(|e| fabric_err(py, e))
     }
 
+    /// Effective bisection bandwidth for JSON options (patterns, seed, kinds, weighting):
+    /// (report as JSON, text).
+    fn ebb(&self, py: Python<'_>, options_json: &str) -> PyResult<(String, String)> {
+        let inner = &self.inner;
+        py.allow_threads(move || inner.ebb_json(options_json)).map_err(|e| fabric_err(py, e))
+    }
+
     /// Per subnet (rail): engine asked, engine used, fallback, as JSON.
     fn subnets_json(&self) -> String {
         self.inner.subnets_json()

@@ -51,6 +51,24 @@ impl PatternKind {
         tag << 32 | draw as u64
     }
 
+    /// The command-line form: `bisection`, `random-pair:1300`, `permutation`, `shift:16`,
+    /// `alltoall`.
+    pub fn parse(s: &str) -> Result<PatternKind, String> {
+        let (name, arg) = s.trim().split_once(':').map_or((s.trim(), None), |(n, a)| (n, Some(a)));
+        let number = |what: &str| -> Result<usize, String> {
+            arg.and_then(|a| a.parse().ok()).filter(|&n| n > 0).ok_or_else(|| format!("pattern {s:?}: expected {name}:N with N the {what} (a positive integer)"))
+        };
+        let plain = |k: PatternKind| if arg.is_some() { Err(format!("pattern {s:?}: {name} takes no :N")) } else { Ok(k) };
+        match name {
+            "bisection" => plain(PatternKind::Bisection),
+            "permutation" => plain(PatternKind::Permutation),
+            "alltoall" => plain(PatternKind::Alltoall),
+            "random-pair" => Ok(PatternKind::RandomPair { hosts: number("hosts paired")? }),
+            "shift" => Ok(PatternKind::Shift { k: number("shift")? }),
+            _ => Err(format!("unknown pattern {s:?}: expected bisection, random-pair:N, permutation, shift:K or alltoall")),
+        }
+    }
+
     pub fn label(self) -> String {
         match self {
             PatternKind::Bisection => "bisection".into(),

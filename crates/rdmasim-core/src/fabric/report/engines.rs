@@ -2,7 +2,7 @@
 //! --route ftree,dfsssp`), and the same fabric under several engines side by side
 //! (`--compare-engines`): the static answer an operator wants before any simulation.
 use super::{FabricError, FabricReport, Routing};
-use crate::fabric::analysis::{LinkLoads, FabricSummary};
+use crate::fabric::analysis::{effective_bisection_bandwidth, EbbOptions, EbbReport, FabricSummary, LinkLoads, PatternKind, Weighting};
 use crate::fabric::routing::{self, Engine, RouteOptions, SubnetRouting};
 use serde::Serialize;
 use std::time::Instant;
@@ -82,7 +82,7 @@ impl FabricReport {
     /// The fabric under each engine list in turn (each a whole routing: one engine, or one
     /// per rail), side by side. An engine that cannot route the fabric gets its error in its
     /// row; the others go on.
-    pub fn compare_engines(&self, choices: &[Vec<Engine>], opts: &RouteOptions, top: usize) -> Vec<EngineRow> {
+    pub fn compare_engines(&self, choices: &[Vec<Engine>], opts: &RouteOptions, top: usize, ebb: Option<&EbbOptions>) -> Vec<EngineRow> {
         choices
             .iter()
             .map(|engines| {
@@ -91,7 +91,7 @@ impl FabricReport {
                 let mut r = FabricReport::new(self.fabric.clone(), self.source.clone(), self.routing.clone());
                 let start = Instant::now();
                 match r.route_with(engines, opts) {
-                    Err(e) => EngineRow { engine: name, routing: None, route_s: start.elapsed().as_secs_f64(), error: Some(e.to_string()), summary: None, loads: None },
+                    Err(e) => EngineRow { engine: name, routing: None, route_s: start.elapsed().as_secs_f64(), error: Some(e.to_string()), summary: None, loads: None, ebb: None },
                     Ok(()) => {
                         let route_s = start.elapsed().as_secs_f64();
                         let summary = r.summary().clone();
@@ -100,7 +100,8 @@ impl FabricReport {
                             Routing::Engines(s) => Some(s.clone()),
                             _ => None,
                         };
-                        EngineRow { engine: name, routing, route_s, error: None, summary: Some(summary), loads: Some(loads) }
+                        let ebb = ebb.map(|o| effective_bisection_bandwidth(&r.fabric, o));
+                        EngineRow { engine: name, routing, route_s, error: None, summary: Some(summary), loads: Some(loads), ebb }
                     }
                 }
             })
@@ -120,21 +121,48 @@ pub struct EngineRow {
     pub error: Option<String>,
     pub summary: Option<FabricSummary>,
     pub loads: Option<LinkLoads>,
+    pub ebb: Option<EbbReport>,
+}
+
+/// The first pattern kind's mean over the rails (weighted by endpoints), with its interval.
+fn ebb_cell(e: &EbbReport) -> String {
+    let (mut sum, mut ci, mut n) = (0.0, 0.0f64, 0usize);
+    for r in &e.rails {
+        if let Some(k) = r.kinds.first() {
+            sum += k.mean * r.endpoints as f64;
+            ci = ci.max(k.ci95);
+            n += r.endpoints;
+        }
+    }
+    if n == 0 {
+        return "-".into();
+    }
+    format!("{:.3}±{:.3}", sum / n as f64, ci)
 }
 
 /// The comparison as a table: one line per engine.
 pub fn comparison_text(rows: &[EngineRow]) -> String {
-    let mut out = format!("{:<24} {:>9} {:>11} {:>9} {:>10} {:>10}  {}\n", "engine", "route s", "unroutable", "loops", "max/link", "mean/link", "note");
+    let with_ebb = rows.iter().any(|r| r.ebb.is_some());
+    let ebb_head = rows.iter().find_map(|r| r.ebb.as_ref()).and_then(|e| e.rails.first()).and_then(|r| r.kinds.first()).map_or("ebb".to_string(), |k| format!("ebb {}", k.pattern.label()));
+    let ebb_col = |r: &EngineRow| if with_ebb { format!(" {:>16}", r.ebb.as_ref().map_or("-".to_string(), ebb_cell)) } else { String::new() };
+    let mut out = format!("{:<24} {:>9} {:>11} {:>9} {:>10} {:>10}{}  {}\n", "engine", "route s", "unroutable", "loops", "max/link", "mean/link", if with_ebb { format!(" {ebb_head:>16}") } else { String::new() }, "note");
     for r in rows {
         match (&r.summary, &r.loads) {
             (Some(s), Some(l)) => {
                 let note = r.routing.as_deref().map(subnets_name).filter(|n| n.contains("fell back")).unwrap_or_default();
                 out += &format!(
-                    "{:<24} {:>9.3} {:>11} {:>9} {:>10} {:>10.1}  {}\n",
-                    r.engine, r.route_s, s.unroutable.pairs, s.loops.count, l.switch_links.max, l.switch_links.mean, note
+                    "{:<24} {:>9.3} {:>11} {:>9} {:>10} {:>10.1}{}  {}\n",
+                    r.engine,
+                    r.route_s,
+                    s.unroutable.pairs,
+                    s.loops.count,
+                    l.switch_links.max,
+                    l.switch_links.mean,
+                    ebb_col(r),
+                    note
                 );
             }
-            _ => out += &format!("{:<24} {:>9.3} {:>11} {:>9} {:>10} {:>10}  {}\n", r.engine, r.route_s, "-", "-", "-", "-", r.error.as_deref().unwrap_or("")),
+            _ => out += &format!("{:<24} {:>9.3} {:>11} {:>9} {:>10} {:>10}{}  {}\n", r.engine, r.route_s, "-", "-", "-", "-", ebb_col(r), r.error.as_deref().unwrap_or("")),
         }
     }
     out
@@ -156,6 +184,44 @@ pub struct RouteRequest {
     pub max_vls: Option<u8>,
     #[serde(default)]
     pub top: Option<usize>,
+    /// The effective bisection bandwidth of each engine's tables (fabric/analysis/ebb.rs);
+    /// None: not computed.
+    #[serde(default)]
+    pub ebb: Option<EbbRequest>,
+}
+
+/// EBB options as the CLI and Python give them: pattern kinds in their command-line form
+/// (`bisection`, `random-pair:1300`, `shift:16`: [`PatternKind::parse`]).
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EbbRequest {
+    #[serde(default = "default_patterns")]
+    pub patterns: usize,
+    #[serde(default)]
+    pub seed: u64,
+    #[serde(default = "default_kinds")]
+    pub kinds: Vec<String>,
+    #[serde(default)]
+    pub weighting: Weighting,
+}
+
+fn default_patterns() -> usize {
+    1000
+}
+
+fn default_kinds() -> Vec<String> {
+    vec!["bisection".into()]
+}
+
+impl EbbRequest {
+    pub fn options(&self) -> Result<EbbOptions, FabricError> {
+        let bad = |message: String| FabricError::Routing { engines: String::new(), message };
+        if self.patterns == 0 {
+            return Err(bad("EBB patterns = 0: expected at least one pattern".into()));
+        }
+        let kinds = self.kinds.iter().map(|k| PatternKind::parse(k).map_err(bad)).collect::<Result<Vec<_>, _>>()?;
+        Ok(EbbOptions { patterns: self.patterns, seed: self.seed, kinds, weighting: self.weighting })
+    }
 }
 
 impl RouteRequest {
@@ -188,8 +254,17 @@ impl FabricReport {
     pub fn compare_json(&self, request: &str) -> Result<(String, String), FabricError> {
         let req = RouteRequest::from_json(request)?;
         let choices = req.compare.iter().map(|c| RouteRequest::engines_of(c)).collect::<Result<Vec<_>, _>>()?;
-        let rows = self.compare_engines(&choices, &req.options(), req.top.unwrap_or(10));
+        let ebb = req.ebb.as_ref().map(EbbRequest::options).transpose()?;
+        let rows = self.compare_engines(&choices, &req.options(), req.top.unwrap_or(10), ebb.as_ref());
         Ok((serde_json::to_string(&rows).unwrap_or_default(), comparison_text(&rows)))
+    }
+
+    /// The effective bisection bandwidth of the fabric's tables for `options` (JSON
+    /// [`EbbRequest`]): the report as JSON, and as text.
+    pub fn ebb_json(&self, options: &str) -> Result<(String, String), FabricError> {
+        let req: EbbRequest = serde_json::from_str(options).map_err(|e| FabricError::Routing { engines: String::new(), message: format!("bad EBB options: {e}") })?;
+        let r = effective_bisection_bandwidth(&self.fabric, &req.options()?);
+        Ok((serde_json::to_string(&r).unwrap_or_default(), r.to_string()))
     }
 
     /// How each subnet was routed, as JSON (empty when no engine was asked for by name).
@@ -223,5 +298,19 @@ mod tests {
         assert!(text.contains("minhop-mod") && text.lines().count() == 4, "{text}");
         let e = r.route_json(r#"{"engines": "lash"}"#).unwrap_err().to_string();
         assert!(e.starts_with("routing lash: unknown routing engine"), "{e}");
+    }
+
+    #[test]
+    fn the_comparison_carries_each_engines_ebb_and_bad_patterns_are_named() {
+        let r = FabricReport::build_json(r#"{"kind": "single-switch", "hosts": 8}"#).unwrap();
+        let (json, text) = r.compare_json(r#"{"compare": ["dmodk"], "ebb": {"patterns": 20, "kinds": ["bisection", "shift:3"]}}"#).unwrap();
+        let rows: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let kinds = &rows[0]["ebb"]["rails"][0]["kinds"];
+        assert_eq!((kinds[0]["mean"].as_f64(), kinds[1]["mean"].as_f64()), (Some(1.0), Some(1.0)), "a crossbar: {text}");
+        assert!(text.contains("ebb bisection") && text.contains("1.000±0.000"), "{text}");
+        let e = r.ebb_json(r#"{"kinds": ["shift"]}"#).unwrap_err().to_string();
+        assert!(e.contains("expected shift:N"), "{e}");
+        let e = r.ebb_json(r#"{"kinds": ["ring"]}"#).unwrap_err().to_string();
+        assert!(e.contains("unknown pattern \"ring\""), "{e}");
     }
 }
