@@ -15,6 +15,7 @@ pub mod engine;
 pub mod minhop_mod;
 pub mod path;
 pub mod shortest;
+pub mod sssp;
 pub mod subnets;
 
 pub use engine::{Engine, EngineOutput, Fallback, PathSls, RouteOptions};
