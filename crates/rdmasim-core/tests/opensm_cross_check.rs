@@ -94,6 +94,11 @@ fn irregular() -> FabricGraph {
 
 /// Routes `case` with OpenSM and with ours; compares on the switches OpenSM routed.
 pub fn cross_check(case: &Case, engine: Engine, extra: &[&str]) -> LftComparison {
+    cross_check_with_run(case, engine, extra).0
+}
+
+/// [`cross_check`], with OpenSM's run (its log) for what the tables do not show.
+pub fn cross_check_with_run(case: &Case, engine: Engine, extra: &[&str]) -> (LftComparison, opensm::OpensmRun) {
     let net = ibsim_net::write(&case.graph).unwrap();
     let run = opensm::route(&net, engine.name(), extra, case.name, case.sm_node.as_deref()).unwrap_or_else(|e| panic!("{}: {e}", case.name));
     let theirs = lfts_dump::read_for(&run.lfts_dump, "opensm-lfts.dump", &case.graph).unwrap();
@@ -106,7 +111,7 @@ pub fn cross_check(case: &Case, engine: Engine, extra: &[&str]) -> LftComparison
             n.kind = NodeKind::Ca { host: 0usize.into(), rail: u16::MAX };
         }
     }
-    compare(&g, &ours, &theirs, 8)
+    (compare(&g, &ours, &theirs, 8), run)
 }
 
 #[test]
@@ -151,4 +156,85 @@ fn sssp_orders_switches_as_opensm() {
     }
     let c = cross_check(&case, Engine::Sssp, &[]);
     assert!(c.identical(), "{c:?}");
+}
+
+/// OpenSM's "Virtual Lanes needed: N".
+fn layers_needed(log: &str) -> Option<u8> {
+    log.lines().find_map(|l| l.split("Virtual Lanes needed: ").nth(1)).and_then(|n| n.trim().parse().ok())
+}
+
+#[test]
+fn dfsssp_matches_opensm() {
+    if !opensm::available() {
+        return;
+    }
+    for case in cases() {
+        let (c, run) = cross_check_with_run(&case, Engine::Dfsssp, &[]);
+        assert!(c.identical() && c.entries > 0, "{}: {c:?}", case.name);
+        assert!(run.log.contains("dfsssp tables configured on all switches"), "{}", case.name);
+        // The fat trees need one layer, the ring with chords two (ours on the single-subnet
+        // fabrics: virtual_layers takes one subnet).
+        let expect = if case.name == "irregular" { 2 } else { 1 };
+        assert_eq!(layers_needed(&run.log), Some(expect), "{}", case.name);
+        if case.sm_node.is_none() {
+            let (_, ours, _) = routing::dfsssp::virtual_layers(&case.graph, 8).unwrap();
+            assert_eq!(ours.layers.needed, expect, "{}", case.name);
+        }
+    }
+}
+
+/// Sixteen 8-port switches in a 4 x 4 torus, a host on each: dfsssp needs three layers here.
+fn torus() -> FabricGraph {
+    let speed = LinkSpeed { gen: LinkGen::Qdr, width: 4 };
+    let mut g = FabricGraph::new();
+    let n = 4;
+    let sw: Vec<_> = (0..n * n).map(|i| g.add_switch(format!("t{i}"), 0x0008_f104_0500_0000 + i as u64 * 0x100, 8, speed).unwrap()).collect();
+    let right_and_down = (0..n * n).flat_map(|i| [(i, i / n * n + (i + 1) % n), (i, (i + n) % (n * n))]);
+    let hosts = (0..n * n).map(|i| {
+        let h = g.add_host(format!("th{i}"));
+        (g.add_hca(h, format!("th{i} mlx4_0"), 0x0002_c903_0002_0000 + i as u64 * 0x100, 1, speed).unwrap(), i)
+    });
+    let hosts: Vec<_> = hosts.collect();
+    // Ports in cabling order on each switch: its torus links, then its host.
+    let mut used = vec![0u16; n * n];
+    let mut take = |s: usize| {
+        used[s] += 1;
+        used[s]
+    };
+    let pairs: Vec<_> = right_and_down.map(|(a, b)| (g.port_of(sw[a], take(a)).unwrap(), g.port_of(sw[b], take(b)).unwrap())).collect();
+    let host_pairs: Vec<_> = hosts.iter().map(|&(ca, i)| (g.port_of(ca, 1).unwrap(), g.port_of(sw[i], take(i)).unwrap())).collect();
+    for (a, b) in pairs.into_iter().chain(host_pairs) {
+        g.connect(a, b, LinkProps::new(speed, 3.0)).unwrap();
+    }
+    g.assign_lids().unwrap();
+    g
+}
+
+/// OpenSM's debug log prints the SL of every (source, destination) pair after balancing (the
+/// first lane of the pair's layer): ours equal it pair for pair on the irregular fabric (two
+/// layers) and on a torus (three).
+#[test]
+fn dfsssp_layers_match_opensm() {
+    if !opensm::available() {
+        return;
+    }
+    let irregular = cases().pop().unwrap();
+    let torus = Case { name: "torus", graph: torus(), sm_node: None };
+    for (case, layers, per_layer) in [(irregular, 2, vec![508, 44]), (torus, 3, vec![908, 77, 7])] {
+        let (c, run) = cross_check_with_run(&case, Engine::Dfsssp, &["-D", "0x4b"]);
+        assert!(c.identical(), "{}: {c:?}", case.name);
+        let (_, ours, _) = routing::dfsssp::virtual_layers(&case.graph, 8).unwrap();
+        assert_eq!((layers_needed(&run.log), ours.layers.needed), (Some(layers), layers), "{}", case.name);
+        assert_eq!(ours.layers.paths[..usize::from(layers)], per_layer[..], "{}", case.name);
+        let sls = ours.group_sls();
+        let mut pairs = 0;
+        for line in run.log.lines() {
+            let Some(rest) = line.split("route from src_lid=").nth(1) else { continue };
+            let n: Vec<u16> = rest.split(|c: char| !c.is_ascii_digit()).filter(|s| !s.is_empty()).map(|s| s.parse().unwrap()).collect();
+            assert_eq!(sls.get(n[0], n[1]), n[2] as u8, "{}: SL of {} -> {}", case.name, n[0], n[1]);
+            pairs += 1;
+        }
+        let lids = case.graph.lids().len();
+        assert_eq!(pairs, lids * (lids - 1), "{}: pairs in OpenSM's log", case.name);
+    }
 }

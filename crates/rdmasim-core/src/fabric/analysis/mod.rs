@@ -7,7 +7,9 @@
 //! - [`reach`]: for one destination LID, every switch's outcome, each switch walked once.
 //! - [`summary`]: counts, link speeds, degraded and down links, unroutable pairs, loops.
 //! - [`loads`]: routes per directed link for all-to-all traffic.
+//! - [`credit_loops`]: cycles of the channel dependency graph of each VL.
 pub mod components;
+pub mod credit_loops;
 pub mod loads;
 pub mod paths;
 pub mod reach;
@@ -16,6 +18,7 @@ pub mod summary;
 mod test_fabrics;
 
 pub use components::{Components, Endpoint};
+pub use credit_loops::{check_credit_loops, CreditLoop, CreditLoopCheck};
 pub use loads::{count_routes, link_loads, loads_from_counts, LinkLoads, RouteCounts};
 pub use paths::{trace_route, trace_route_into, Hop, RouteError};
 pub use reach::{DestinationWalk, Reach};

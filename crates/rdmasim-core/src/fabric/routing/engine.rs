@@ -136,7 +136,8 @@ pub fn run(engine: Engine, g: &FabricGraph, opts: &RouteOptions) -> Result<Engin
         Engine::MinhopMod => EngineOutput::tables(minhop_mod::route(g)?),
         Engine::Dor => EngineOutput::tables(dor::route(g)?),
         Engine::Sssp => EngineOutput::tables(sssp::route(g)?),
-        Engine::Minhop | Engine::Updn | Engine::Ftree | Engine::Dfsssp => {
+        Engine::Dfsssp => dfsssp::route(g, opts)?,
+        Engine::Minhop | Engine::Updn | Engine::Ftree => {
             let _ = opts;
             return Err(GraphError(format!("routing engine {engine} is not built yet")));
         }

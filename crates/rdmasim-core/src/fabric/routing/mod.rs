@@ -9,6 +9,7 @@
 //!
 //! [`shortest`] holds the BFS the first two share; [`path`] follows the tables.
 pub mod compare;
+pub mod dfsssp;
 pub mod dmodk;
 pub mod dor;
 pub mod engine;
