@@ -71,7 +71,7 @@ fn dfsssp_layers_split_the_rings_credit_loop() {
 
 #[test]
 fn dfsssp_with_too_few_lanes_says_how_many_it_needed() {
-    let (_, layers, _) = dfsssp::virtual_layers(&ring(6), 1).unwrap();
+    let layers = dfsssp::virtual_layers(&ring(6), 1).unwrap();
     assert_eq!((layers.layers.needed, layers.layers.available), (2, 1));
     let opts = RouteOptions { max_vls: 1, ..RouteOptions::default() };
     // OpenSM falls back to minhop; where minhop is not built, the error names both counts.

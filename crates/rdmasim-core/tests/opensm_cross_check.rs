@@ -135,10 +135,10 @@ fn sssp_matches_opensm() {
     if !opensm::available() {
         return;
     }
-    for case in cases() {
-        let c = cross_check(&case, Engine::Sssp, &[]);
+    for_each_case_in_parallel(|case| {
+        let c = cross_check(case, Engine::Sssp, &[]);
         assert!(c.identical() && c.entries > 0, "{}: {c:?}", case.name);
-    }
+    });
 }
 
 /// OpenSM keeps its switches in a map keyed by the GUID in network byte order, so the order
@@ -149,13 +149,25 @@ fn sssp_orders_switches_as_opensm() {
     if !opensm::available() {
         return;
     }
-    let mut case = cases().pop().unwrap();
+    // Its own name: OpenSM's run directory and ibsim socket are named after the case.
+    let mut case = Case { name: "irregular-guids", ..cases().pop().unwrap() };
     let switches: Vec<_> = case.graph.switches().collect();
     for (i, s) in switches.into_iter().enumerate() {
         case.graph.nodes[s].guid = 0x0008_f104_0400_0000 + (i as u64 % 3) * 0x10000 + (8 - i as u64);
     }
     let c = cross_check(&case, Engine::Sssp, &[]);
     assert!(c.identical(), "{c:?}");
+}
+
+/// Runs `check` on every case, each in its own thread (OpenSM runs go in parallel).
+fn for_each_case_in_parallel(check: impl Fn(&Case) + Sync) {
+    let cases = cases();
+    std::thread::scope(|s| {
+        for case in &cases {
+            let check = &check;
+            s.spawn(move || check(case));
+        }
+    });
 }
 
 /// OpenSM's "Virtual Lanes needed: N".
@@ -168,8 +180,8 @@ fn dfsssp_matches_opensm() {
     if !opensm::available() {
         return;
     }
-    for case in cases() {
-        let (c, run) = cross_check_with_run(&case, Engine::Dfsssp, &[]);
+    for_each_case_in_parallel(|case| {
+        let (c, run) = cross_check_with_run(case, Engine::Dfsssp, &[]);
         assert!(c.identical() && c.entries > 0, "{}: {c:?}", case.name);
         assert!(run.log.contains("dfsssp tables configured on all switches"), "{}", case.name);
         // The fat trees need one layer, the ring with chords two (ours on the single-subnet
@@ -177,10 +189,10 @@ fn dfsssp_matches_opensm() {
         let expect = if case.name == "irregular" { 2 } else { 1 };
         assert_eq!(layers_needed(&run.log), Some(expect), "{}", case.name);
         if case.sm_node.is_none() {
-            let (_, ours, _) = routing::dfsssp::virtual_layers(&case.graph, 8).unwrap();
+            let ours = routing::dfsssp::virtual_layers(&case.graph, 8).unwrap();
             assert_eq!(ours.layers.needed, expect, "{}", case.name);
         }
-    }
+    });
 }
 
 /// Sixteen 8-port switches in a 4 x 4 torus, a host on each: dfsssp needs three layers here.
@@ -218,12 +230,12 @@ fn dfsssp_layers_match_opensm() {
     if !opensm::available() {
         return;
     }
-    let irregular = cases().pop().unwrap();
+    let irregular = Case { name: "irregular-debug", ..cases().pop().unwrap() };
     let torus = Case { name: "torus", graph: torus(), sm_node: None };
     for (case, layers, per_layer) in [(irregular, 2, vec![508, 44]), (torus, 3, vec![908, 77, 7])] {
         let (c, run) = cross_check_with_run(&case, Engine::Dfsssp, &["-D", "0x4b"]);
         assert!(c.identical(), "{}: {c:?}", case.name);
-        let (_, ours, _) = routing::dfsssp::virtual_layers(&case.graph, 8).unwrap();
+        let ours = routing::dfsssp::virtual_layers(&case.graph, 8).unwrap();
         assert_eq!((layers_needed(&run.log), ours.layers.needed), (Some(layers), layers), "{}", case.name);
         assert_eq!(ours.layers.paths[..usize::from(layers)], per_layer[..], "{}", case.name);
         let sls = ours.group_sls();

@@ -32,6 +32,7 @@ pub struct Dependency {
     pub moved: u32,
 }
 
+#[derive(Default)]
 pub struct Cdg {
     /// Insertion rank of each channel in this layer (NONE: not in it).
     rank: Vec<u32>,

@@ -47,11 +47,6 @@ impl Channels {
         Channels { of_port, port, port_num, key, port_stride }
     }
 
-    /// No channels: what a finished layer keeps.
-    pub fn empty() -> Channels {
-        Channels { of_port: TiVec::new(), port: Vec::new(), port_num: Vec::new(), key: Vec::new(), port_stride: 1 }
-    }
-
     pub fn len(&self) -> usize {
         self.port.len()
     }

@@ -70,7 +70,7 @@ pub fn assign(g: &FabricGraph, net: &Network, lfts: &Lfts, available: u8) -> Res
             start = cycle;
         }
         // This layer is final; its graph is not needed any more.
-        layers[l] = Cdg::new(&Channels::empty());
+        layers[l] = Cdg::default();
     }
     let last = layers.last_mut().filter(|_| available > 0);
     if let Some(last) = last {

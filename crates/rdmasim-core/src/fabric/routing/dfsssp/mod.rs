@@ -17,15 +17,19 @@ pub mod layers;
 
 use super::engine::{run, Engine, EngineOutput, Fallback, PathSls, RouteOptions};
 use super::sssp;
-use crate::fabric::graph::{FabricGraph, GraphError};
+use crate::fabric::graph::{FabricGraph, GraphError, Lfts};
+use sssp::network::Target;
 
 /// Lanes OpenSM allows at most (IBA's 15 data VLs); it also uses at least one.
 const MAX_DATA_VLS: u8 = 15;
 
-/// The layers of every path and the lanes of each layer, for `g` routed by sssp.
+/// sssp's tables for one subnet, the layer of every path and the lanes of each layer.
 pub struct VirtualLayers {
+    pub lfts: Lfts,
     pub layers: layers::Layers,
     pub lanes: balance::LaneGroups,
+    /// The LIDs routed, in OpenSM's order: the pairs that have a layer.
+    pub targets: Vec<Target>,
 }
 
 impl VirtualLayers {
@@ -38,18 +42,32 @@ impl VirtualLayers {
         }
         out
     }
+
+    /// The SL of every path: its layer's group, a lane in it per pair.
+    pub fn path_sls(&self) -> PathSls {
+        let mut sls = self.layers.of_pair.clone();
+        for dst in &self.targets {
+            for src in self.targets.iter().filter(|s| s.lid != dst.lid) {
+                let layer = self.layers.of_pair.get(src.lid, dst.lid);
+                sls.set(src.lid, dst.lid, self.lanes.sl(layer, src.lid, dst.lid));
+            }
+        }
+        sls
+    }
 }
 
-pub fn virtual_layers(g: &FabricGraph, max_vls: u8) -> Result<(super::super::graph::Lfts, VirtualLayers, sssp::network::Network), GraphError> {
+/// Routes one subnet with sssp and assigns dfsssp's layers within `max_vls` lanes (clamped to
+/// 1..=15 as OpenSM clamps what the ports offer).
+pub fn virtual_layers(g: &FabricGraph, max_vls: u8) -> Result<VirtualLayers, GraphError> {
     let (lfts, net) = sssp::route_with_network(g)?;
     let available = max_vls.clamp(1, MAX_DATA_VLS);
     let layers = layers::assign(g, &net, &lfts, available)?;
     let lanes = balance::lane_groups(&layers);
-    Ok((lfts, VirtualLayers { layers, lanes }, net))
+    Ok(VirtualLayers { lfts, layers, lanes, targets: net.targets })
 }
 
 pub fn route(g: &FabricGraph, opts: &RouteOptions) -> Result<EngineOutput, GraphError> {
-    let (lfts, vl, net) = virtual_layers(g, opts.max_vls)?;
+    let vl = virtual_layers(g, opts.max_vls)?;
     let (needed, available) = (vl.layers.needed, vl.layers.available);
     if needed > available {
         let reason = format!("not enough VLs available (avail={available}, needed={needed}): the paths need more than {available} virtual layers");
@@ -57,14 +75,6 @@ pub fn route(g: &FabricGraph, opts: &RouteOptions) -> Result<EngineOutput, Graph
         out.fallback = Some(Fallback { to: Engine::Minhop, reason });
         return Ok(out);
     }
-    let mut sls = vl.layers.of_pair.clone();
-    for dst in &net.targets {
-        for src in &net.targets {
-            if src.lid != dst.lid {
-                let layer = vl.layers.of_pair.get(src.lid, dst.lid);
-                sls.set(src.lid, dst.lid, vl.lanes.sl(layer, src.lid, dst.lid));
-            }
-        }
-    }
-    Ok(EngineOutput { lfts, sls: Some(sls), fallback: None })
+    let sls = vl.path_sls();
+    Ok(EngineOutput { lfts: vl.lfts, sls: Some(sls), fallback: None })
 }

@@ -8,7 +8,7 @@
 //! switch. A switch's entry is the port towards its Dijkstra predecessor.
 use super::heap::DaryHeap;
 use super::network::{Network, Target, NO_VERTEX};
-use crate::fabric::graph::{FabricGraph, Lfts};
+use crate::fabric::graph::{FabricGraph, Lfts, NO_LID};
 
 /// OpenSM's "infinity": a switch whose distance reaches it counts as unreachable.
 const INF: u64 = 0x7FFF_FFFF;
@@ -28,7 +28,9 @@ pub fn route_all(g: &FabricGraph, net: &mut Network) -> Lfts {
     let mut lfts = Lfts::empty_for(g);
     for &s in &net.switches {
         let lid = g.nodes[s].lid;
-        lfts.set(s, lid, 0);
+        if lid != NO_LID {
+            lfts.set(s, lid, 0);
+        }
     }
     let n = net.switches.len();
     // Vertex n is the destination HCA when there is one.

@@ -52,8 +52,8 @@ impl DaryHeap {
         let last = self.keys.len().checked_sub(1)?;
         self.keys.swap(0, last);
         self.items.swap(0, last);
-        let (key, item) = (self.keys.pop()?, self.items.pop()?);
-        let _ = key;
+        self.keys.pop();
+        let item = self.items.pop()?;
         if !self.items.is_empty() {
             self.pos[self.items[0] as usize] = 0;
             self.down(0);
