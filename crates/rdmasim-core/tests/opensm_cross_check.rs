@@ -12,7 +12,7 @@ use rdmasim_core::fabric::io::{ibsim_net, lfts_dump};
 use rdmasim_core::fabric::rate::{LinkGen, LinkSpeed};
 use rdmasim_core::fabric::routing::compare::{compare, LftComparison};
 use rdmasim_core::fabric::routing::{self, Engine, RouteOptions};
-use rdmasim_core::ids::{LinkId, PortId};
+use rdmasim_core::ids::{LinkId, NodeId, PortId, TiVec};
 
 /// A fabric to route, and the CA OpenSM runs on, which picks the subnet it manages.
 pub struct Case {
@@ -195,36 +195,54 @@ fn dfsssp_matches_opensm() {
     });
 }
 
-/// Sixteen 8-port switches in a 4 x 4 torus, a host on each: dfsssp needs three layers here.
-fn torus() -> FabricGraph {
+/// Cables `(a, b)` in order, each on the next free port of both nodes.
+fn cable_in_order(g: &mut FabricGraph, cables: &[(NodeId, NodeId)]) {
+    let speed = LinkSpeed { gen: LinkGen::Qdr, width: 4 };
+    let mut used: TiVec<NodeId, u16> = g.nodes.keys().map(|_| 0).collect();
+    for &(a, b) in cables {
+        used[a] += 1;
+        used[b] += 1;
+        let (pa, pb) = (g.port_of(a, used[a]).unwrap(), g.port_of(b, used[b]).unwrap());
+        g.connect(pa, pb, LinkProps::new(speed, 3.0)).unwrap();
+    }
+}
+
+/// `switches` switches of `radix` ports (GUIDs `guid_step` apart) cabled as `links` gives
+/// (switch, switch) pairs, then one HCA on every switch `host_of(i)` for hosts `0..hosts`.
+fn switch_graph(name: &str, switches: usize, radix: u16, guid_step: u64, links: &[(usize, usize)], hosts: usize, host_of: impl Fn(usize) -> usize) -> FabricGraph {
     let speed = LinkSpeed { gen: LinkGen::Qdr, width: 4 };
     let mut g = FabricGraph::new();
-    let n = 4;
-    let sw: Vec<_> = (0..n * n).map(|i| g.add_switch(format!("t{i}"), 0x0008_f104_0500_0000 + i as u64 * 0x100, 8, speed).unwrap()).collect();
-    let right_and_down = (0..n * n).flat_map(|i| [(i, i / n * n + (i + 1) % n), (i, (i + n) % (n * n))]);
-    let hosts = (0..n * n).map(|i| {
-        let h = g.add_host(format!("th{i}"));
-        (g.add_hca(h, format!("th{i} mlx4_0"), 0x0002_c903_0002_0000 + i as u64 * 0x100, 1, speed).unwrap(), i)
-    });
-    let hosts: Vec<_> = hosts.collect();
-    // Ports in cabling order on each switch: its torus links, then its host.
-    let mut used = vec![0u16; n * n];
-    let mut take = |s: usize| {
-        used[s] += 1;
-        used[s]
-    };
-    let pairs: Vec<_> = right_and_down.map(|(a, b)| (g.port_of(sw[a], take(a)).unwrap(), g.port_of(sw[b], take(b)).unwrap())).collect();
-    let host_pairs: Vec<_> = hosts.iter().map(|&(ca, i)| (g.port_of(ca, 1).unwrap(), g.port_of(sw[i], take(i)).unwrap())).collect();
-    for (a, b) in pairs.into_iter().chain(host_pairs) {
-        g.connect(a, b, LinkProps::new(speed, 3.0)).unwrap();
+    let sw: Vec<_> = (0..switches).map(|i| g.add_switch(format!("{name}{i}"), 0x0008_f104_0500_0000 + i as u64 * guid_step, radix, speed).unwrap()).collect();
+    let mut cables: Vec<(NodeId, NodeId)> = links.iter().map(|&(a, b)| (sw[a], sw[b])).collect();
+    for i in 0..hosts {
+        let h = g.add_host(format!("{name}h{i}"));
+        let ca = g.add_hca(h, format!("{name}h{i} mlx4_0"), 0x0002_c903_0002_0000 + i as u64 * 0x100, 1, speed).unwrap();
+        cables.push((ca, sw[host_of(i)]));
     }
+    cable_in_order(&mut g, &cables);
     g.assign_lids().unwrap();
     g
 }
 
+/// A 4 x 4 torus of 8-port switches, a host on each: dfsssp needs three layers.
+fn torus() -> FabricGraph {
+    let n = 4;
+    let links: Vec<_> = (0..n * n).flat_map(|i| [(i, i / n * n + (i + 1) % n), (i, (i + n) % (n * n))]).collect();
+    switch_graph("t", n * n, 8, 0x100, &links, n * n, |i| i)
+}
+
+/// Thirty 12-port switches, each cabled to the ones 1, 7 and 11 further round, two hosts on
+/// each (host i on switch 7i mod 30): dfsssp needs four layers. GUIDs 0x10203 apart, so that
+/// OpenSM's switch order (byte-swapped GUID) is not the GUID order.
+fn circulant() -> FabricGraph {
+    let n = 30;
+    let links: Vec<_> = (0..n).flat_map(|i| [1, 7, 11].map(|d| (i, (i + d) % n))).collect();
+    switch_graph("c", n, 12, 0x10203, &links, 2 * n, |i| i * 7 % n)
+}
+
 /// OpenSM's debug log prints the SL of every (source, destination) pair after balancing (the
 /// first lane of the pair's layer): ours equal it pair for pair on the irregular fabric (two
-/// layers) and on a torus (three).
+/// layers), a torus (three) and a circulant graph (four, after many cuts).
 #[test]
 fn dfsssp_layers_match_opensm() {
     if !opensm::available() {
@@ -232,7 +250,9 @@ fn dfsssp_layers_match_opensm() {
     }
     let irregular = Case { name: "irregular-debug", ..cases().pop().unwrap() };
     let torus = Case { name: "torus", graph: torus(), sm_node: None };
-    for (case, layers, per_layer) in [(irregular, 2, vec![508, 44]), (torus, 3, vec![908, 77, 7])] {
+    let circulant = Case { name: "circulant", graph: circulant(), sm_node: None };
+    let fabrics = [(irregular, 2, vec![508, 44]), (torus, 3, vec![908, 77, 7]), (circulant, 4, vec![6770, 998, 240, 2])];
+    for (case, layers, per_layer) in fabrics {
         let (c, run) = cross_check_with_run(&case, Engine::Dfsssp, &["-D", "0x4b"]);
         assert!(c.identical(), "{}: {c:?}", case.name);
         let ours = routing::dfsssp::virtual_layers(&case.graph, 8).unwrap();
