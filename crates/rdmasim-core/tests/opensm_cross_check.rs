@@ -13,7 +13,7 @@ use rdmasim_core::fabric::lid_assign::assign_lids_opensm;
 use rdmasim_core::fabric::rate::{LinkGen, LinkSpeed};
 use rdmasim_core::fabric::routing::compare::{compare, LftComparison};
 use rdmasim_core::fabric::routing::{self, Engine, RouteOptions};
-use rdmasim_core::ids::{LinkId, PortId};
+use rdmasim_core::ids::{LinkId, NodeId, PortId, TiVec};
 
 /// A fabric to route, and the CA OpenSM runs on, which picks the subnet it manages.
 pub struct Case {
@@ -102,6 +102,11 @@ fn irregular_without_lids(guid_of: impl Fn(u64) -> u64) -> FabricGraph {
 
 /// Routes `case` with OpenSM and with ours; compares on the switches OpenSM routed.
 pub fn cross_check(case: &Case, engine: Engine, extra: &[&str]) -> LftComparison {
+    cross_check_with_run(case, engine, extra).0
+}
+
+/// [`cross_check`], with OpenSM's run (its log) for what the tables do not show.
+pub fn cross_check_with_run(case: &Case, engine: Engine, extra: &[&str]) -> (LftComparison, opensm::OpensmRun) {
     let net = ibsim_net::write(&case.graph).unwrap();
     let run = opensm::route(&net, engine.name(), extra, case.name, case.sm_node.as_deref()).unwrap_or_else(|e| panic!("{}: {e}", case.name));
     let theirs = lfts_dump::read_for(&run.lfts_dump, "opensm-lfts.dump", &case.graph).unwrap();
@@ -114,7 +119,7 @@ pub fn cross_check(case: &Case, engine: Engine, extra: &[&str]) -> LftComparison
             n.kind = NodeKind::Ca { host: 0usize.into(), rail: u16::MAX };
         }
     }
-    compare(&g, &ours, &theirs, 8)
+    (compare(&g, &ours, &theirs, 8), run)
 }
 
 #[test]
@@ -156,4 +161,145 @@ fn opensm_assigns_lids_as_we_do() {
     let mut from_file = bare.clone();
     guid2lid::apply(&mut from_file, &entries, "guid2lid").unwrap();
     assert_eq!(from_file.lids(), ours.lids());
+}
+
+#[test]
+fn sssp_matches_opensm() {
+    if !opensm::available() {
+        return;
+    }
+    for_each_case_in_parallel(|case| {
+        let c = cross_check(case, Engine::Sssp, &[]);
+        assert!(c.identical() && c.entries > 0, "{}: {c:?}", case.name);
+    });
+}
+
+/// OpenSM keeps its switches in a map keyed by the GUID in network byte order, so the order
+/// (which breaks sssp's ties) follows the byte-swapped GUID: here the irregular fabric with
+/// GUIDs whose low byte falls as the high ones rise.
+#[test]
+fn sssp_orders_switches_as_opensm() {
+    if !opensm::available() {
+        return;
+    }
+    // Its own name: OpenSM's run directory and ibsim socket are named after the case.
+    let mut case = Case { name: "irregular-guids", ..cases().pop().unwrap() };
+    let switches: Vec<_> = case.graph.switches().collect();
+    for (i, s) in switches.into_iter().enumerate() {
+        case.graph.nodes[s].guid = 0x0008_f104_0400_0000 + (i as u64 % 3) * 0x10000 + (8 - i as u64);
+    }
+    let c = cross_check(&case, Engine::Sssp, &[]);
+    assert!(c.identical(), "{c:?}");
+}
+
+/// Runs `check` on every case, each in its own thread (OpenSM runs go in parallel).
+fn for_each_case_in_parallel(check: impl Fn(&Case) + Sync) {
+    let cases = cases();
+    std::thread::scope(|s| {
+        for case in &cases {
+            let check = &check;
+            s.spawn(move || check(case));
+        }
+    });
+}
+
+/// OpenSM's "Virtual Lanes needed: N".
+fn layers_needed(log: &str) -> Option<u8> {
+    log.lines().find_map(|l| l.split("Virtual Lanes needed: ").nth(1)).and_then(|n| n.trim().parse().ok())
+}
+
+#[test]
+fn dfsssp_matches_opensm() {
+    if !opensm::available() {
+        return;
+    }
+    for_each_case_in_parallel(|case| {
+        let (c, run) = cross_check_with_run(case, Engine::Dfsssp, &[]);
+        assert!(c.identical() && c.entries > 0, "{}: {c:?}", case.name);
+        assert!(run.log.contains("dfsssp tables configured on all switches"), "{}", case.name);
+        // The fat trees need one layer, the ring with chords two (ours on the single-subnet
+        // fabrics: virtual_layers takes one subnet).
+        let expect = if case.name == "irregular" { 2 } else { 1 };
+        assert_eq!(layers_needed(&run.log), Some(expect), "{}", case.name);
+        if case.sm_node.is_none() {
+            let ours = routing::dfsssp::virtual_layers(&case.graph, 8).unwrap();
+            assert_eq!(ours.layers.needed, expect, "{}", case.name);
+        }
+    });
+}
+
+/// Cables `(a, b)` in order, each on the next free port of both nodes.
+fn cable_in_order(g: &mut FabricGraph, cables: &[(NodeId, NodeId)]) {
+    let speed = LinkSpeed { gen: LinkGen::Qdr, width: 4 };
+    let mut used: TiVec<NodeId, u16> = g.nodes.keys().map(|_| 0).collect();
+    for &(a, b) in cables {
+        used[a] += 1;
+        used[b] += 1;
+        let (pa, pb) = (g.port_of(a, used[a]).unwrap(), g.port_of(b, used[b]).unwrap());
+        g.connect(pa, pb, LinkProps::new(speed, 3.0)).unwrap();
+    }
+}
+
+/// `switches` switches of `radix` ports (GUIDs `guid_step` apart) cabled as `links` gives
+/// (switch, switch) pairs, then one HCA on every switch `host_of(i)` for hosts `0..hosts`.
+fn switch_graph(name: &str, switches: usize, radix: u16, guid_step: u64, links: &[(usize, usize)], hosts: usize, host_of: impl Fn(usize) -> usize) -> FabricGraph {
+    let speed = LinkSpeed { gen: LinkGen::Qdr, width: 4 };
+    let mut g = FabricGraph::new();
+    let sw: Vec<_> = (0..switches).map(|i| g.add_switch(format!("{name}{i}"), 0x0008_f104_0500_0000 + i as u64 * guid_step, radix, speed).unwrap()).collect();
+    let mut cables: Vec<(NodeId, NodeId)> = links.iter().map(|&(a, b)| (sw[a], sw[b])).collect();
+    for i in 0..hosts {
+        let h = g.add_host(format!("{name}h{i}"));
+        let ca = g.add_hca(h, format!("{name}h{i} mlx4_0"), 0x0002_c903_0002_0000 + i as u64 * 0x100, 1, speed).unwrap();
+        cables.push((ca, sw[host_of(i)]));
+    }
+    cable_in_order(&mut g, &cables);
+    g.assign_lids().unwrap();
+    g
+}
+
+/// A 4 x 4 torus of 8-port switches, a host on each: dfsssp needs three layers.
+fn torus() -> FabricGraph {
+    let n = 4;
+    let links: Vec<_> = (0..n * n).flat_map(|i| [(i, i / n * n + (i + 1) % n), (i, (i + n) % (n * n))]).collect();
+    switch_graph("t", n * n, 8, 0x100, &links, n * n, |i| i)
+}
+
+/// Thirty 12-port switches, each cabled to the ones 1, 7 and 11 further round, two hosts on
+/// each (host i on switch 7i mod 30): dfsssp needs four layers. GUIDs 0x10203 apart, so that
+/// OpenSM's switch order (byte-swapped GUID) is not the GUID order.
+fn circulant() -> FabricGraph {
+    let n = 30;
+    let links: Vec<_> = (0..n).flat_map(|i| [1, 7, 11].map(|d| (i, (i + d) % n))).collect();
+    switch_graph("c", n, 12, 0x10203, &links, 2 * n, |i| i * 7 % n)
+}
+
+/// OpenSM's debug log prints the SL of every (source, destination) pair after balancing (the
+/// first lane of the pair's layer): ours equal it pair for pair on the irregular fabric (two
+/// layers), a torus (three) and a circulant graph (four, after many cuts).
+#[test]
+fn dfsssp_layers_match_opensm() {
+    if !opensm::available() {
+        return;
+    }
+    let irregular = Case { name: "irregular-debug", ..cases().pop().unwrap() };
+    let torus = Case { name: "torus", graph: torus(), sm_node: None };
+    let circulant = Case { name: "circulant", graph: circulant(), sm_node: None };
+    let fabrics = [(irregular, 2, vec![508, 44]), (torus, 3, vec![908, 77, 7]), (circulant, 4, vec![6770, 998, 240, 2])];
+    for (case, layers, per_layer) in fabrics {
+        let (c, run) = cross_check_with_run(&case, Engine::Dfsssp, &["-D", "0x4b"]);
+        assert!(c.identical(), "{}: {c:?}", case.name);
+        let ours = routing::dfsssp::virtual_layers(&case.graph, 8).unwrap();
+        assert_eq!((layers_needed(&run.log), ours.layers.needed), (Some(layers), layers), "{}", case.name);
+        assert_eq!(ours.layers.paths[..usize::from(layers)], per_layer[..], "{}", case.name);
+        let sls = ours.group_sls();
+        let mut pairs = 0;
+        for line in run.log.lines() {
+            let Some(rest) = line.split("route from src_lid=").nth(1) else { continue };
+            let n: Vec<u16> = rest.split(|c: char| !c.is_ascii_digit()).filter(|s| !s.is_empty()).map(|s| s.parse().unwrap()).collect();
+            assert_eq!(sls.get(n[0], n[1]), n[2] as u8, "{}: SL of {} -> {}", case.name, n[0], n[1]);
+            pairs += 1;
+        }
+        let lids = case.graph.lids().len();
+        assert_eq!(pairs, lids * (lids - 1), "{}: pairs in OpenSM's log", case.name);
+    }
 }

@@ -9,7 +9,9 @@
 //! - [`loads`]: routes per directed link for all-to-all traffic.
 //! - [`ebb`]: effective bisection bandwidth over seeded patterns ([`ebb_patterns`]), each flow
 //!   given its share of its busiest link ([`flow_shares`]).
+//! - [`credit_loops`]: cycles of the channel dependency graph of each VL.
 pub mod components;
+pub mod credit_loops;
 pub mod ebb;
 pub mod ebb_patterns;
 pub mod flow_shares;
@@ -21,6 +23,7 @@ pub mod summary;
 mod test_fabrics;
 
 pub use components::{Components, Endpoint};
+pub use credit_loops::{check_credit_loops, CreditLoop, CreditLoopCheck};
 pub use ebb::{effective_bisection_bandwidth, EbbOptions, EbbReport};
 pub use ebb_patterns::PatternKind;
 pub use flow_shares::{FlowShares, Weighting};

@@ -135,7 +135,9 @@ pub fn run(engine: Engine, g: &FabricGraph, opts: &RouteOptions) -> Result<Engin
         Engine::Dmodk => EngineOutput::tables(dmodk::route(g)?),
         Engine::MinhopMod => EngineOutput::tables(minhop_mod::route(g)?),
         Engine::Dor => EngineOutput::tables(dor::route(g)?),
-        Engine::Minhop | Engine::Updn | Engine::Ftree | Engine::Sssp | Engine::Dfsssp => {
+        Engine::Sssp => EngineOutput::tables(sssp::route(g)?),
+        Engine::Dfsssp => dfsssp::route(g, opts)?,
+        Engine::Minhop | Engine::Updn | Engine::Ftree => {
             let _ = opts;
             return Err(GraphError(format!("routing engine {engine} is not built yet")));
         }

@@ -9,12 +9,14 @@
 //!
 //! [`shortest`] holds the BFS the first two share; [`path`] follows the tables.
 pub mod compare;
+pub mod dfsssp;
 pub mod dmodk;
 pub mod dor;
 pub mod engine;
 pub mod minhop_mod;
 pub mod path;
 pub mod shortest;
+pub mod sssp;
 pub mod subnets;
 
 pub use engine::{Engine, EngineOutput, Fallback, PathSls, RouteOptions};
