@@ -7,11 +7,11 @@
 mod common;
 use common::opensm;
 use rdmasim_core::fabric::build::GeneratorSpec;
-use rdmasim_core::fabric::graph::{FabricGraph, LinkProps, LinkState, NodeKind};
+use rdmasim_core::fabric::graph::{FabricGraph, GraphError, LinkProps, LinkState, NodeKind};
 use rdmasim_core::fabric::io::{ibsim_net, lfts_dump};
 use rdmasim_core::fabric::rate::{LinkGen, LinkSpeed};
 use rdmasim_core::fabric::routing::compare::{compare, LftComparison};
-use rdmasim_core::fabric::routing::{self, Engine, RouteOptions};
+use rdmasim_core::fabric::routing::{self, ftree, Engine, RouteOptions};
 use rdmasim_core::ids::{LinkId, PortId};
 
 /// A fabric to route, and the CA OpenSM runs on, which picks the subnet it manages.
@@ -94,10 +94,20 @@ fn irregular() -> FabricGraph {
 
 /// Routes `case` with OpenSM and with ours; compares on the switches OpenSM routed.
 pub fn cross_check(case: &Case, engine: Engine, extra: &[&str]) -> LftComparison {
+    let (ours, _) = cross_check_logged(case, engine, extra);
+    ours.unwrap_or_else(|e| panic!("{}: {e}", case.name))
+}
+
+/// [`cross_check`], and OpenSM's log; the comparison is an error when our routing fails
+/// (an engine not built yet).
+pub fn cross_check_logged(case: &Case, engine: Engine, extra: &[&str]) -> (Result<LftComparison, GraphError>, String) {
     let net = ibsim_net::write(&case.graph).unwrap();
     let run = opensm::route(&net, engine.name(), extra, case.name, case.sm_node.as_deref()).unwrap_or_else(|e| panic!("{}: {e}", case.name));
     let theirs = lfts_dump::read_for(&run.lfts_dump, "opensm-lfts.dump", &case.graph).unwrap();
-    let ours = routing::route(case.graph.clone(), &[engine], &RouteOptions::default()).unwrap().fabric.lfts;
+    let ours = match routing::route(case.graph.clone(), &[engine], &RouteOptions::default()) {
+        Ok(r) => r.fabric.lfts,
+        Err(e) => return (Err(e), run.log),
+    };
     // Only the subnet OpenSM managed: switches it wrote a table for.
     let mut g = case.graph.clone();
     let routed: Vec<bool> = g.nodes.iter_enumerated().map(|(id, _)| theirs.tables[id].iter().any(|&p| p != 255)).collect();
@@ -106,7 +116,7 @@ pub fn cross_check(case: &Case, engine: Engine, extra: &[&str]) -> LftComparison
             n.kind = NodeKind::Ca { host: 0usize.into(), rail: u16::MAX };
         }
     }
-    compare(&g, &ours, &theirs, 8)
+    (Ok(compare(&g, &ours, &theirs, 8)), run.log)
 }
 
 #[test]
@@ -122,5 +132,61 @@ fn opensm_routes_every_case_and_its_tables_read_back() {
         let routed = case.graph.switches().filter(|&s| lfts.tables[s].iter().any(|&p| p != 255)).count();
         let expect = if case.sm_node.is_some() { case.graph.num_switches() / 2 } else { case.graph.num_switches() };
         assert_eq!(routed, expect, "{}: switches OpenSM routed", case.name);
+    }
+}
+
+
+/// OpenSM's log with each message on one line: the time and function prefix dropped and
+/// continuation lines joined with ", " (a space after a colon), as ftree's fallback reasons quote it.
+fn log_messages(log: &str) -> String {
+    let mut out = String::new();
+    for line in log.lines() {
+        if line.starts_with(char::is_whitespace) {
+            out.push_str(if out.ends_with(':') { " " } else { ", " });
+            out.push_str(line.trim());
+            continue;
+        }
+        let msg = line.split_once(" -> ").map_or(line, |(_, m)| m);
+        let msg = match msg.split_once(": ") {
+            Some((func, rest)) if !func.contains(' ') => rest,
+            _ => msg,
+        };
+        out.push('\n');
+        out.push_str(msg.trim_end());
+    }
+    out
+}
+
+/// ftree against OpenSM: identical tables on the complete fat trees; on the others OpenSM
+/// falls back to minhop, and we detect it with the same words (each part of our reason is
+/// one of OpenSM's messages); their tables are minhop's (compared once minhop is built).
+#[test]
+fn ftree_matches_opensm() {
+    if !opensm::available() {
+        return;
+    }
+    for case in cases() {
+        let (cmp, log) = cross_check_logged(&case, Engine::Ftree, &[]);
+        if !["ft3-missing-uplink", "irregular"].contains(&case.name) {
+            assert!(log.contains("ftree tables configured on all switches"), "{}: OpenSM fell back:\n{log}", case.name);
+            let cmp = cmp.unwrap_or_else(|e| panic!("{}: {e}", case.name));
+            assert!(cmp.identical() && cmp.entries > 0, "{}: {cmp}", case.name);
+            eprintln!("{}: {cmp}", case.name);
+            continue;
+        }
+        assert!(log.contains("ftree: cannot build lid matrices"), "{}: OpenSM did not fall back:\n{log}", case.name);
+        let reason = ftree::check(&case.graph, &RouteOptions::default()).unwrap().unwrap_or_else(|| panic!("{}: we did not fall back", case.name));
+        let messages = log_messages(&log);
+        for part in reason.split("; ") {
+            assert!(messages.contains(part), "{}: OpenSM did not log {part:?}:\n{messages}", case.name);
+        }
+        match routing::route(case.graph.clone(), &[Engine::Ftree], &RouteOptions::default()) {
+            Ok(r) => {
+                let f = r.subnets[0].fallback.clone().unwrap();
+                assert_eq!((f.to, f.reason.as_str()), (Engine::Minhop, reason.as_str()));
+                eprintln!("{}: fell back to minhop as OpenSM did; tables: {}", case.name, cmp.unwrap());
+            }
+            Err(e) => assert!(e.0.contains("minhop"), "{}: {e}", case.name),
+        }
     }
 }

@@ -12,6 +12,7 @@ pub mod compare;
 pub mod dmodk;
 pub mod dor;
 pub mod engine;
+pub mod ftree;
 pub mod minhop_mod;
 pub mod path;
 pub mod shortest;
