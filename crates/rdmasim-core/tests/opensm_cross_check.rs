@@ -94,17 +94,17 @@ fn irregular() -> FabricGraph {
 
 /// Routes `case` with OpenSM and with ours; compares on the switches OpenSM routed.
 pub fn cross_check(case: &Case, engine: Engine, extra: &[&str]) -> LftComparison {
-    let (ours, _) = cross_check_logged(case, engine, extra);
+    let (ours, _) = cross_check_logged(case, engine, extra, &RouteOptions::default());
     ours.unwrap_or_else(|e| panic!("{}: {e}", case.name))
 }
 
-/// [`cross_check`], and OpenSM's log; the comparison is an error when our routing fails
-/// (an engine not built yet).
-pub fn cross_check_logged(case: &Case, engine: Engine, extra: &[&str]) -> (Result<LftComparison, GraphError>, String) {
+/// [`cross_check`] with our options `opts` (to match OpenSM's `extra`), and OpenSM's log; the
+/// comparison is an error when our routing fails (an engine not built yet).
+pub fn cross_check_logged(case: &Case, engine: Engine, extra: &[&str], opts: &RouteOptions) -> (Result<LftComparison, GraphError>, String) {
     let net = ibsim_net::write(&case.graph).unwrap();
     let run = opensm::route(&net, engine.name(), extra, case.name, case.sm_node.as_deref()).unwrap_or_else(|e| panic!("{}: {e}", case.name));
     let theirs = lfts_dump::read_for(&run.lfts_dump, "opensm-lfts.dump", &case.graph).unwrap();
-    let ours = match routing::route(case.graph.clone(), &[engine], &RouteOptions::default()) {
+    let ours = match routing::route(case.graph.clone(), &[engine], opts) {
         Ok(r) => r.fabric.lfts,
         Err(e) => return (Err(e), run.log),
     };
@@ -166,7 +166,7 @@ fn ftree_matches_opensm() {
         return;
     }
     for case in cases() {
-        let (cmp, log) = cross_check_logged(&case, Engine::Ftree, &[]);
+        let (cmp, log) = cross_check_logged(&case, Engine::Ftree, &[], &RouteOptions::default());
         if !["ft3-missing-uplink", "irregular"].contains(&case.name) {
             assert!(log.contains("ftree tables configured on all switches"), "{}: OpenSM fell back:\n{log}", case.name);
             let cmp = cmp.unwrap_or_else(|e| panic!("{}: {e}", case.name));
@@ -188,5 +188,64 @@ fn ftree_matches_opensm() {
             }
             Err(e) => assert!(e.0.contains("minhop"), "{}: {e}", case.name),
         }
+    }
+}
+
+/// ftree against OpenSM beyond the six: a leaf missing a host (dummy routes), a slimmed
+/// 2-level XGFT, a 4-level tree, roots given (OpenSM's root GUID file), and small
+/// TSUBAME2-like rails whose cores are directors of chips with parallel edge links: OpenSM
+/// takes an unused director leaf chip as a root there, and gives up when the director leaf
+/// chips carry unequal numbers of edges.
+#[test]
+fn ftree_matches_opensm_beyond_the_six() {
+    if !opensm::available() {
+        return;
+    }
+    let mut missing_host = spec(r#"{"kind":"fat-tree-k","k":8}"#).build().unwrap();
+    let host = links_between(&missing_host, "h5 mlx4_0", "L1-s")[0];
+    missing_host.links[host].state = LinkState::Down;
+    let ft3 = spec(r#"{"kind":"fat-tree-k","k":8}"#).build().unwrap();
+    let tsubame = |hosts: usize| spec(&format!(r#"{{"kind":"tsubame2","hosts":{hosts},"rails":1,"hosts_per_edge":8,"edge_radix":12,"cores_per_rail":2,"links_per_core":2,"director_ports":16,"chip_radix":8}}"#)).build().unwrap();
+    let spines = |g: &FabricGraph| g.nodes.iter().filter(|n| n.name.contains("spine")).map(|n| format!("{:#018x}", n.guid)).collect::<Vec<_>>();
+    let l3 = |g: &FabricGraph| g.nodes.iter().filter(|n| n.name.contains("L3-")).map(|n| n.name.clone()).collect::<Vec<_>>();
+    let case = |name, graph| Case { name, graph, sm_node: None };
+    let small = tsubame(48);
+    let cases: Vec<(Case, Vec<String>, Option<&str>)> = vec![
+        (case("ft3-missing-host", missing_host), vec![], None),
+        (case("xgft-slim", spec(r#"{"kind":"xgft","m":[4,4],"w":[1,2]}"#).build().unwrap()), vec![], None),
+        (case("2-ary-4-tree", spec(r#"{"kind":"k-ary-n-tree","k":2,"n":4}"#).build().unwrap()), vec![], None),
+        (case("ft3-roots", ft3.clone()), l3(&ft3), None),
+        (case("tsubame-small", small.clone()), vec![], None),
+        (case("tsubame-small-roots", small.clone()), spines(&small), None),
+        (case("tsubame-uneven", tsubame(40)), vec![], Some("ERR AB0A: Different number of downward port groups")),
+    ];
+    for (case, roots, fallback) in cases {
+        let mut extra = Vec::new();
+        let file = std::env::temp_dir().join(format!("rdmasim-ftree-roots-{}-{}", std::process::id(), case.name));
+        if !roots.is_empty() {
+            let guids: Vec<String> = roots.iter().map(|r| case.graph.nodes.iter().find(|n| &n.name == r || format!("{:#018x}", n.guid) == *r).map(|n| format!("{:#018x}\n", n.guid)).unwrap()).collect();
+            std::fs::write(&file, guids.concat()).unwrap();
+            extra = vec!["-a".to_string(), file.display().to_string()];
+        }
+        let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+        let opts = RouteOptions { roots, ..RouteOptions::default() };
+        let (cmp, log) = cross_check_logged(&case, Engine::Ftree, &extra, &opts);
+        let _ = std::fs::remove_file(&file);
+        let reason = ftree::check(&case.graph, &opts).unwrap();
+        if let Some(expected) = fallback {
+            assert!(log.contains("ftree: cannot build lid matrices"), "{}: OpenSM did not fall back:\n{log}", case.name);
+            let reason = reason.unwrap_or_else(|| panic!("{}: we did not fall back", case.name));
+            assert!(reason.starts_with(expected), "{}: {reason}", case.name);
+            let messages = log_messages(&log);
+            for part in reason.split("; ") {
+                assert!(messages.contains(part), "{}: OpenSM did not log {part:?}:\n{messages}", case.name);
+            }
+            continue;
+        }
+        assert!(log.contains("ftree tables configured on all switches"), "{}: OpenSM fell back:\n{log}", case.name);
+        assert_eq!(reason, None, "{}", case.name);
+        let cmp = cmp.unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        eprintln!("{}: {cmp}", case.name);
+        assert!(cmp.identical() && cmp.entries > 0, "{}: {cmp}", case.name);
     }
 }
