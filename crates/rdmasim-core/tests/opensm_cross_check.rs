@@ -192,7 +192,8 @@ fn ftree_matches_opensm() {
 }
 
 /// ftree against OpenSM beyond the six: a leaf missing a host (dummy routes), a slimmed
-/// 2-level XGFT, a 4-level tree, roots given (OpenSM's root GUID file), and small
+/// 2-level XGFT, a 4-level tree, roots given (OpenSM's root GUID file; then it routes a tree
+/// with a missing uplink too, as it checks the tree is pure only without roots), and small
 /// TSUBAME2-like rails whose cores are directors of chips with parallel edge links: OpenSM
 /// takes an unused director leaf chip as a root there, and gives up when the director leaf
 /// chips carry unequal numbers of edges.
@@ -205,6 +206,7 @@ fn ftree_matches_opensm_beyond_the_six() {
     let host = links_between(&missing_host, "h5 mlx4_0", "L1-s")[0];
     missing_host.links[host].state = LinkState::Down;
     let ft3 = spec(r#"{"kind":"fat-tree-k","k":8}"#).build().unwrap();
+    let missing_uplink = cases().into_iter().find(|c| c.name == "ft3-missing-uplink").unwrap().graph;
     let tsubame = |hosts: usize| spec(&format!(r#"{{"kind":"tsubame2","hosts":{hosts},"rails":1,"hosts_per_edge":8,"edge_radix":12,"cores_per_rail":2,"links_per_core":2,"director_ports":16,"chip_radix":8}}"#)).build().unwrap();
     let spines = |g: &FabricGraph| g.nodes.iter().filter(|n| n.name.contains("spine")).map(|n| format!("{:#018x}", n.guid)).collect::<Vec<_>>();
     let l3 = |g: &FabricGraph| g.nodes.iter().filter(|n| n.name.contains("L3-")).map(|n| n.name.clone()).collect::<Vec<_>>();
@@ -215,6 +217,7 @@ fn ftree_matches_opensm_beyond_the_six() {
         (case("xgft-slim", spec(r#"{"kind":"xgft","m":[4,4],"w":[1,2]}"#).build().unwrap()), vec![], None),
         (case("2-ary-4-tree", spec(r#"{"kind":"k-ary-n-tree","k":2,"n":4}"#).build().unwrap()), vec![], None),
         (case("ft3-roots", ft3.clone()), l3(&ft3), None),
+        (case("ft3-missing-uplink-roots", missing_uplink), l3(&ft3), None),
         (case("tsubame-small", small.clone()), vec![], None),
         (case("tsubame-small-roots", small.clone()), spines(&small), None),
         (case("tsubame-uneven", tsubame(40)), vec![], Some("ERR AB0A: Different number of downward port groups")),

@@ -67,3 +67,6 @@ pub fn route(g: &FabricGraph, opts: &RouteOptions) -> Result<EngineOutput, Graph
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
