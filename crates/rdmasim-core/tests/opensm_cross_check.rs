@@ -196,7 +196,8 @@ fn ftree_matches_opensm() {
 /// with a missing uplink too, as it checks the tree is pure only without roots), and small
 /// TSUBAME2-like rails whose cores are directors of chips with parallel edge links: OpenSM
 /// takes an unused director leaf chip as a root there, and gives up when the director leaf
-/// chips carry unequal numbers of edges.
+/// chips carry unequal numbers of edges; with 5 hosts per edge over 2 directors, routes
+/// favour the first director as in tests/ftree_tsubame2.rs.
 #[test]
 fn ftree_matches_opensm_beyond_the_six() {
     if !opensm::available() {
@@ -207,11 +208,12 @@ fn ftree_matches_opensm_beyond_the_six() {
     missing_host.links[host].state = LinkState::Down;
     let ft3 = spec(r#"{"kind":"fat-tree-k","k":8}"#).build().unwrap();
     let missing_uplink = cases().into_iter().find(|c| c.name == "ft3-missing-uplink").unwrap().graph;
-    let tsubame = |hosts: usize| spec(&format!(r#"{{"kind":"tsubame2","hosts":{hosts},"rails":1,"hosts_per_edge":8,"edge_radix":12,"cores_per_rail":2,"links_per_core":2,"director_ports":16,"chip_radix":8}}"#)).build().unwrap();
+    let tsubame = |hosts: usize, per_edge: usize| spec(&format!(r#"{{"kind":"tsubame2","hosts":{hosts},"rails":1,"hosts_per_edge":{per_edge},"edge_radix":12,"cores_per_rail":2,"links_per_core":2,"director_ports":16,"chip_radix":8}}"#)).build().unwrap();
     let spines = |g: &FabricGraph| g.nodes.iter().filter(|n| n.name.contains("spine")).map(|n| format!("{:#018x}", n.guid)).collect::<Vec<_>>();
     let l3 = |g: &FabricGraph| g.nodes.iter().filter(|n| n.name.contains("L3-")).map(|n| n.name.clone()).collect::<Vec<_>>();
     let case = |name, graph| Case { name, graph, sm_node: None };
-    let small = tsubame(48);
+    let small = tsubame(48, 8);
+    let odd = tsubame(30, 5);
     let cases: Vec<(Case, Vec<String>, Option<&str>)> = vec![
         (case("ft3-missing-host", missing_host), vec![], None),
         (case("xgft-slim", spec(r#"{"kind":"xgft","m":[4,4],"w":[1,2]}"#).build().unwrap()), vec![], None),
@@ -220,7 +222,8 @@ fn ftree_matches_opensm_beyond_the_six() {
         (case("ft3-missing-uplink-roots", missing_uplink), l3(&ft3), None),
         (case("tsubame-small", small.clone()), vec![], None),
         (case("tsubame-small-roots", small.clone()), spines(&small), None),
-        (case("tsubame-uneven", tsubame(40)), vec![], Some("ERR AB0A: Different number of downward port groups")),
+        (case("tsubame-odd-roots", odd.clone()), spines(&odd), None),
+        (case("tsubame-uneven", tsubame(40, 8)), vec![], Some("ERR AB0A: Different number of downward port groups")),
     ];
     for (case, roots, fallback) in cases {
         let mut extra = Vec::new();
