@@ -36,8 +36,13 @@ pub fn build(g: &FabricGraph, opts: &RouteOptions) -> Result<Result<Fabric, Stri
 /// Ranks, checks and indexes `f`, in OpenSM's order of checks.
 fn shape(g: &FabricGraph, f: &mut Fabric, roots: Option<&[crate::ids::NodeId]>) -> Result<(), String> {
     rank::rank(g, f, roots)?;
+    rank::drop_unranked(f);
     if f.max_rank == 0 && f.switches.len() > 1 {
         return Err("ERR AB2B: Found more than one root on fabric with maximum rank 0".into());
+    }
+    if let Some((a, b)) = rank::ca_cabled_to_ca(g, f) {
+        // Only reachable with given roots: ranking from the leaves checks this first.
+        return Err(format!("ERR AB11: CA connected directly to another CA: {a:#018x} <---> {b:#018x}; {}", validate::NOT_FAT_TREE));
     }
     f.build_groups(g);
     if f.cas.iter().all(|&c| f.ca_ports[c].is_empty()) {

@@ -44,24 +44,34 @@ pub fn rank(g: &FabricGraph, f: &mut Fabric, roots: Option<&[NodeId]>) -> Result
         f.max_rank = rank_from(f, &links, roots);
         return Ok(());
     }
-    let mut leaves = Vec::new();
-    for &ca in &f.cas {
-        for p in g.nodes[ca].ports() {
-            let Some(peer) = g.peer_up(p) else { continue };
-            let other = g.ports[peer].node;
-            if matches!(g.nodes[other].kind, NodeKind::Ca { .. }) {
-                return Err(format!(
-                    "ERR AB0F: CA connected directly to another CA: {:#018x} <---> {:#018x}; ERR AB14: Subnet ranking failed - subnet is not FatTree; Failed ranking the tree",
-                    g.nodes[ca].guid, g.nodes[other].guid
-                ));
-            }
-            leaves.push(other);
-        }
+    if let Some((a, b)) = ca_cabled_to_ca(g, f) {
+        return Err(format!("ERR AB0F: CA connected directly to another CA: {a:#018x} <---> {b:#018x}; ERR AB14: Subnet ranking failed - subnet is not FatTree; Failed ranking the tree"));
     }
+    let leaves: Vec<NodeId> = f.cas.iter().flat_map(|&ca| f.ca_ports[ca].iter().map(|p| p.switch)).collect();
     let max = rank_from(f, &links, &leaves);
     let roots: Vec<NodeId> = f.switches.iter().copied().filter(|&s| f.sw[s].rank == max).collect();
     f.max_rank = rank_from(f, &links, &roots);
     Ok(())
+}
+
+/// The GUIDs of the first CA (OpenSM's order) cabled to a CA, and of that CA.
+pub fn ca_cabled_to_ca(g: &FabricGraph, f: &Fabric) -> Option<(u64, u64)> {
+    f.cas.iter().find_map(|&ca| {
+        g.nodes[ca].ports().find_map(|p| {
+            let other = g.ports[g.peer_up(p)?].node;
+            matches!(g.nodes[other].kind, NodeKind::Ca { .. }).then(|| (g.nodes[ca].guid, g.nodes[other].guid))
+        })
+    })
+}
+
+/// Leaves out the switches no ranking reached (with given roots: switches joined to them only
+/// through CAs) and the CA ports cabled to them, as OpenSM removes them from its tables.
+pub fn drop_unranked(f: &mut Fabric) {
+    let sw = &f.sw;
+    f.switches.retain(|&s| sw[s].rank != UNRANKED);
+    for ports in f.ca_ports.iter_mut() {
+        ports.retain(|p| sw[p.switch].rank != UNRANKED);
+    }
 }
 
 /// The switches `names` names, by node name or GUID (`0x…`, as OpenSM's root GUID file

@@ -155,3 +155,26 @@ fn given_roots_skip_the_pure_tree_check() {
         assert!(host_lids.iter().all(|&lid| out.lfts.route(s, lid).is_some()), "{}", g.nodes[s].name);
     }
 }
+
+#[test]
+fn a_ca_cabled_to_a_ca_is_not_a_fat_tree() {
+    let mut g = build(r#"{"kind":"xgft","m":[2,2],"w":[1,2],"radix":6}"#);
+    let leaves: Vec<_> = g.switches().filter(|&s| level(&g, s) == 1).collect();
+    let mut cas = Vec::new();
+    for (i, &leaf) in leaves.iter().enumerate() {
+        let h = g.add_host(format!("dual{i}"));
+        let ca = g.add_hca(h, format!("dual{i} mlx4_0"), 0x0002_c903_00ee_0000 + i as u64 * 0x100, 2, QDR).unwrap();
+        let (a, b) = (g.port_of(ca, 1).unwrap(), g.port_of(leaf, 5).unwrap());
+        g.connect(a, b, LinkProps::new(QDR, 1.0)).unwrap();
+        cas.push(ca);
+    }
+    let (a, b) = (g.port_of(cas[0], 2).unwrap(), g.port_of(cas[1], 2).unwrap());
+    g.connect(a, b, LinkProps::new(QDR, 1.0)).unwrap();
+    g.assign_lids().unwrap();
+    let pair = format!("{:#018x} <---> {:#018x}", g.nodes[cas[0]].guid, g.nodes[cas[1]].guid);
+    let reason = assert_falls_back(&g, &RouteOptions::default(), "ERR AB0F: CA connected directly to another CA: ");
+    assert!(reason.contains(&pair) && reason.ends_with("Failed ranking the tree"), "{reason}");
+    let tops: Vec<String> = g.switches().filter(|&s| level(&g, s) == 2).map(|s| g.nodes[s].name.clone()).collect();
+    let reason = assert_falls_back(&g, &RouteOptions { roots: tops, ..RouteOptions::default() }, "ERR AB11: CA connected directly to another CA: ");
+    assert!(reason.contains(&pair), "{reason}");
+}
