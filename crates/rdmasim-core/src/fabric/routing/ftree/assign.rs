@@ -100,9 +100,12 @@ pub fn route(f: &mut Fabric, mut lfts: Lfts) -> Lfts {
 }
 
 impl Router<'_> {
-    /// Sorts one of `sw`'s group lists by `counter` then neighbour index. (OpenSM bubble-sorts
-    /// the list it keeps; by these keys, which are all distinct for switch neighbours, the
-    /// result is the same. CAs' groups keep their port order.)
+    /// Sorts one of `sw`'s group lists by `counter` then neighbour index. OpenSM bubble-sorts
+    /// the list it keeps, skipping the sort while no counter of the list moved; by these keys,
+    /// distinct for switch neighbours, the result is the same. Its up-group comparison has a
+    /// middle key, the least downward count among the neighbour's down groups, which never
+    /// moves from 0 (only up groups are counted down), so it is left out. CAs' groups (only
+    /// on leaves, whose lists OpenSM never re-sorts) keep their port order.
     fn sort(&mut self, list: fn(&mut super::model::FtSwitch) -> &mut Vec<GroupId>, sw: NodeId, counter: fn(&super::model::PortGroup) -> u32) {
         let mut groups = std::mem::take(list(&mut self.f.sw[sw]));
         groups.sort_by_key(|&g| (counter(&self.f.groups[g]), self.f.groups[g].remote_tuple));

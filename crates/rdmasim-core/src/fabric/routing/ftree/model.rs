@@ -56,7 +56,7 @@ pub struct GroupPort {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Remote {
     Switch(NodeId),
-    /// A CA port: the CA and that port's LID.
+    /// A CA port (its LID is the group's `remote_lid`).
     Ca(NodeId),
 }
 
