@@ -192,7 +192,8 @@ fn ftree_matches_opensm() {
 }
 
 /// ftree against OpenSM beyond the six: a leaf missing a host (dummy routes), a slimmed
-/// 2-level XGFT, a 4-level tree, roots given (OpenSM's root GUID file; then it routes a tree
+/// 2-level XGFT, alone and with its top switches cabled together (siblings), a 3-level XGFT
+/// with two middle switches cabled together, a 4-level tree, roots given (OpenSM's root GUID file; then it routes a tree
 /// with a missing uplink too, as it checks the tree is pure only without roots), and small
 /// TSUBAME2-like rails whose cores are directors of chips with parallel edge links: OpenSM
 /// takes an unused director leaf chip as a root there, and gives up when the director leaf
@@ -212,11 +213,27 @@ fn ftree_matches_opensm_beyond_the_six() {
     let spines = |g: &FabricGraph| g.nodes.iter().filter(|n| n.name.contains("spine")).map(|n| format!("{:#018x}", n.guid)).collect::<Vec<_>>();
     let l3 = |g: &FabricGraph| g.nodes.iter().filter(|n| n.name.contains("L3-")).map(|n| n.name.clone()).collect::<Vec<_>>();
     let case = |name, graph| Case { name, graph, sm_node: None };
+    // The two top switches of a slimmed tree cabled together, twice: sibling groups. (Not
+    // leaves: see docs/routing-ftree.md.)
+    let mut siblings = spec(r#"{"kind":"xgft","m":[4,4],"w":[1,2],"radix":8}"#).build().unwrap();
+    let top = |g: &FabricGraph, i: usize| g.nodes.iter_enumerated().filter(|(_, n)| n.name.contains("-L2-")).nth(i).map(|(id, _)| id).unwrap();
+    let (a, b) = (top(&siblings, 0), top(&siblings, 1));
+    for port in [6, 8] {
+        let (pa, pb) = (siblings.port_of(a, port).unwrap(), siblings.port_of(b, port).unwrap());
+        siblings.connect(pa, pb, LinkProps::new(LinkSpeed { gen: LinkGen::Qdr, width: 4 }, 1.0)).unwrap();
+    }
+    // And two middle switches of a 3-level tree: siblings on the way up.
+    let mut mid_siblings = spec(r#"{"kind":"xgft","m":[2,2,2],"w":[1,2,2],"radix":8}"#).build().unwrap();
+    let mids: Vec<_> = mid_siblings.nodes.iter_enumerated().filter(|(_, n)| n.name.contains("-L2-")).map(|(id, _)| id).collect();
+    let (pa, pb) = (mid_siblings.port_of(mids[0], 8).unwrap(), mid_siblings.port_of(mids[3], 8).unwrap());
+    mid_siblings.connect(pa, pb, LinkProps::new(LinkSpeed { gen: LinkGen::Qdr, width: 4 }, 1.0)).unwrap();
     let small = tsubame(48, 8);
     let odd = tsubame(30, 5);
     let cases: Vec<(Case, Vec<String>, Option<&str>)> = vec![
         (case("ft3-missing-host", missing_host), vec![], None),
         (case("xgft-slim", spec(r#"{"kind":"xgft","m":[4,4],"w":[1,2]}"#).build().unwrap()), vec![], None),
+        (case("xgft-siblings", siblings), vec![], None),
+        (case("xgft3-mid-siblings", mid_siblings), vec![], None),
         (case("2-ary-4-tree", spec(r#"{"kind":"k-ary-n-tree","k":2,"n":4}"#).build().unwrap()), vec![], None),
         (case("ft3-roots", ft3.clone()), l3(&ft3), None),
         (case("ft3-missing-uplink-roots", missing_uplink), l3(&ft3), None),
