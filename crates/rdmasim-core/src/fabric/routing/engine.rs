@@ -137,7 +137,8 @@ pub fn run(engine: Engine, g: &FabricGraph, opts: &RouteOptions) -> Result<Engin
         Engine::Dor => EngineOutput::tables(dor::route(g)?),
         Engine::Sssp => EngineOutput::tables(sssp::route(g)?),
         Engine::Dfsssp => dfsssp::route(g, opts)?,
-        Engine::Minhop | Engine::Updn | Engine::Ftree => {
+        Engine::Ftree => ftree::route(g, opts)?,
+        Engine::Minhop | Engine::Updn => {
             let _ = opts;
             return Err(GraphError(format!("routing engine {engine} is not built yet")));
         }

@@ -13,6 +13,7 @@ pub mod dfsssp;
 pub mod dmodk;
 pub mod dor;
 pub mod engine;
+pub mod ftree;
 pub mod minhop_mod;
 pub mod path;
 pub mod shortest;
