@@ -137,7 +137,8 @@ class Fabric:
                         max_vls: Optional[int] = None, top: int = DEFAULT_TOP,
                         ebb_patterns: int = 1000, ebb_seed: int = 0) -> pd.DataFrame:
         """The fabric under each engine (or per-rail list, ``"ftree,dfsssp"``) side by side:
-        one row per engine with route_s, unroutable pairs, loops, the switch-link routes (max,
+        one row per engine with route_s, unroutable pairs, loops, credit_loop_vl (the VL of a
+        credit loop, None without one), the switch-link routes (max,
         mean, histogram), used (per rail, after any fallback) and error (why an engine could
         not route the fabric), and ebb / ebb_ci95 (random bisections, ``ebb_patterns`` of them;
         0 leaves the EBB out). The fabric's own routing is not changed."""
@@ -278,6 +279,7 @@ def _comparison_frame(rows: List[Dict[str, Any]]) -> pd.DataFrame:
             "route_s": r["route_s"],
             "unroutable": (s.get("unroutable") or {}).get("pairs"),
             "loops": (s.get("loops") or {}).get("count"),
+            "credit_loop_vl": ((s.get("credit_loops") or {}).get("credit_loop") or {}).get("vl"),
             "max_routes": sw.get("max"),
             "mean_routes": sw.get("mean"),
             "histogram": sw.get("histogram"),

@@ -73,6 +73,7 @@ impl Simulation {
         }
         let host_speed = |h: u32| profiles[host_hw.get(h as usize).copied().unwrap_or(0) as usize].link_speed();
         let routed = crate::fabric::from_scenario::routed_fabric(t, &prof, &host_speed).map_err(|e| err("topology", e.0))?;
+        check_credit_loops(t, &routed).map_err(|m| err("topology.credit_loops", m))?;
         let mut fabric = topology::instantiate(&routed, &prof, scenario.seed);
         for (i, f) in scenario.faults.iter().enumerate() {
             let key = format!("faults[{i}].link");
@@ -138,6 +139,7 @@ impl Simulation {
             ahead: Default::default(),
             hcas,
             lid_hca,
+            path_sls: routed.sls.clone().map(std::sync::Arc::new),
             host_names,
             hca_labels,
             hosts,
@@ -478,3 +480,26 @@ fn past_the_end(now: Time, what: &str) -> String {
     format!("simulated time would pass 2^64 ps (213 days), the end of the simulator's clock, after {:.6} s: {what}; results are those up to then", now.as_secs_f64())
 }
 
+
+/// Refuses (or, with `credit_loops = "warn"`, reports on stderr) a fabric whose tables make a
+/// credit loop: under load such a fabric can deadlock, and the run would end stalled with no
+/// word of why. Tables a generator made with its own engine need no check: D-mod-K routes up
+/// then down (an up*/down* order has no cycle) and the hyper-crossbar has no switch-to-switch
+/// channel.
+fn check_credit_loops(t: &crate::scenario::TopologySection, routed: &crate::fabric::graph::RoutedFabric) -> Result<(), String> {
+    use crate::scenario::{CreditLoopPolicy, TopologyKind};
+    let by_construction = t.kind != TopologyKind::Graph || (t.generator.is_some() && t.route.is_none());
+    if by_construction {
+        return Ok(());
+    }
+    let Some(l) = crate::fabric::analysis::check_credit_loops(routed).credit_loop else { return Ok(()) };
+    match t.credit_loops {
+        CreditLoopPolicy::Refuse => Err(format!(
+            "the routed fabric has a {l}; under load it can deadlock. Expected tables without credit loops (route = \"dfsssp\" breaks them with SLs), or credit_loops = \"warn\" to run it anyway"
+        )),
+        CreditLoopPolicy::Warn => {
+            eprintln!("rdmasim: warning: the routed fabric has a {l}; running it anyway (credit_loops = \"warn\")");
+            Ok(())
+        }
+    }
+}

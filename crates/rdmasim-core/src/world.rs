@@ -83,6 +83,9 @@ pub struct World {
     pub hca_labels: TiVec<HcaId, (String, String, u16)>,
     /// The HCA that owns each LID (by LID; None for a switch's LID or an unused one).
     pub lid_hca: Vec<Option<HcaId>>,
+    /// The SL of each path when the routing assigns them (dfsssp's layers): a QP takes its
+    /// path's, as an application takes the SL of the path record the SA answers with.
+    pub path_sls: Option<std::sync::Arc<crate::fabric::routing::PathSls>>,
     pub hosts: TiVec<HostId, Host>,
     /// Application threads; thread h < hosts.len() is host h's main thread.
     pub threads: TiVec<ThreadId, CpuThread>,

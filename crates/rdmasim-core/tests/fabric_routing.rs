@@ -34,3 +34,71 @@ fn each_rail_is_routed_as_its_own_subnet() {
     let e = routing::route(g, &[Engine::Dmodk; 3], &RouteOptions::default()).unwrap_err().0;
     assert!(e.contains("3 routing engines") && e.contains("2 rails"), "{e}");
 }
+
+/// Six switches in a ring, two hosts on each, written as an ibsim net file: minhop-style
+/// routing closes a credit loop round the ring.
+fn ring_net_file(dir: &std::path::Path) -> std::path::PathBuf {
+    use rdmasim_core::fabric::graph::{FabricGraph, LinkProps};
+    use rdmasim_core::fabric::rate::{LinkGen, LinkSpeed};
+    let speed = LinkSpeed { gen: LinkGen::Qdr, width: 4 };
+    let mut g = FabricGraph::new();
+    let sw: Vec<_> = (0..6).map(|i| g.add_switch(format!("sw{i}"), 0x100 + i, 8, speed).unwrap()).collect();
+    for i in 0..6 {
+        let (a, b) = (g.port_of(sw[i], 1).unwrap(), g.port_of(sw[(i + 1) % 6], 2).unwrap());
+        g.connect(a, b, LinkProps::new(speed, 2.0)).unwrap();
+    }
+    for h in 0..12u64 {
+        let host = g.add_host(format!("h{h}"));
+        let ca = g.add_hca(host, format!("h{h} mlx4_0"), 0x1000 + h * 0x10, 1, speed).unwrap();
+        let p = g.port_of(sw[(h / 2) as usize], 3 + (h % 2) as u16).unwrap();
+        let c = g.port_of(ca, 1).unwrap();
+        g.connect(c, p, LinkProps::new(speed, 2.0)).unwrap();
+    }
+    g.assign_lids().unwrap();
+    let path = dir.join("ring.net");
+    std::fs::write(&path, rdmasim_core::fabric::io::ibsim_net::write(&g).unwrap()).unwrap();
+    path
+}
+
+fn ring_scenario(net: &std::path::Path, topology_extra: &str) -> String {
+    format!(
+        r#"
+[hardware]
+profile = "cx3-fdr"
+[topology]
+file = "{}"
+{topology_extra}
+[workload]
+kind = "flows"
+[[workload.flow]]
+client = 0
+server = 6
+verb = "write"
+size = 4096
+count = 20
+"#,
+        net.display()
+    )
+}
+
+#[test]
+fn a_credit_loop_is_refused_unless_warned_and_dfsssp_breaks_it_with_path_sls() {
+    use rdmasim_core::api::Simulation;
+    let dir = std::env::temp_dir().join(format!("rdmasim-ring-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let net = ring_net_file(&dir);
+    let e = Simulation::from_toml(&ring_scenario(&net, ""), "ring.toml").err().expect("refused").to_string();
+    assert!(e.contains("topology.credit_loops") && e.contains("credit loop on VL 0: 6 channels"), "{e}");
+    let mut sim = Simulation::from_toml(&ring_scenario(&net, "credit_loops = \"warn\""), "ring.toml").unwrap();
+    sim.run();
+    let mut sim = Simulation::from_toml(&ring_scenario(&net, "route = \"dfsssp\""), "ring.toml").unwrap();
+    let sls: Vec<u8> = sim.world.hcas.iter().flat_map(|h| h.qps.iter().map(|q| q.attr.sl)).collect();
+    assert_eq!(sls.len(), 2);
+    let table = sim.world.path_sls.clone().expect("dfsssp gives paths SLs");
+    assert!(table.max_sl() >= 1, "the ring needs two layers");
+    let (a, b) = (sim.world.hcas.iter().next().unwrap(), sim.world.hcas.iter().nth(6).unwrap());
+    assert_eq!(sls, vec![table.get(a.lid, b.lid), table.get(b.lid, a.lid)]);
+    sim.run();
+    let e = Simulation::from_toml(&ring_scenario(&net, "route = \"dfsssp\"\n[qp]\nsl = 3"), "ring.toml").err().unwrap().to_string();
+    assert!(e.contains("qp.sl") && e.contains("expected no SL set by hand"), "{e}");
+}

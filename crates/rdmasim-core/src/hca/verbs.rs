@@ -27,11 +27,17 @@ impl World {
         let qpn_b = QPN_BASE + self.hcas[b].qps.len() as u32 + if a == b { 1 } else { 0 };
         let (lid_a, lid_b) = (self.hcas[a].lid, self.hcas[b].lid);
         let (thread_a, thread_b) = (self.main_thread(a), self.main_thread(b));
-        self.hcas[a].qps.push(Qp::new(qpn_a, a, lid_b, qpn_b, attr, app_a, thread_a));
-        self.hcas[b].qps.push(Qp::new(qpn_b, b, lid_a, qpn_a, attr, app_b, thread_b));
-        let vl = crate::fabric::sl2vl::vl_of(attr.sl);
-        self.hcas[a].note_vl(vl);
-        self.hcas[b].note_vl(vl);
+        // Each side sends on its path's SL when the routing gives paths SLs (dfsssp), as the
+        // SA's path record would tell it; the two directions may differ.
+        let (attr_a, attr_b) = match &self.path_sls {
+            Some(sls) => (QpAttr { sl: sls.get(lid_a, lid_b), ..attr }, QpAttr { sl: sls.get(lid_b, lid_a), ..attr }),
+            None => (attr, attr),
+        };
+        self.hcas[a].qps.push(Qp::new(qpn_a, a, lid_b, qpn_b, attr_a, app_a, thread_a));
+        self.hcas[b].qps.push(Qp::new(qpn_b, b, lid_a, qpn_a, attr_b, app_b, thread_b));
+        let (vl_a, vl_b) = (crate::fabric::sl2vl::vl_of(attr_a.sl), crate::fabric::sl2vl::vl_of(attr_b.sl));
+        self.hcas[a].note_vl(vl_a);
+        self.hcas[b].note_vl(vl_b);
         (QpRef { hca: a, qpn: qpn_a }, QpRef { hca: b, qpn: qpn_b })
     }
 

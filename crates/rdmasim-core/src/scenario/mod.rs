@@ -437,6 +437,20 @@ pub fn resolve_topology(s: &mut Scenario, source: &str) -> Result<(), (String, S
     if routed.graph.hosts.is_empty() {
         return Err((what.into(), "the fabric has no host (no HCA); expected at least two".into()));
     }
+    if routed.sls.is_some() {
+        // dfsssp gives every path its SL (a virtual layer): one set by hand would put the path
+        // on another layer and could close the credit loop the layers break.
+        let explicit = if s.qp.sl != 0 {
+            Some("qp.sl".to_string())
+        } else if let WorkloadSection::Flows(f) = &s.workload {
+            f.flow.iter().position(|fl| fl.sl.is_some()).map(|i| format!("workload.flow[{i}].sl"))
+        } else {
+            None
+        };
+        if let Some(key) = explicit {
+            return Err((key, "the routing gives every path its SL (dfsssp's virtual layers); expected no SL set by hand".into()));
+        }
+    }
     let hosts = routed.graph.hosts.len();
     t.hosts = u32::try_from(hosts).map_err(|_| ("topology.generator".to_string(), format!("{hosts} hosts is too many")))?;
     t.kind = TopologyKind::Graph;

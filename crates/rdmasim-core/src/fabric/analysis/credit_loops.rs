@@ -23,20 +23,21 @@ use crate::fabric::sl2vl::vl_of;
 use crate::ids::{NodeId, PortId, TiVec};
 
 /// A cycle of channel dependencies on one VL.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct CreditLoop {
     pub vl: u8,
     /// The cycle's channels in order, each `"switch"[port] -> "switch"[port]`; the last
     /// depends on the first.
     pub hops: Vec<String>,
     /// The sending port of each channel.
+    #[serde(skip)]
     pub channels: Vec<PortId>,
     /// Endpoint pairs on this VL whose path makes at least one of the cycle's dependencies.
     pub paths: usize,
 }
 
 /// What the check found: dependencies per VL, and the first credit loop, if any.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct CreditLoopCheck {
     pub dependencies: [usize; NUM_VL],
     pub credit_loop: Option<CreditLoop>,
@@ -215,5 +216,11 @@ impl Walker<'_> {
             }
         }
         count
+    }
+}
+
+impl std::fmt::Display for CreditLoop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "credit loop on VL {}: {} channels, made by {} paths: {}", self.vl, self.hops.len(), self.paths, self.hops.join(" => "))
     }
 }

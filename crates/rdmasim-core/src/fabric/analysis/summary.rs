@@ -35,6 +35,8 @@ pub struct FabricSummary {
     pub pairs: u64,
     pub unroutable: Unroutable,
     pub loops: Loops,
+    /// Cycles of the channel dependency graph of each VL (analysis/credit_loops.rs).
+    pub credit_loops: super::credit_loops::CreditLoopCheck,
 }
 
 /// A link that trained below what both of its ends support.
@@ -120,6 +122,7 @@ pub fn summarize(rf: &RoutedFabric) -> FabricSummary {
         pairs: 0,
         unroutable: Unroutable::default(),
         loops: Loops::default(),
+        credit_loops: super::credit_loops::check_credit_loops(rf),
     };
     for (l, link) in g.links.iter_enumerated() {
         *s.links_by_speed.entry(link.speed.label()).or_default() += 1;
@@ -219,6 +222,13 @@ impl fmt::Display for FabricSummary {
             // Closed, as the unroutable examples print it: back to the first switch.
             let back = l.switches.first().map(|s| format!(" -> {s}")).unwrap_or_default();
             writeln!(f, "  to {} (LID {}): {}{back}", l.dst, l.dlid, l.switches.join(" -> "))?;
+        }
+        match &self.credit_loops.credit_loop {
+            None => {
+                let vls: Vec<String> = self.credit_loops.dependencies.iter().enumerate().filter(|(_, &n)| n > 0).map(|(vl, _)| vl.to_string()).collect();
+                writeln!(f, "credit loops: none (channel dependencies on VL {})", if vls.is_empty() { "-".to_string() } else { vls.join(",") })?;
+            }
+            Some(l) => writeln!(f, "{l}")?,
         }
         Ok(())
     }

@@ -145,24 +145,26 @@ pub fn comparison_text(rows: &[EngineRow]) -> String {
     let with_ebb = rows.iter().any(|r| r.ebb.is_some());
     let ebb_head = rows.iter().find_map(|r| r.ebb.as_ref()).and_then(|e| e.rails.first()).and_then(|r| r.kinds.first()).map_or("ebb".to_string(), |k| format!("ebb {}", k.pattern.label()));
     let ebb_col = |r: &EngineRow| if with_ebb { format!(" {:>16}", r.ebb.as_ref().map_or("-".to_string(), ebb_cell)) } else { String::new() };
-    let mut out = format!("{:<24} {:>9} {:>11} {:>9} {:>10} {:>10}{}  {}\n", "engine", "route s", "unroutable", "loops", "max/link", "mean/link", if with_ebb { format!(" {ebb_head:>16}") } else { String::new() }, "note");
+    let mut out = format!("{:<24} {:>9} {:>11} {:>6} {:>11} {:>10} {:>10}{}  {}\n", "engine", "route s", "unroutable", "loops", "credit loop", "max/link", "mean/link", if with_ebb { format!(" {ebb_head:>16}") } else { String::new() }, "note");
     for r in rows {
         match (&r.summary, &r.loads) {
             (Some(s), Some(l)) => {
                 let note = r.routing.as_deref().map(subnets_name).filter(|n| n.contains("fell back")).unwrap_or_default();
+                let credit = s.credit_loops.credit_loop.as_ref().map_or("none".to_string(), |l| format!("VL {}", l.vl));
                 out += &format!(
-                    "{:<24} {:>9.3} {:>11} {:>9} {:>10} {:>10.1}{}  {}\n",
+                    "{:<24} {:>9.3} {:>11} {:>6} {:>11} {:>10} {:>10.1}{}  {}\n",
                     r.engine,
                     r.route_s,
                     s.unroutable.pairs,
                     s.loops.count,
+                    credit,
                     l.switch_links.max,
                     l.switch_links.mean,
                     ebb_col(r),
                     note
                 );
             }
-            _ => out += &format!("{:<24} {:>9.3} {:>11} {:>9} {:>10} {:>10}{}  {}\n", r.engine, r.route_s, "-", "-", "-", "-", ebb_col(r), r.error.as_deref().unwrap_or("")),
+            _ => out += &format!("{:<24} {:>9.3} {:>11} {:>6} {:>11} {:>10} {:>10}{}  {}\n", r.engine, r.route_s, "-", "-", "-", "-", "-", ebb_col(r), r.error.as_deref().unwrap_or("")),
         }
     }
     out
