@@ -124,3 +124,16 @@ fn opensm_routes_every_case_and_its_tables_read_back() {
         assert_eq!(routed, expect, "{}: switches OpenSM routed", case.name);
     }
 }
+
+/// minhop is OpenSM's own choice rule and order: every entry of every case equals OpenSM's.
+#[test]
+fn minhop_tables_equal_opensm_entry_by_entry() {
+    if !opensm::available() {
+        return;
+    }
+    for case in cases() {
+        let c = cross_check(&case, Engine::Minhop, &[]);
+        assert!(c.entries > 0, "{}: nothing compared", case.name);
+        assert!(c.identical(), "{}: {c}", case.name);
+    }
+}

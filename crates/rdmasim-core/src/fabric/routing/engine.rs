@@ -135,7 +135,8 @@ pub fn run(engine: Engine, g: &FabricGraph, opts: &RouteOptions) -> Result<Engin
         Engine::Dmodk => EngineOutput::tables(dmodk::route(g)?),
         Engine::MinhopMod => EngineOutput::tables(minhop_mod::route(g)?),
         Engine::Dor => EngineOutput::tables(dor::route(g)?),
-        Engine::Minhop | Engine::Updn | Engine::Ftree | Engine::Sssp | Engine::Dfsssp => {
+        Engine::Minhop => EngineOutput::tables(minhop::route(g)?),
+        Engine::Updn | Engine::Ftree | Engine::Sssp | Engine::Dfsssp => {
             let _ = opts;
             return Err(GraphError(format!("routing engine {engine} is not built yet")));
         }

@@ -12,8 +12,12 @@ pub mod compare;
 pub mod dmodk;
 pub mod dor;
 pub mod engine;
+pub mod least_loaded;
+pub mod minhop;
 pub mod minhop_mod;
+pub mod opensm_order;
 pub mod path;
+pub mod port_hops;
 pub mod shortest;
 pub mod subnets;
 
