@@ -136,8 +136,8 @@ pub fn run(engine: Engine, g: &FabricGraph, opts: &RouteOptions) -> Result<Engin
         Engine::MinhopMod => EngineOutput::tables(minhop_mod::route(g)?),
         Engine::Dor => EngineOutput::tables(dor::route(g)?),
         Engine::Minhop => EngineOutput::tables(minhop::route(g)?),
-        Engine::Updn | Engine::Ftree | Engine::Sssp | Engine::Dfsssp => {
-            let _ = opts;
+        Engine::Updn => updn::route(g, opts)?,
+        Engine::Ftree | Engine::Sssp | Engine::Dfsssp => {
             return Err(GraphError(format!("routing engine {engine} is not built yet")));
         }
     })

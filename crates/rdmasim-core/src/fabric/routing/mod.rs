@@ -20,6 +20,8 @@ pub mod path;
 pub mod port_hops;
 pub mod shortest;
 pub mod subnets;
+pub mod updn;
+pub mod updn_roots;
 
 pub use engine::{Engine, EngineOutput, Fallback, PathSls, RouteOptions};
 pub use subnets::{route, Routing, SubnetRouting};
