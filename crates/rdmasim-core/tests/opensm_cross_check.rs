@@ -176,18 +176,19 @@ fn updn_against_opensm(name: &str, g: &FabricGraph, roots: &[&str]) -> (LftCompa
     (compare(g, &ours.fabric.lfts, &theirs, 8), configured, ours.subnets[0].used)
 }
 
-/// Roots given, including where OpenSM's BFS queues a switch again in a new direction
-/// (tests/data/routing/updn-down-up.net) and a 3-level fat tree ranked from two of its middle
-/// switches; with none given on the ring, both detect none and fall back to minhop.
+/// Roots given, including the fabric where OpenSM's BFS queues a switch again in a new
+/// direction and writes a path that turns up after down (tests/data/routing/updn-requeue.net)
+/// and a 3-level fat tree ranked from two of its middle switches; with none given on the
+/// ring, both detect none and fall back to minhop.
 #[test]
 fn updn_with_given_roots_equals_opensm() {
     if !opensm::available() {
         return;
     }
-    let quirk = ibsim_net::read(include_str!("data/routing/updn-down-up.net"), "updn-down-up.net").unwrap();
+    let quirk = ibsim_net::read(include_str!("data/routing/updn-requeue.net"), "updn-requeue.net").unwrap();
     let by_name = |name: &str| cases().into_iter().find(|c| c.name == name).unwrap().graph;
     let runs: [(&str, FabricGraph, &[&str], &str); 4] = [
-        ("updn-down-up", quirk, &["sw1"], "updn"),
+        ("updn-requeue", quirk, &["sw0"], "updn"),
         ("irregular-roots", by_name("irregular"), &["sw0", "sw3"], "updn"),
         ("irregular-none", by_name("irregular"), &[], "minhop"),
         ("ft3-middle-roots", by_name("ft3"), &["r0-L2-s0", "r0-L2-s5"], "updn"),

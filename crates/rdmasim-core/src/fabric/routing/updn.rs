@@ -1,17 +1,20 @@
 //! OpenSM's Up*/Down* engine (`-R updn`): switches are ranked by hops from the roots
 //! (fabric/routing/updn_roots.rs), a link leads up toward the lower rank (between equal ranks,
 //! toward the lower GUID; between two roots, both ways are up), and a path may go down after
-//! up but never up after down, which leaves no credit loop. The hop column of each destination
-//! switch comes from OpenSM's BFS out of it, and the tables from the same least-loaded choice
-//! as minhop (fabric/routing/least_loaded.rs). With no root, OpenSM falls back to minhop, and
-//! so do we, saying so.
+//! up but never up after down, the rule that leaves no credit loop. The hop column of each
+//! destination switch comes from OpenSM's BFS out of it, and the tables from the same
+//! least-loaded choice as minhop (fabric/routing/least_loaded.rs). With no root, OpenSM falls
+//! back to minhop, and so do we, saying so.
 //!
 //! The BFS is OpenSM's, quirks included, since its hop counts decide the tables: it walks
 //! backward from the destination, carrying one direction per queued switch (the one it was
 //! first queued with); a switch is queued again whenever one of its ports improves while it
 //! is not in the queue, even if its fewest hops did not change, and then takes the new
 //! direction. A BFS that queues a switch only when its fewest hops improve finds fewer
-//! least-hop ports on some fabrics (tests/data/routing/updn-down-up.net is one).
+//! least-hop ports on some fabrics; and since a switch carries its fewest hops, not the hops
+//! of the way it came in the direction it now has, OpenSM's tables may hold a path that
+//! turns up after down (tests/data/routing/updn-requeue.net is such a fabric: one of its
+//! 154 switch-to-LID paths turns). We keep both: our tables are OpenSM's.
 use super::engine::{EngineOutput, Fallback};
 use super::port_hops::PortHops;
 use super::shortest::SwitchLinks;
@@ -123,20 +126,24 @@ mod tests {
         g.nodes.iter_enumerated().find(|(_, n)| n.name == name).map(|(id, _)| id).unwrap()
     }
 
+    fn requeue_fabric() -> FabricGraph {
+        ibsim_net::read(include_str!("../../../tests/data/routing/updn-requeue.net"), "updn-requeue.net").unwrap()
+    }
+
     #[test]
     fn a_switch_left_down_is_queued_again_going_up_as_opensm_does() {
-        let g = ibsim_net::read(include_str!("../../../tests/data/routing/updn-down-up.net"), "updn-down-up.net").unwrap();
+        let g = requeue_fabric();
         let links = SwitchLinks::new(&g);
-        let mut walk = UpDownWalk::new(&g, &links, &[node(&g, "sw1")]);
+        let mut walk = UpDownWalk::new(&g, &links, &[node(&g, "sw0")]);
         let mut hops = PortHops::new(&g);
-        walk.fill(&g, &links, node(&g, "sw6"), &mut hops);
+        walk.fill(&g, &links, node(&g, "sw5"), &mut hops);
         let via = |name: &str, num: u16| hops.via[g.port_of(node(&g, name), num).unwrap()];
-        // sw2: 2 hops through sw0 (port 4) and sw4 (port 2); its port 3 got 3 from sw3.
-        assert_eq!((hops.least[node(&g, "sw2")], via("sw2", 4), via("sw2", 2), via("sw2", 3)), (2, 2, 2, 3));
-        // Queued again, sw2 stepped on to sw5, whose port 2 ties with port 1 (the root).
-        assert_eq!((hops.least[node(&g, "sw5")], via("sw5", 1), via("sw5", 2)), (3, 3, 3));
-        let out = route(&g, &RouteOptions { roots: vec!["sw1".into()], ..RouteOptions::default() }).unwrap();
-        assert_eq!(out.lfts.route(node(&g, "sw5"), 7), Some(2));
+        // sw4: 2 hops up through sw1 (port 3); its ports 1 and 2 got 3 from sw3 going up.
+        assert_eq!((hops.least[node(&g, "sw4")], via("sw4", 3), via("sw4", 1), via("sw4", 2)), (2, 2, 3, 3));
+        // Queued again, sw4 stepped up to sw2, whose port 3 ties with its other three.
+        assert_eq!((hops.least[node(&g, "sw2")], [1, 2, 3, 4].map(|p| via("sw2", p))), (3, [3, 3, 3, 3]));
+        let out = route(&g, &RouteOptions { roots: vec!["sw0".into()], ..RouteOptions::default() }).unwrap();
+        assert_eq!(out.lfts.route(node(&g, "sw2"), 6), Some(3));
     }
 
     #[test]
@@ -188,5 +195,63 @@ mod tests {
         let out = route(&g, &RouteOptions { roots: vec!["r1-spine0".into()], ..RouteOptions::default() }).unwrap();
         let reason = out.fallback.unwrap().reason;
         assert!(reason.starts_with(NO_ROOTS) && reason.contains("r1-spine0"), "{reason}");
+    }
+
+    #[test]
+    fn one_list_of_roots_serves_every_rail_each_taking_its_own() {
+        let spec = r#"{"kind":"rails","rails":2,"of":{"kind":"k-ary-n-tree","k":2,"n":3}}"#;
+        let g = serde_json::from_str::<crate::fabric::build::GeneratorSpec>(spec).unwrap().build().unwrap();
+        let used = |roots: &[&str]| {
+            let opts = RouteOptions { roots: roots.iter().map(|r| r.to_string()).collect(), ..RouteOptions::default() };
+            let r = super::super::route(g.clone(), &[Engine::Updn], &opts).unwrap();
+            r.subnets.iter().map(|s| (s.rail, s.used, s.fallback.as_ref().map(|f| f.reason.contains("r0-L2-s1")))).collect::<Vec<_>>()
+        };
+        assert_eq!(used(&["r0-L2-s1", "r1-L3-s0"]), vec![(0, Engine::Updn, None), (1, Engine::Updn, None)]);
+        // Rail 1 has none of the roots: it falls back, naming what it was given.
+        assert_eq!(used(&["r0-L2-s1"]), vec![(0, Engine::Updn, None), (1, Engine::Minhop, Some(true))]);
+    }
+
+    /// (switch, LID) pairs whose path through `lfts` takes a link up after one down.
+    fn down_then_up(g: &FabricGraph, lfts: &Lfts, roots: &[NodeId]) -> usize {
+        let walk = UpDownWalk::new(g, &SwitchLinks::new(g), roots);
+        let step = |a: NodeId, b: NodeId| direction(walk.rank[a], g.nodes[a].guid, walk.rank[b], g.nodes[b].guid);
+        let mut turns = 0;
+        for from in g.switches() {
+            for (lid, _, _) in g.lids() {
+                let (mut at, mut went_down) = (from, false);
+                while let Some(next) = lfts.route(at, lid).filter(|&p| p != 0).and_then(|p| g.peer_up(g.nodes[at].port(p.into())?)) {
+                    let next = g.ports[next].node;
+                    if !g.nodes[next].is_switch() {
+                        break;
+                    }
+                    match step(at, next) {
+                        Dir::Up if went_down => {
+                            turns += 1;
+                            break;
+                        }
+                        Dir::Up => {}
+                        Dir::Down => went_down = true,
+                    }
+                    at = next;
+                }
+            }
+        }
+        turns
+    }
+
+    #[test]
+    fn paths_never_turn_up_after_down_on_a_fat_tree_but_may_elsewhere_as_in_opensm() {
+        let spec = r#"{"kind":"k-ary-n-tree","k":4,"n":3}"#;
+        let g = serde_json::from_str::<crate::fabric::build::GeneratorSpec>(spec).unwrap().build().unwrap();
+        let roots = updn_roots::detect(&g, &SwitchLinks::new(&g));
+        let out = route(&g, &RouteOptions::default()).unwrap();
+        assert_eq!((roots.len(), down_then_up(&g, &out.lfts, &roots)), (16, 0));
+        // minhop's tables on it do turn (a leaf reaches a leaf of its pod through any middle
+        // switch, also by way of the top).
+        assert!(down_then_up(&g, &minhop::route(&g).unwrap(), &roots) > 0);
+        // On the re-queue fabric, OpenSM's one turning path: sw2 -> sw4 -> sw1 to LID 6.
+        let g = requeue_fabric();
+        let out = route(&g, &RouteOptions { roots: vec!["sw0".into()], ..RouteOptions::default() }).unwrap();
+        assert_eq!(down_then_up(&g, &out.lfts, &[node(&g, "sw0")]), 1);
     }
 }
