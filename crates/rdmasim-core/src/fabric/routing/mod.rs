@@ -3,6 +3,10 @@
 //! rail of a multi-rail fabric with its own engine. Every engine routes a switch's own LID to
 //! port 0.
 //!
+//! - [`minhop`]: OpenSM's default, equal to it entry by entry: least-hop ports, the least
+//!   loaded first ([`least_loaded`], in [`opensm_order`], over [`port_hops`] columns).
+//! - [`updn`]: OpenSM's Up*/Down* over the same builder, roots given or detected
+//!   ([`updn_roots`]); minhop where it finds none.
 //! - [`minhop_mod`]: any graph; shortest paths, ties broken by the destination LID.
 //! - [`dmodk`]: fat trees; D-mod-K up, the downward path down.
 //! - [`dor`]: the hyper-crossbar; each crossbar reaches its row, hosts relay X then Y then Z.
