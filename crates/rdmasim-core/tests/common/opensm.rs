@@ -46,6 +46,11 @@ impl Drop for KillOnDrop {
 /// directory named after `name`. OpenSM runs on the CA named `sm_node` (umad2sim's
 /// `SIM_HOST`; default: ibsim's first CA), which picks the subnet it manages.
 pub fn route(net: &str, engine: &str, extra: &[&str], name: &str, sm_node: Option<&str>) -> Result<OpensmRun, String> {
+    // A number per run, so two runs of one case and engine (in parallel tests) never share a
+    // directory or an ibsim socket.
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let name = &format!("{name}-{run}");
     let dir = std::env::temp_dir().join(format!("rdmasim-opensm-{}-{name}-{engine}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
@@ -53,7 +58,9 @@ pub fn route(net: &str, engine: &str, extra: &[&str], name: &str, sm_node: Optio
     std::fs::write(&net_path, net).map_err(|e| e.to_string())?;
     let sock = format!("rdmasim{}{name}{engine}", std::process::id());
     let sim_out = dir.join("ibsim.log");
+    // Both run in the run's directory: umad2sim leaves a sys-<pid> tree where it runs.
     let sim = Command::new("ibsim")
+        .current_dir(&dir)
         .arg("-s")
         .arg(&net_path)
         .env("IBSIM_SOCKNAME", &sock)
@@ -73,6 +80,7 @@ pub fn route(net: &str, engine: &str, extra: &[&str], name: &str, sm_node: Optio
     }
     let log = dir.join("osm.log");
     let mut osm = Command::new("opensm")
+        .current_dir(&dir)
         .args(["-o", "-R", engine, "-D", "0x43", "-f"])
         .arg(&log)
         .arg("--dump_files_dir")

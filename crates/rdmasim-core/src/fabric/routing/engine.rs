@@ -138,9 +138,7 @@ pub fn run(engine: Engine, g: &FabricGraph, opts: &RouteOptions) -> Result<Engin
         Engine::Sssp => EngineOutput::tables(sssp::route(g)?),
         Engine::Dfsssp => dfsssp::route(g, opts)?,
         Engine::Ftree => ftree::route(g, opts)?,
-        Engine::Minhop | Engine::Updn => {
-            let _ = opts;
-            return Err(GraphError(format!("routing engine {engine} is not built yet")));
-        }
+        Engine::Minhop => EngineOutput::tables(minhop::route(g)?),
+        Engine::Updn => updn::route(g, opts)?,
     })
 }

@@ -76,7 +76,7 @@ pub fn destinations(g: &FabricGraph) -> Vec<Destination> {
 /// Hop counts from `from` over `sl` into `dist` (u32::MAX: unreachable), the reached switches
 /// in BFS order into `order`. `dist` must be all u32::MAX but for the previous `order`,
 /// which this resets first.
-fn bfs(sl: &SwitchLinks, from: NodeId, dist: &mut TiVec<NodeId, u32>, order: &mut Vec<NodeId>) {
+pub fn bfs(sl: &SwitchLinks, from: NodeId, dist: &mut TiVec<NodeId, u32>, order: &mut Vec<NodeId>) {
     for &n in order.iter() {
         dist[n] = u32::MAX;
     }
