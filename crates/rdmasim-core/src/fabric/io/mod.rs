@@ -128,7 +128,7 @@ pub fn import_routed(topology_path: &Path, lfts_path: Option<&Path>) -> Result<(
     let from_file = tables.is_some();
     let lfts = match tables {
         Some(l) => l,
-        None => crate::fabric::routing::minhop_mod::route(&graph).map_err(|e| IoError::whole(&source, e.0))?,
+        None => crate::fabric::routing::minhop::route(&graph).map_err(|e| IoError::whole(&source, e.0))?,
     };
     Ok((RoutedFabric::new(graph, lfts), from_file))
 }

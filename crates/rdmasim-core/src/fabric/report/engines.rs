@@ -41,7 +41,7 @@ impl FabricReport {
         let engines: Vec<Engine> = match &self.routing {
             Routing::DModK => vec![Engine::Dmodk],
             Routing::DimensionOrder => vec![Engine::Dor],
-            Routing::Minhop => vec![Engine::MinhopMod],
+            Routing::Minhop => vec![Engine::Minhop],
             Routing::Engines(s) => s.iter().map(|x| x.asked).collect(),
             Routing::FromFile => {
                 return Err(FabricError::Routing { engines: "from file".into(), message: "the forwarding tables read from the file are for the file's LIDs; expected no LFT file beside new LIDs (route with an engine instead)".into() })

@@ -51,7 +51,7 @@ pub enum Routing {
     DimensionOrder,
     /// Read from an LFT file (`opensm-lfts.dump`, ibroute).
     FromFile,
-    /// An imported topology without LFTs: minhop-mod, as a scenario routes it.
+    /// An imported topology without LFTs: OpenSM's minhop, as a scenario routes it.
     Minhop,
     /// Routing engines asked for by name (`--route`), per subnet.
     Engines(Vec<SubnetRouting>),
