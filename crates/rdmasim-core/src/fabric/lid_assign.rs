@@ -21,10 +21,6 @@ enum LidHolder {
     CaPort(PortId),
 }
 
-/// The order of OpenSM's port table: the network-order GUID read as a little-endian integer.
-fn port_table_key(guid: u64) -> u64 {
-    guid.to_be().to_le()
-}
 
 /// Gives every switch and cabled HCA port without a LID one, as OpenSM would, subnet by
 /// subnet; `sm_nodes` names the node the subnet manager runs on in each subnet (default: the
@@ -36,10 +32,10 @@ pub fn assign_lids_opensm(g: &mut FabricGraph, sm_nodes: &[NodeId]) -> Result<()
     for (id, n) in g.nodes.iter_enumerated() {
         let c = comps.of_node[id] as usize;
         match n.kind {
-            NodeKind::Switch => holders[c].push((port_table_key(n.guid), LidHolder::Switch(id))),
+            NodeKind::Switch => holders[c].push((crate::fabric::routing::opensm_order::guid_key(n.guid), LidHolder::Switch(id))),
             NodeKind::Ca { .. } => {
                 for p in n.ports().filter(|&p| g.ports[p].link.is_some()) {
-                    holders[c].push((port_table_key(g.ports[p].guid), LidHolder::CaPort(p)));
+                    holders[c].push((crate::fabric::routing::opensm_order::guid_key(g.ports[p].guid), LidHolder::CaPort(p)));
                 }
             }
         }

@@ -37,8 +37,7 @@ pub fn write(g: &FabricGraph, lfts: &Lfts) -> String {
         };
         owners.insert(lid, format!("{kind} portguid 0x{guid:016x}: '{}'", n.name));
     }
-    let mut switches: Vec<_> = g.switches().collect();
-    switches.sort_by_key(|&s| g.nodes[s].guid.swap_bytes());
+    let switches = crate::fabric::routing::opensm_order::switch_table_order(g);
     let mut out = String::new();
     for sw in switches {
         let node = &g.nodes[sw];

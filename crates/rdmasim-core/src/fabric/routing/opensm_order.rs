@@ -12,10 +12,16 @@ use super::shortest::{destinations, Destination};
 use crate::fabric::graph::FabricGraph;
 use crate::ids::{NodeId, TiVec};
 
+/// The key OpenSM's GUID-keyed maps (switches, nodes, ports) order by: the GUID in network
+/// byte order read as a little-endian integer, i.e. its bytes reversed.
+pub fn guid_key(guid: u64) -> u64 {
+    guid.swap_bytes()
+}
+
 /// The switches in OpenSM's switch-table order.
 pub fn switch_table_order(g: &FabricGraph) -> Vec<NodeId> {
     let mut v: Vec<NodeId> = g.switches().collect();
-    v.sort_by_key(|&s| g.nodes[s].guid.swap_bytes());
+    v.sort_by_key(|&s| (guid_key(g.nodes[s].guid), s));
     v
 }
 

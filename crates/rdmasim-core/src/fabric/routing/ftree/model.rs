@@ -144,7 +144,7 @@ pub struct Fabric {
 
 /// OpenSM's order of nodes: by GUID with its bytes reversed (see the module doc).
 pub fn opensm_order(guid: u64) -> u64 {
-    guid.swap_bytes()
+    crate::fabric::routing::opensm_order::guid_key(guid)
 }
 
 impl Fabric {

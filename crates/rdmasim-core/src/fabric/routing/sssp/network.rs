@@ -40,10 +40,7 @@ pub const NO_VERTEX: u32 = u32::MAX;
 
 impl Network {
     pub fn new(g: &FabricGraph) -> Network {
-        // OpenSM keys its switch table by the GUID in network byte order, so on a
-        // little-endian host the table is sorted by the byte-swapped GUID.
-        let mut switches: Vec<NodeId> = g.switches().collect();
-        switches.sort_by_key(|&s| (g.nodes[s].guid.swap_bytes(), s));
+        let switches = crate::fabric::routing::opensm_order::switch_table_order(g);
         let mut vertex_of: TiVec<NodeId, u32> = g.nodes.keys().map(|_| NO_VERTEX).collect();
         for (v, &s) in switches.iter().enumerate() {
             vertex_of[s] = v as u32;
