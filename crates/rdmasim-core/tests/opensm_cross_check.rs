@@ -556,3 +556,23 @@ fn updn_with_given_roots_equals_opensm() {
         assert!(c.entries > 0 && c.identical(), "{name}: {c}");
     }
 }
+
+/// dor on a 4 x 4 torus (ports numbered X then Y): OpenSM's tables, entry by entry; on a fat
+/// tree ours refuses, naming a switch without hosts.
+#[test]
+fn dor_matches_opensm_on_a_torus_and_refuses_a_fat_tree() {
+    let ft = cases().into_iter().find(|c| c.name == "ft3").unwrap().graph;
+    let e = routing::route(ft, &[Engine::Dor], &RouteOptions::default()).unwrap_err().0;
+    assert!(e.starts_with("dor routes meshes, tori and the hyper-crossbar, but switch \"r0-L2-s0\" carries no host"), "{e}");
+    if !opensm::available() {
+        return;
+    }
+    let case = Case { name: "torus-dor", graph: torus(), sm_node: None };
+    let (c, run) = cross_check_with_run(&case, Engine::Dor, &[]);
+    assert!(run.log.contains("dor tables configured on all switches"), "{}", run.log);
+    assert!(c.identical() && c.entries > 0, "{c}");
+    // Not minhop: dor keeps to the first dimension where minhop spreads over both.
+    let minhop = routing::route(case.graph.clone(), &[Engine::Minhop], &RouteOptions::default()).unwrap().fabric.lfts;
+    let dor = routing::route(case.graph.clone(), &[Engine::Dor], &RouteOptions::default()).unwrap().fabric.lfts;
+    assert!(compare(&case.graph, &dor, &minhop, 0).differing > 0);
+}

@@ -9,11 +9,35 @@
 //! host receives it and sends it on along the next differing dimension, and so on. The
 //! relay sequence is [`dor_path`], host-level and independent of the switch tables; the
 //! engines will follow it (a later issue).
+use super::least_loaded::{route_among, Candidates};
+use super::shortest::SwitchLinks;
 use crate::fabric::build::hyperx::{coords, host_at};
 use crate::fabric::graph::{FabricGraph, GraphError, Lfts, NodeKind, NO_LID};
 use crate::ids::HostId;
 
-/// The switch tables: each crossbar forwards the LIDs of the HCA ports on its row.
+/// The `dor` engine by fabric: on the hyper-crossbar (no cable between switches) the rows'
+/// tables below; on a mesh or torus of switches OpenSM's dor, which is its minhop choosing
+/// only among the least-hop ports to the first neighbour in port order (so with ports
+/// numbered by dimension, a path finishes one dimension before the next); on anything else
+/// an error. A mesh is taken to be a fabric whose every switch carries hosts: a fat tree's
+/// upper switches carry none, and dor there would send every route to a destination up its
+/// lowest uplink (OpenSM does route it so; we refuse, as the routing-engines issue asks).
+pub fn route_engine(g: &FabricGraph) -> Result<Lfts, GraphError> {
+    let links = SwitchLinks::new(g);
+    if links.links.iter().all(Vec::is_empty) {
+        return route(g);
+    }
+    if let Some(s) = g.switches().find(|&s| !g.nodes[s].ports().any(|p| g.peer_up(p).is_some_and(|q| !g.nodes[g.ports[q].node].is_switch()))) {
+        return Err(GraphError(format!(
+            "dor routes meshes, tori and the hyper-crossbar, but switch {:?} carries no host (a tree's upper level?); expected every switch to have hosts, or another engine (ftree, updn, minhop)",
+            g.nodes[s].name
+        )));
+    }
+    route_among(g, &links, |dest, hops| hops.fill_shortest(g, &links, dest), Candidates::FirstNeighbour)
+}
+
+/// The switch tables of the hyper-crossbar: each crossbar forwards the LIDs of the HCA ports
+/// on its row.
 pub fn route(g: &FabricGraph) -> Result<Lfts, GraphError> {
     let mut lfts = Lfts::empty_for(g);
     for sw in g.switches() {

@@ -19,7 +19,8 @@ pub enum Engine {
     Sssp,
     /// SSSP with virtual layers (SLs) that break credit loops.
     Dfsssp,
-    /// Dimension order: the hyper-crossbar's rows (fabric/routing/dor.rs).
+    /// Dimension order: OpenSM's on meshes and tori, the hyper-crossbar's rows
+    /// (fabric/routing/dor.rs).
     Dor,
     /// Ours, not OpenSM's: destination-mod-k on fat trees (the generators' default).
     Dmodk,
@@ -134,7 +135,7 @@ pub fn run(engine: Engine, g: &FabricGraph, opts: &RouteOptions) -> Result<Engin
     Ok(match engine {
         Engine::Dmodk => EngineOutput::tables(dmodk::route(g)?),
         Engine::MinhopMod => EngineOutput::tables(minhop_mod::route(g)?),
-        Engine::Dor => EngineOutput::tables(dor::route(g)?),
+        Engine::Dor => EngineOutput::tables(dor::route_engine(g)?),
         Engine::Sssp => EngineOutput::tables(sssp::route(g)?),
         Engine::Dfsssp => dfsssp::route(g, opts)?,
         Engine::Ftree => ftree::route(g, opts)?,

@@ -16,12 +16,27 @@ use super::shortest::SwitchLinks;
 use crate::fabric::graph::{FabricGraph, GraphError, Lfts, NO_LID};
 use crate::ids::{NodeId, PortId, TiVec};
 
+/// Which least-hop ports a switch chooses among.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Candidates {
+    /// All of them (minhop, updn).
+    All,
+    /// Only those to the same neighbour as the first in port order: OpenSM's dor, where the
+    /// port order is the dimension order, so a path uses up its first dimension first.
+    FirstNeighbour,
+}
+
 /// Routes every LID of `g`; `column(dest, hops)` fills `hops` for destination switch `dest`.
-pub fn route(g: &FabricGraph, links: &SwitchLinks, mut column: impl FnMut(NodeId, &mut PortHops)) -> Result<Lfts, GraphError> {
+pub fn route(g: &FabricGraph, links: &SwitchLinks, column: impl FnMut(NodeId, &mut PortHops)) -> Result<Lfts, GraphError> {
+    route_among(g, links, column, Candidates::All)
+}
+
+/// [`route`], choosing among `candidates` of each switch's least-hop ports.
+pub fn route_among(g: &FabricGraph, links: &SwitchLinks, mut column: impl FnMut(NodeId, &mut PortHops), candidates: Candidates) -> Result<Lfts, GraphError> {
     let mut lfts = Lfts::empty_for(g);
     let mut load: TiVec<PortId, u32> = TiVec::from(vec![0; g.ports.len()]);
     let mut hops = PortHops::new(g);
-    let mut ways = LeastHopPorts::default();
+    let mut ways = LeastHopPorts { candidates, ..LeastHopPorts::default() };
     let table = switch_table_order(g);
     for group in end_port_order(g, &table).chunk_by(|a, b| a.switch == b.switch) {
         let dest = group[0].switch;
@@ -64,11 +79,17 @@ fn least_loaded(ports: &[(u8, PortId)], load: &TiVec<PortId, u32>) -> (u8, PortI
 }
 
 /// For one destination switch, each other switch's ports with the fewest hops to it.
-#[derive(Default)]
 struct LeastHopPorts {
+    candidates: Candidates,
     ports: Vec<(u8, PortId)>,
     /// (switch, start, end) into `ports`, for switches with at least one.
     spans: Vec<(NodeId, usize, usize)>,
+}
+
+impl Default for LeastHopPorts {
+    fn default() -> LeastHopPorts {
+        LeastHopPorts { candidates: Candidates::All, ports: Vec::new(), spans: Vec::new() }
+    }
 }
 
 impl LeastHopPorts {
@@ -82,9 +103,13 @@ impl LeastHopPorts {
             }
             let start = self.ports.len();
             let node = &g.nodes[s];
-            for &(num, _) in &links.links[s] {
+            let mut first_neighbour = None;
+            for &(num, neighbour) in &links.links[s] {
                 if let Some(p) = node.port(num.into()).filter(|&p| hops.via[p] == least) {
-                    self.ports.push((num, p));
+                    let first = *first_neighbour.get_or_insert(neighbour);
+                    if self.candidates == Candidates::All || neighbour == first {
+                        self.ports.push((num, p));
+                    }
                 }
             }
             if self.ports.len() > start {
