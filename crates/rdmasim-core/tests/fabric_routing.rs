@@ -102,3 +102,18 @@ fn a_credit_loop_is_refused_unless_warned_and_dfsssp_breaks_it_with_path_sls() {
     let e = Simulation::from_toml(&ring_scenario(&net, "route = \"dfsssp\"\n[qp]\nsl = 3"), "ring.toml").err().unwrap().to_string();
     assert!(e.contains("qp.sl") && e.contains("expected no SL set by hand"), "{e}");
 }
+
+#[test]
+fn roots_must_name_switches_of_the_fabric() {
+    let g = two_rails_k4().build().unwrap();
+    let with = |roots: &[&str], e: Engine| routing::route(g.clone(), &[e], &RouteOptions { roots: roots.iter().map(|r| r.to_string()).collect(), ..Default::default() });
+    // One list for both rails: each rail takes the roots it has.
+    let r = with(&["r0-L3-s0", "r1-L3-s0"], Engine::Updn).unwrap();
+    assert!(r.subnets.iter().all(|s| s.fallback.is_none()), "{:?}", r.subnets);
+    for e in [Engine::Updn, Engine::Ftree] {
+        let err = with(&["r0-L3-s0", "r0-L3-sx"], e).unwrap_err().0;
+        assert!(err.contains("root \"r0-L3-sx\": no switch of the fabric has that name or GUID"), "{err}");
+        let err = with(&["h0 mlx4_0"], e).unwrap_err().0;
+        assert!(err.contains("is not a switch (it is the CA \"h0 mlx4_0\")"), "{err}");
+    }
+}

@@ -27,6 +27,7 @@ pub mod minhop_mod;
 pub mod opensm_order;
 pub mod path;
 pub mod port_hops;
+pub mod roots;
 pub mod shortest;
 pub mod sssp;
 pub mod subnets;

@@ -32,6 +32,9 @@ pub struct Routing {
 /// Routes every subnet of `g`: `engines[rail]` for the subnet of that rail, or the one engine
 /// for all when one is given.
 pub fn route(g: FabricGraph, engines: &[Engine], opts: &RouteOptions) -> Result<Routing, GraphError> {
+    if engines.iter().any(|e| matches!(e, Engine::Updn | Engine::Ftree)) {
+        super::roots::check_exist(&g, &opts.roots, "the")?;
+    }
     let comps = Components::of(&g);
     let rails: Vec<u16> = (0..comps.len()).map(|c| comps.rails(c).first().copied().unwrap_or(0)).collect();
     let engine_of = |rail: u16| -> Result<Engine, GraphError> {

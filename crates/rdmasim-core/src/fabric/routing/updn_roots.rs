@@ -11,30 +11,10 @@ use crate::ids::{NodeId, TiVec};
 /// OpenSM's `IB_SUBNET_PATH_HOPS_MAX`: distances past it are not counted.
 const HOPS_COUNTED: usize = 64;
 
-/// The switches of `g` that `names` name, by node name or by GUID (`0x…`). A name that is not
-/// in `g` is skipped, as OpenSM skips a GUID it did not discover: with one list for every rail
-/// of a multi-rail fabric, each rail's subnet finds its own. A name that is in `g` but not a
-/// switch, or a GUID that does not parse, is an error.
+/// The switches of `g` that `names` name (fabric/routing/roots.rs): names of other rails are
+/// skipped; an HCA or a GUID that does not parse is an error.
 pub fn given(g: &FabricGraph, names: &[String]) -> Result<Vec<NodeId>, GraphError> {
-    let mut roots = Vec::new();
-    for name in names {
-        let name = name.trim();
-        let found = match name.strip_prefix("0x").or_else(|| name.strip_prefix("0X")) {
-            Some(hex) => {
-                let guid = u64::from_str_radix(hex, 16).map_err(|e| GraphError(format!("updn root {name:?}: not a GUID ({e})")))?;
-                g.nodes.iter_enumerated().find(|(_, n)| n.guid == guid)
-            }
-            None => g.nodes.iter_enumerated().find(|(_, n)| n.name == name),
-        };
-        let Some((id, node)) = found else { continue };
-        if !node.is_switch() {
-            return Err(GraphError(format!("updn root {name:?} is {:?}, not a switch", node.name)));
-        }
-        if !roots.contains(&id) {
-            roots.push(id);
-        }
-    }
-    Ok(roots)
+    super::roots::switches_named(g, names, "updn")
 }
 
 /// The roots OpenSM 3.3 detects, in switch-table order.

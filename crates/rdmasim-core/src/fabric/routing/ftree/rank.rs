@@ -79,16 +79,7 @@ pub fn drop_unranked(f: &mut Fabric) {
 /// root of another rail (each rail is routed as its own subnet with the same options) and
 /// skipped, as OpenSM skips a root GUID it does not find; but at least one must be here.
 pub fn resolve_roots(g: &FabricGraph, names: &[String]) -> Result<Vec<NodeId>, GraphError> {
-    let mut roots = Vec::new();
-    for name in names {
-        let name = name.trim();
-        let guid = name.strip_prefix("0x").or_else(|| name.strip_prefix("0X")).and_then(|h| u64::from_str_radix(h, 16).ok());
-        let Some((id, node)) = g.nodes.iter_enumerated().find(|(_, n)| n.name == name || Some(n.guid) == guid) else { continue };
-        if !node.is_switch() {
-            return Err(GraphError(format!("ftree root {name:?} is not a switch (it is the CA {:?})", node.name)));
-        }
-        roots.push(id);
-    }
+    let roots = crate::fabric::routing::roots::switches_named(g, names, "ftree")?;
     if roots.is_empty() {
         return Err(GraphError(format!("ftree roots {names:?}: none of them names a switch (by name or 0x GUID) of the fabric")));
     }
