@@ -330,13 +330,16 @@ fn read_all(text: &str, g: &FabricGraph) {
     let _ = ibnetdiscover::read_ports(text, "fuzz");
     let _ = subnet_lst::read(text, "fuzz");
     let _ = io::read_lfts(text, "fuzz", g);
+    if let Ok(entries) = rdmasim_core::fabric::io::guid2lid::read(text, "fuzz") {
+        let _ = rdmasim_core::fabric::io::guid2lid::apply(&mut g.clone(), &entries, "fuzz");
+    }
 }
 
 #[test]
 fn fuzz_cut_and_mutated_fixtures_never_panic() {
     let start = std::time::Instant::now();
     let g = ibnetdiscover::read(&fixture("ibnetdiscover.txt"), "ibnetdiscover.txt").unwrap();
-    let names = ["ibsim.net", "ibnetdiscover.txt", "ibnetdiscover-p.txt", "opensm-subnet.lst", "opensm-lfts.dump", "ibroute-leaf1.txt", "dump_lfts.txt"];
+    let names = ["ibsim.net", "ibnetdiscover.txt", "ibnetdiscover-p.txt", "opensm-subnet.lst", "opensm-lfts.dump", "ibroute-leaf1.txt", "dump_lfts.txt", "guid2lid"];
     let mut fixtures: Vec<Vec<u8>> = names.iter().map(|n| fixture(n).into_bytes()).collect();
     fixtures.push(ibsim_net::write(&fat_tree()).unwrap().into_bytes());
     // Every fixture cut at every 5th byte.
@@ -404,6 +407,17 @@ fn cross_check_with_real_ibsim_and_opensm() {
     }
     let ours = lfts_dump::write(&g, &some_lfts(&g));
     assert_eq!(std::fs::read_to_string(dir.join("opensm-lfts.dump")).unwrap(), ours);
+}
+
+#[test]
+fn opensms_guid2lid_gives_the_lids_ibnetdiscover_saw() {
+    use rdmasim_core::fabric::io::guid2lid;
+    let seen = ibnetdiscover::read(&fixture("ibnetdiscover.txt"), "ibnetdiscover.txt").unwrap();
+    let mut g = seen.clone();
+    let entries = guid2lid::read(&fixture("guid2lid"), "guid2lid").unwrap();
+    guid2lid::apply(&mut g, &entries, "guid2lid").unwrap();
+    assert_eq!(g.lids(), seen.lids());
+    assert_eq!(entries.len(), seen.lids().len());
 }
 
 #[test]

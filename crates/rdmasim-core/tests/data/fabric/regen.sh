@@ -12,7 +12,7 @@ run() { LD_PRELOAD=$SO OSM_CACHE_DIR=$OUT OSM_TMP_DIR=$OUT timeout 120 "$@"; }
 # OpenSM sweeps once and exits; log level 0x43 includes OSM_LOG_ROUTING, which makes it dump
 # opensm-lfts.dump (opensm-subnet.lst is always dumped).
 run opensm -o -D 0x43 -f "$OUT/osm.log" --dump_files_dir "$OUT" >"$OUT/opensm.stdout" 2>&1
-cp "$OUT/opensm-subnet.lst" "$OUT/opensm-lfts.dump" .
+cp "$OUT/opensm-subnet.lst" "$OUT/opensm-lfts.dump" "$OUT/guid2lid" .
 run ibnetdiscover 2>/dev/null >ibnetdiscover.txt
 run ibnetdiscover -p 2>/dev/null >ibnetdiscover-p.txt
 run ibroute 3 2>/dev/null >ibroute-leaf1.txt
