@@ -81,9 +81,16 @@ GENERATED = [
     ('generator = { kind = "hyperx", dims = [2, 2, 2] }\n', 8),
 ]
 
+ENGINES = ['minhop', 'updn', 'ftree', 'sssp', 'dfsssp', 'dor', 'dmodk', 'minhop-mod', 'lash']
+
 def topo():
     if maybe(0.12):
         text, hosts = ch(*GENERATED)
+        # OpenSM's engines by name (one per rail or one for all), now and then a bad one.
+        if maybe(0.4):
+            text += 'route = "%s"\n' % ','.join(ch(*ENGINES) for _ in range(ch(1, 1, 2)))
+            if maybe(0.2): text += 'roots = ["%s"]\n' % ch('r0-L3-s0', 'r0-L2-s1', 'h0 mlx4_0', 'nosuch')
+            if maybe(0.2): text += 'credit_loops = "%s"\n' % ch('warn', 'refuse', 'maybe')
         return ('generated', hosts, text)
     if maybe(0.5):
         return ('back-to-back', 2, 'kind = "back-to-back"\n' if maybe() else '')
