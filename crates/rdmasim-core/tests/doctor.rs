@@ -3,7 +3,8 @@
 use rdmasim_core::fabric::build::{single_rail, KAryNTree};
 use rdmasim_core::fabric::graph::FabricGraph;
 use rdmasim_core::fabric::io::port_counters::{Counter, NodeAddr, PortSelect};
-use rdmasim_core::fabric::io::{iblinkinfo, ibqueryerrors, ibsim_net, perfquery};
+use rdmasim_core::fabric::doctor::{diagnose, CounterSnapshot, Coverage, Observations, Report, Severity, Thresholds};
+use rdmasim_core::fabric::io::{iblinkinfo, ibqueryerrors, ibsim_net, perfquery, IoError};
 use rdmasim_core::fabric::rate::{LinkGen, LinkSpeed};
 use std::path::{Path, PathBuf};
 
@@ -100,4 +101,106 @@ fn real_perfquery_output_parses() {
     assert!(x[0].extended && x[0].counters.contains_key(&Counter::PortXmitData));
     let all = perfquery::read(&fixture("perfquery-a.txt"), "a").unwrap();
     assert_eq!(all.iter().map(|b| (b.port, b.extended)).collect::<Vec<_>>(), [(PortSelect::All, false), (PortSelect::All, true)]);
+}
+
+/// The interval the two snapshots stand for (tests/data/doctor/README.md).
+const INTERVAL_S: f64 = 600.0;
+
+/// Every planted link, as its two ends `"name"[port]` sorted, in the order the doctor should
+/// rank them: high severity first (1x of 4x and SDR of QDR lose 24 of 32 Gb/s each, then the
+/// bad lane at BER 2.5e-9, then the flapping link), then medium (DDR of QDR loses 16 Gb/s,
+/// then the link with corrupt packets).
+const PLANTED: [[&str; 2]; 6] = [
+    ["\"r0-L1-s1\"[6]", "\"r0-L2-s1\"[2]"],
+    ["\"h10 mlx4_0\"[1]", "\"r0-L1-s2\"[3]"],
+    ["\"r0-L1-s0\"[5]", "\"r0-L2-s0\"[1]"],
+    ["\"r0-L1-s3\"[5]", "\"r0-L2-s0\"[4]"],
+    ["\"r0-L1-s3\"[8]", "\"r0-L2-s3\"[4]"],
+    ["\"h5 mlx4_0\"[1]", "\"r0-L1-s1\"[2]"],
+];
+
+fn sorted_ends(ends: &[String; 2]) -> [String; 2] {
+    let mut e = ends.clone();
+    e.sort();
+    e
+}
+
+fn snapshot(g: &FabricGraph, name: &str, at: f64) -> Result<CounterSnapshot, IoError> {
+    let text = fixture(name);
+    if name.starts_with("perfquery") {
+        CounterSnapshot::from_records(g, &perfquery::read(&text, name)?, name, at, Coverage::Listed)
+    } else {
+        CounterSnapshot::from_records(g, &ibqueryerrors::read(&text, name)?, name, at, Coverage::NonZeroOnly)
+    }
+}
+
+fn doctor(g: &FabricGraph, links: &str, before: Option<&str>, after: Option<&str>) -> Report {
+    let ports = iblinkinfo::read(&fixture(links), links).unwrap();
+    let before = before.map(|b| snapshot(g, b, 0.0).unwrap());
+    let after = after.map(|a| snapshot(g, a, INTERVAL_S).unwrap());
+    let obs = Observations { graph: g, links: Some((&ports, links)), before: before.as_ref(), after: after.as_ref() };
+    diagnose(&obs, &Thresholds::default()).unwrap()
+}
+
+#[test]
+fn every_planted_link_is_found_no_healthy_one_and_they_rank_by_severity_then_loss() {
+    let g = designed();
+    for links in ["iblinkinfo.txt", "iblinkinfo-l.txt"] {
+        for (before, after) in [("perfquery-before.txt", "perfquery-after.txt"), ("ibqueryerrors-before.txt", "ibqueryerrors-after.txt")] {
+            let report = doctor(&g, links, Some(before), Some(after));
+            let found: Vec<[String; 2]> = report.suspects.iter().map(|s| sorted_ends(&s.ends)).collect();
+            let planted: Vec<[String; 2]> = PLANTED.iter().map(|p| p.map(String::from)).collect();
+            assert_eq!(found, planted, "{links}, {after}:\n{}", report.table());
+            let severities: Vec<Severity> = report.suspects.iter().map(|s| s.severity).collect();
+            assert_eq!(severities, [Severity::High, Severity::High, Severity::High, Severity::High, Severity::Medium, Severity::Medium]);
+            assert_eq!(report.interval_s, Some(INTERVAL_S));
+            assert_eq!(report.links_checked, 32);
+        }
+    }
+}
+
+#[test]
+fn the_evidence_names_counters_deltas_rates_and_speeds() {
+    let report = doctor(&designed(), "iblinkinfo.txt", Some("perfquery-before.txt"), Some("perfquery-after.txt"));
+    let json = serde_json::to_value(&report).unwrap();
+    let s = &json["suspects"];
+    assert_eq!(s[0]["label"], "\"r0-L1-s1\"[6] <-> \"r0-L2-s1\"[2]");
+    assert_eq!(s[0]["evidence"][0]["kind"], "degraded");
+    assert_eq!(s[0]["evidence"][0]["active"], "1X QDR");
+    assert_eq!(s[0]["evidence"][0]["expected"], "4X QDR");
+    assert_eq!(s[1]["label"], "\"r0-L1-s2\"[3] <-> \"h10 mlx4_0\"[1]", "the switch end first");
+    let e1 = &s[2]["evidence"][0];
+    assert_eq!((e1["counter"].as_str(), e1["delta"].as_u64(), e1["port"].as_str()), (Some("SymbolErrorCounter"), Some(60000), Some("\"r0-L2-s0\"[1]")));
+    assert!((e1["per_second"].as_f64().unwrap() - 100.0).abs() < 1e-9);
+    assert!((e1["ber"].as_f64().unwrap() - 2.5e-9).abs() < 1e-15, "60000 errors in 600 s of 40 Gbaud");
+    let e3: Vec<_> = s[3]["evidence"].as_array().unwrap().iter().map(|e| (e["counter"].as_str().unwrap(), e["delta"].as_u64().unwrap())).collect();
+    assert_eq!(e3, [("LinkErrorRecoveryCounter", 6), ("LinkDownedCounter", 2)]);
+    let e2: Vec<_> = s[5]["evidence"].as_array().unwrap().iter().map(|e| (e["counter"].as_str().unwrap(), e["delta"].as_u64().unwrap(), e["severity"].as_str().unwrap())).collect();
+    assert_eq!(e2, [("SymbolErrorCounter", 900, "medium"), ("PortRcvErrors", 348, "medium")]);
+    let table = report.table();
+    assert!(table.starts_with("6 suspect link(s) of 32 (counters over 600 s)"), "{table}");
+    assert!(table.contains("SymbolErrorCounter +60000 in 600 s (100.000/s), BER 2.5e-9"), "{table}");
+}
+
+#[test]
+fn one_snapshot_flags_lifetime_counts_low_and_so_cannot_tell_old_errors_from_new() {
+    let report = doctor(&designed(), "iblinkinfo.txt", None, Some("ibqueryerrors-after.txt"));
+    let mut low: Vec<[String; 2]> = report.suspects.iter().filter(|s| s.severity == Severity::Low).map(|s| sorted_ends(&s.ends)).collect();
+    low.sort();
+    // The healthy link with 5000 old symbol errors, the bad lane, the link with corrupt
+    // packets; the flapping link's 7 retrains and 2 downs are within the suggested 10.
+    assert_eq!(low, [["\"h0 mlx4_0\"[1]", "\"r0-L1-s0\"[1]"], ["\"h5 mlx4_0\"[1]", "\"r0-L1-s1\"[2]"], ["\"r0-L1-s0\"[5]", "\"r0-L2-s0\"[1]"]].map(|p| p.map(String::from)));
+    assert!(report.table().contains("since last clear"));
+}
+
+#[test]
+fn without_iblinkinfo_the_topology_speeds_are_judged() {
+    let g = planted();
+    let obs = Observations { graph: &g, links: None, before: None, after: None };
+    let report = diagnose(&obs, &Thresholds::default()).unwrap();
+    assert_eq!(report.suspects.len(), 3, "{}", report.table());
+    // The designed fabric is healthy.
+    let d = designed();
+    let report = diagnose(&Observations { graph: &d, links: None, before: None, after: None }, &Thresholds::default()).unwrap();
+    assert!(report.suspects.is_empty());
 }
