@@ -1,5 +1,6 @@
 //! `rdmasim doctor`'s input side: the real tools' output of a generated fabric with planted
 //! faults (tests/data/doctor/README.md) is read, and exactly the planted links are suspects.
+mod common;
 use rdmasim_core::fabric::build::{single_rail, KAryNTree};
 use rdmasim_core::fabric::graph::FabricGraph;
 use rdmasim_core::fabric::io::port_counters::{Counter, NodeAddr, PortSelect};
@@ -203,4 +204,110 @@ fn without_iblinkinfo_the_topology_speeds_are_judged() {
     let d = designed();
     let report = diagnose(&Observations { graph: &d, links: None, before: None, after: None }, &Thresholds::default()).unwrap();
     assert!(report.suspects.is_empty());
+}
+
+fn err<T: std::fmt::Debug>(r: Result<T, IoError>) -> String {
+    r.expect_err("expected an error").to_string()
+}
+
+/// `text` cut after its first `n` lines.
+fn first_lines(text: &str, n: usize) -> String {
+    text.lines().take(n).map(|l| format!("{l}\n")).collect()
+}
+
+#[test]
+fn cut_files_are_named_errors() {
+    // perfquery cut inside its second block (blocks are 22 lines).
+    let cut = first_lines(&fixture("perfquery-after.txt"), 22 + 5);
+    let e = err(perfquery::read(&cut, "perfquery-after.txt"));
+    assert!(e.starts_with("perfquery-after.txt:23: this block has no PortRcvErrors: expected perfquery's complete output (a cut file?)"), "{e}");
+    // ibqueryerrors without its summary.
+    let cut = first_lines(&fixture("ibqueryerrors-after.txt"), 6);
+    assert_eq!(err(ibqueryerrors::read(&cut, "q.txt")), "q.txt: no \"## Summary:\" line: expected ibqueryerrors' complete output (a cut file?)");
+    // iblinkinfo cut in the middle of a port line.
+    let text = fixture("iblinkinfo.txt");
+    let cut = &text[..text.find("==>").unwrap()];
+    let e = err(iblinkinfo::read(cut, "l.txt"));
+    assert!(e.starts_with("l.txt:2: expected )==> after the link"), "{e}");
+}
+
+#[test]
+fn wrong_guids_and_ports_outside_the_topology_are_named_errors() {
+    let g = designed();
+    // ibqueryerrors naming a GUID the topology does not have.
+    let text = fixture("ibqueryerrors-after.txt").replace("0x2c90300000501", "0x2c90300000599");
+    let records = ibqueryerrors::read(&text, "q.txt").unwrap();
+    let e = err(CounterSnapshot::from_records(&g, &records, "q.txt", 0.0, Coverage::NonZeroOnly));
+    assert_eq!(e, "q.txt:4: GUID 0x0002c90300000599 port 1: no node or port of the topology has GUID 0x0002c90300000599");
+    // perfquery of a LID no node has, and of a port a spine (4 ports) does not have.
+    for (from, to, expected) in [
+        ("Lid 16 port 1", "Lid 99 port 1", "p.txt:1: LID 99 port 1: no switch or CA port of the topology has LID 99"),
+        ("Lid 16 port 1", "Lid 21 port 7", "p.txt:1: LID 21 is \"r0-L2-s0\", which has ports 1..=4, not 7"),
+        ("Lid 16 port 1", "Lid 16 port 2", "p.txt:1: LID 16 is \"h15 mlx4_0\"[1], not port 2 of \"h15 mlx4_0\""),
+    ] {
+        let text = fixture("perfquery-after.txt").replacen(from, to, 1);
+        let records = perfquery::read(&text, "p.txt").unwrap();
+        assert_eq!(err(CounterSnapshot::from_records(&g, &records, "p.txt", 0.0, Coverage::Listed)), expected);
+    }
+    // The same port twice in one snapshot.
+    let twice = fixture("perfquery-after.txt") + &first_lines(&fixture("perfquery-after.txt"), 22);
+    let records = perfquery::read(&twice, "p.txt").unwrap();
+    let e = err(CounterSnapshot::from_records(&g, &records, "p.txt", 0.0, Coverage::Listed));
+    assert!(e.starts_with("p.txt:1409: SymbolErrorCounter of \"h15 mlx4_0\"[1] again (first at line 1)"), "{e}");
+    // iblinkinfo from a fabric cabled otherwise: h15's peer is said to be leaf r0-L1-s2.
+    let text = fixture("iblinkinfo.txt").replacen("     20    4[  ] \"r0-L1-s3\"", "     19    4[  ] \"r0-L1-s2\"", 1);
+    let ports = iblinkinfo::read(&text, "l.txt").unwrap();
+    let obs = Observations { graph: &g, links: Some((&ports, "l.txt")), before: None, after: None };
+    assert_eq!(err(diagnose(&obs, &Thresholds::default())), "l.txt:2: \"h15 mlx4_0\"[1] is cabled to \"r0-L1-s2\"[4] here, and to \"r0-L1-s3\"[4] in the topology");
+}
+
+#[test]
+fn snapshots_out_of_order_and_malformed_lines_are_named_errors() {
+    let g = designed();
+    let before = snapshot(&g, "perfquery-before.txt", 600.0).unwrap();
+    let after = snapshot(&g, "perfquery-after.txt", 600.0).unwrap();
+    let obs = Observations { graph: &g, links: None, before: Some(&before), after: Some(&after) };
+    let e = err(diagnose(&obs, &Thresholds::default()));
+    assert_eq!(e, "perfquery-after.txt: taken at 600 s, 0 s after perfquery-before.txt (taken at 600 s): expected a later snapshot");
+    let bad = fixture("perfquery-after.txt").replacen("SymbolErrorCounter:..............0", "SymbolErrorCounter:..............lots", 1);
+    assert_eq!(err(perfquery::read(&bad, "p.txt")), "p.txt:4: SymbolErrorCounter \"lots\": expected a decimal count");
+    assert_eq!(err(perfquery::read("PortSelect:....1\n", "p.txt")), "p.txt:1: \"PortSelect:....1\": expected \"# Port counters: Lid <lid> port <port> ...\" first");
+    let bad = fixture("ibqueryerrors-after.txt").replacen("[PortRcvErrors == 350]", "[PortRcvErrors = 350]", 1);
+    assert_eq!(err(ibqueryerrors::read(&bad, "q.txt")), "q.txt:4: [PortRcvErrors = 350]: expected [Counter == value]");
+    let bad = fixture("iblinkinfo.txt").replacen("4X          10.0 Gbps", "4X          99.0 Gbps", 1);
+    let e = err(iblinkinfo::read(&bad, "l.txt"));
+    assert!(e.starts_with("l.txt:2: speed \"99.0 Gbps\": expected 2.5, 5.0"), "{e}");
+}
+
+/// Every reader and the diagnosis on every fixture cut at 400 places and on seeded mutations:
+/// errors, never a panic.
+#[test]
+fn fuzz_cut_and_mutated_fixtures_never_panic() {
+    use rand::{Rng, SeedableRng};
+    let g = designed();
+    let names = ["iblinkinfo.txt", "iblinkinfo-l.txt", "ibqueryerrors-before.txt", "ibqueryerrors-after.txt", "ibqueryerrors-data-r.txt", "perfquery-before.txt", "perfquery-after.txt", "perfquery-x.txt", "perfquery-a.txt"];
+    let fixtures: Vec<Vec<u8>> = names.iter().map(|n| fixture(n).into_bytes()).collect();
+    let before = snapshot(&g, "perfquery-before.txt", 0.0).unwrap();
+    let read_all = |text: &str| {
+        if let Ok(ports) = iblinkinfo::read(text, "fuzz") {
+            let _ = diagnose(&Observations { graph: &g, links: Some((&ports, "fuzz")), before: None, after: None }, &Thresholds::default());
+        }
+        for records in [perfquery::read(text, "fuzz"), ibqueryerrors::read(text, "fuzz")].into_iter().flatten() {
+            if let Ok(after) = CounterSnapshot::from_records(&g, &records, "fuzz", 1.0, Coverage::Listed) {
+                let _ = diagnose(&Observations { graph: &g, links: None, before: Some(&before), after: Some(&after) }, &Thresholds::default());
+            }
+        }
+    };
+    for f in &fixtures {
+        for cut in (0..f.len()).step_by((f.len() / 400).max(1)) {
+            read_all(&String::from_utf8_lossy(&f[..cut]));
+        }
+    }
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(0xd0c);
+    let alphabet = b"[]()\"'#=-:.x0123456789abcdefABCDEF \n\tXGbpsALLportLidGUID";
+    for _ in 0..1500 {
+        let which = rng.gen_range(0..fixtures.len());
+        let f = common::fuzz::mutate(&mut rng, &fixtures[which], alphabet);
+        read_all(&String::from_utf8_lossy(&f));
+    }
 }

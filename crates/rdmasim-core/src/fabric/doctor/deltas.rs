@@ -61,3 +61,37 @@ pub fn port_deltas(before: Option<&CounterSnapshot>, after: &CounterSnapshot, po
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fabric::doctor::snapshot::{Coverage, PortCounters};
+
+    fn snap(at: f64, coverage: Coverage, values: &[(Counter, u64)]) -> CounterSnapshot {
+        let mut ports = std::collections::BTreeMap::new();
+        if !values.is_empty() {
+            ports.insert(PortId(0), PortCounters { values: values.iter().copied().collect(), extended_data: false });
+        }
+        CounterSnapshot { source: format!("t{at}"), taken_at_s: at, coverage, ports }
+    }
+
+    #[test]
+    fn saturated_reset_and_missing_counters_are_said_so() {
+        let before = snap(0.0, Coverage::Listed, &[(Counter::SymbolErrorCounter, 10), (Counter::PortRcvErrors, 50)]);
+        let after = snap(10.0, Coverage::Listed, &[(Counter::SymbolErrorCounter, 0xFFFF), (Counter::PortRcvErrors, 5), (Counter::LinkDownedCounter, 1)]);
+        let dt = interval(&before, &after).unwrap();
+        let d = port_deltas(Some(&before), &after, PortId(0), Some(dt));
+        let by = |c| d.iter().find(|x| x.counter == c).unwrap();
+        let sym = by(Counter::SymbolErrorCounter);
+        assert_eq!((sym.delta, sym.saturated, sym.reset, sym.per_second), (0xFFFF - 10, true, false, Some(6552.5)));
+        let rcv = by(Counter::PortRcvErrors);
+        assert_eq!((rcv.delta, rcv.reset), (5, true), "cleared between the snapshots: growth since the clear");
+        let down = by(Counter::LinkDownedCounter);
+        assert_eq!((down.before, down.delta, down.per_second), (None, 1, None), "perfquery did not read it before: a count since the last clear");
+        // ibqueryerrors leaves out what is at or below its threshold: taken as 0.
+        let quiet = snap(0.0, Coverage::NonZeroOnly, &[]);
+        let d = port_deltas(Some(&quiet), &after, PortId(0), Some(10.0));
+        assert!(d.iter().all(|x| x.before == Some(0) && x.per_second.is_some()));
+        assert!(interval(&after, &before).unwrap_err().message.contains("expected a later snapshot"));
+    }
+}
