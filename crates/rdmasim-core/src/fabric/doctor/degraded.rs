@@ -7,7 +7,7 @@ use super::suspect::Evidence;
 use super::thresholds::{Severity, Thresholds};
 use crate::fabric::graph::{FabricGraph, LinkState};
 use crate::fabric::io::iblinkinfo::LinkInfoPort;
-use crate::fabric::io::port_match::{by_guid, by_lid, At};
+use crate::fabric::io::port_match::{At, PortIndex};
 use crate::fabric::io::IoError;
 use crate::fabric::rate::LinkSpeed;
 use crate::ids::{LinkId, PortId};
@@ -20,22 +20,23 @@ pub struct DownPort {
     pub phys_state: String,
 }
 
-fn port_of(g: &FabricGraph, guid: Option<u64>, lid: u16, num: u16, at: At) -> Result<PortId, IoError> {
+fn port_of(ix: &PortIndex, guid: Option<u64>, lid: u16, num: u16, at: At) -> Result<PortId, IoError> {
     match guid {
-        Some(guid) => by_guid(g, guid, num, at),
-        None => by_lid(g, lid, num, at),
+        Some(guid) => ix.by_guid(guid, num, at),
+        None => ix.by_lid(lid, num, at),
     }
 }
 
 /// `graph` with each link's width and speed as iblinkinfo saw them, and the cabled ports it
 /// saw down. Errors name the line where iblinkinfo and the topology disagree.
 pub fn observe(graph: &FabricGraph, ports: &[LinkInfoPort], source: &str) -> Result<(FabricGraph, Vec<DownPort>), IoError> {
+    let ix = PortIndex::new(graph);
     let mut g = graph.clone();
     let mut down = Vec::new();
     let mut seen: BTreeMap<LinkId, (LinkSpeed, usize)> = BTreeMap::new();
     for lp in ports {
         let at = At { source, line: lp.line };
-        let p = port_of(graph, lp.guid, lp.lid, lp.port, at)?;
+        let p = port_of(&ix, lp.guid, lp.lid, lp.port, at)?;
         let link = graph.ports[p].link;
         let (Some(active), Some(peer)) = (lp.active, &lp.peer) else {
             if link.is_some() && lp.state == "Down" {
@@ -47,7 +48,7 @@ pub fn observe(graph: &FabricGraph, ports: &[LinkInfoPort], source: &str) -> Res
             return Err(IoError::at(source, lp.line, format!("{} is cabled to {:?}[{}] here, and to nothing in the topology", graph.port_name(p), peer.name, peer.port)));
         };
         let expected_peer = graph.links[link].other(p);
-        let peer_port = port_of(graph, peer.guid, peer.lid, peer.port, at)?;
+        let peer_port = port_of(&ix, peer.guid, peer.lid, peer.port, at)?;
         if peer_port != expected_peer {
             return Err(IoError::at(source, lp.line, format!("{} is cabled to {} here, and to {} in the topology", graph.port_name(p), graph.port_name(peer_port), graph.port_name(expected_peer))));
         }

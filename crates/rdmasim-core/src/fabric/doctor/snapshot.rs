@@ -3,7 +3,7 @@
 //! caller knows when it ran them).
 use crate::fabric::graph::FabricGraph;
 use crate::fabric::io::port_counters::{Counter, CounterRecord, PortSelect};
-use crate::fabric::io::port_match::{by_addr, At};
+use crate::fabric::io::port_match::{At, PortIndex};
 use crate::fabric::io::IoError;
 use crate::ids::PortId;
 use std::collections::BTreeMap;
@@ -44,6 +44,7 @@ impl CounterSnapshot {
         if !taken_at_s.is_finite() {
             return Err(IoError::whole(source, format!("taken at {taken_at_s} s: expected a finite time")));
         }
+        let index = PortIndex::new(graph);
         let mut ports: BTreeMap<PortId, PortCounters> = BTreeMap::new();
         let mut first_line: BTreeMap<PortId, usize> = BTreeMap::new();
         for r in records {
@@ -52,7 +53,7 @@ impl CounterSnapshot {
                 continue;
             }
             let at = At { source, line: r.line };
-            let p = by_addr(graph, &r.node, num, at)?;
+            let p = index.by_addr(&r.node, num, at)?;
             let first = *first_line.entry(p).or_insert(r.line);
             let entry = ports.entry(p).or_default();
             for (&c, &v) in &r.counters {

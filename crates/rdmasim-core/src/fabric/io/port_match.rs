@@ -2,11 +2,13 @@
 //! with: a LID (a switch's, then the port number; or a CA port's own), a GUID (a switch's node
 //! GUID, a CA's port GUID, or a CA's node GUID with the port number) or a node description.
 //! Every miss is an error naming the line, so counters from another fabric (or a topology file
-//! older than the counters) are not silently dropped.
+//! older than the counters) are not silently dropped. [`PortIndex`] is built once per graph:
+//! a whole fabric's perfquery output names every port.
 use super::port_counters::NodeAddr;
 use super::IoError;
 use crate::fabric::graph::{FabricGraph, NO_LID};
-use crate::ids::PortId;
+use crate::ids::{NodeId, PortId};
+use std::collections::HashMap;
 
 /// Where in the input a name was read, for the error.
 #[derive(Clone, Copy)]
@@ -21,55 +23,86 @@ impl At<'_> {
     }
 }
 
-fn numbered(g: &FabricGraph, node: crate::ids::NodeId, port: u16, what: &str, at: At) -> Result<PortId, IoError> {
-    let n = &g.nodes[node];
-    n.port(port).ok_or_else(|| at.err(format!("{what} is {:?}, which has ports 1..={}, not {port}", n.name, n.num_ports)))
+/// What a LID or a GUID names: a node (a switch, or a CA by node GUID) or one CA port.
+#[derive(Clone, Copy)]
+enum Named {
+    Node(NodeId),
+    Port(PortId),
 }
 
-/// The port at `lid` and `port`: a switch's LID with any of its port numbers, or a CA port's
-/// LID with that port's number.
-pub fn by_lid(g: &FabricGraph, lid: u16, port: u16, at: At) -> Result<PortId, IoError> {
-    if lid != NO_LID {
-        if let Some((id, _)) = g.nodes.iter_enumerated().find(|(_, n)| n.is_switch() && n.lid == lid) {
-            return numbered(g, id, port, &format!("LID {lid}"), at);
-        }
-        if let Some((p, gp)) = g.ports.iter_enumerated().find(|(_, gp)| gp.lid == lid && !g.nodes[gp.node].is_switch()) {
-            if gp.num != port {
-                return Err(at.err(format!("LID {lid} is {}, not port {port} of {:?}", g.port_name(p), g.nodes[gp.node].name)));
+pub struct PortIndex<'g> {
+    g: &'g FabricGraph,
+    lids: HashMap<u16, Named>,
+    guids: HashMap<u64, Named>,
+    names: HashMap<&'g str, NodeId>,
+}
+
+impl<'g> PortIndex<'g> {
+    pub fn new(g: &'g FabricGraph) -> PortIndex<'g> {
+        let mut ix = PortIndex { g, lids: HashMap::new(), guids: HashMap::new(), names: HashMap::new() };
+        for (id, n) in g.nodes.iter_enumerated() {
+            ix.names.insert(n.name.as_str(), id);
+            if n.is_switch() && n.lid != NO_LID {
+                ix.lids.insert(n.lid, Named::Node(id));
             }
-            return Ok(p);
+        }
+        for (p, gp) in g.ports.iter_enumerated() {
+            // A switch's ports share its node GUID; a CA's port GUIDs are their own.
+            ix.guids.entry(gp.guid).or_insert(if g.nodes[gp.node].is_switch() { Named::Node(gp.node) } else { Named::Port(p) });
+            if gp.lid != NO_LID && !g.nodes[gp.node].is_switch() {
+                ix.lids.entry(gp.lid).or_insert(Named::Port(p));
+            }
+        }
+        // Node GUIDs last: a CA's node GUID names the CA (any of its ports by number).
+        for (id, n) in g.nodes.iter_enumerated() {
+            ix.guids.insert(n.guid, Named::Node(id));
+        }
+        ix
+    }
+
+    fn numbered(&self, node: NodeId, port: u16, what: &str, at: At) -> Result<PortId, IoError> {
+        let n = &self.g.nodes[node];
+        n.port(port).ok_or_else(|| at.err(format!("{what} is {:?}, which has ports 1..={}, not {port}", n.name, n.num_ports)))
+    }
+
+    fn resolve(&self, named: Named, port: u16, what: &str, at: At) -> Result<PortId, IoError> {
+        match named {
+            Named::Node(id) => self.numbered(id, port, what, at),
+            Named::Port(p) if self.g.ports[p].num == port => Ok(p),
+            Named::Port(p) => Err(at.err(format!("{what} is {}, not port {port} of {:?}", self.g.port_name(p), self.g.nodes[self.g.ports[p].node].name))),
         }
     }
-    Err(at.err(format!("LID {lid} port {port}: no switch or CA port of the topology has LID {lid}")))
-}
 
-/// The port a GUID and port number name: a switch's node GUID (or port GUID: its ports share
-/// it), a CA port's GUID (whose number must be `port`), or a CA's node GUID.
-pub fn by_guid(g: &FabricGraph, guid: u64, port: u16, at: At) -> Result<PortId, IoError> {
-    if let Some((id, _)) = g.nodes.iter_enumerated().find(|(_, n)| n.guid == guid) {
-        return numbered(g, id, port, &format!("GUID {guid:#018x}"), at);
-    }
-    if let Some((p, gp)) = g.ports.iter_enumerated().find(|(_, gp)| gp.guid == guid) {
-        if gp.num != port && !g.nodes[gp.node].is_switch() {
-            return Err(at.err(format!("GUID {guid:#018x} is {}, not port {port}", g.port_name(p))));
+    /// The port at `lid` and `port`: a switch's LID with any of its port numbers, or a CA
+    /// port's LID with that port's number.
+    pub fn by_lid(&self, lid: u16, port: u16, at: At) -> Result<PortId, IoError> {
+        match self.lids.get(&lid) {
+            Some(&named) => self.resolve(named, port, &format!("LID {lid}"), at),
+            None => Err(at.err(format!("LID {lid} port {port}: no switch or CA port of the topology has LID {lid}"))),
         }
-        return numbered(g, gp.node, port, &format!("GUID {guid:#018x}"), at);
     }
-    Err(at.err(format!("GUID {guid:#018x} port {port}: no node or port of the topology has GUID {guid:#018x}")))
-}
 
-/// The port `port` of the node named `name`.
-pub fn by_name(g: &FabricGraph, name: &str, port: u16, at: At) -> Result<PortId, IoError> {
-    match g.nodes.iter_enumerated().find(|(_, n)| n.name == name) {
-        Some((id, _)) => numbered(g, id, port, &format!("{name:?}"), at),
-        None => Err(at.err(format!("{name:?} port {port}: no node of the topology is named {name:?}"))),
+    /// The port a GUID and port number name.
+    pub fn by_guid(&self, guid: u64, port: u16, at: At) -> Result<PortId, IoError> {
+        match self.guids.get(&guid) {
+            Some(&named) => self.resolve(named, port, &format!("GUID {guid:#018x}"), at),
+            None => Err(at.err(format!("GUID {guid:#018x} port {port}: no node or port of the topology has GUID {guid:#018x}"))),
+        }
     }
-}
 
-/// The port a counter record's node and port number name.
-pub fn by_addr(g: &FabricGraph, node: &NodeAddr, port: u16, at: At) -> Result<PortId, IoError> {
-    match node {
-        NodeAddr::Lid(lid) => by_lid(g, *lid, port, at),
-        NodeAddr::Guid(guid) => by_guid(g, *guid, port, at),
+    /// The port `port` of the node named `name`.
+    pub fn by_name(&self, name: &str, port: u16, at: At) -> Result<PortId, IoError> {
+        match self.names.get(name) {
+            Some(&id) => self.numbered(id, port, &format!("{name:?}"), at),
+            None => Err(at.err(format!("{name:?} port {port}: no node of the topology is named {name:?}"))),
+        }
+    }
+
+    /// The port a counter record's node and port number name.
+    pub fn by_addr(&self, node: &NodeAddr, port: u16, at: At) -> Result<PortId, IoError> {
+        match node {
+            NodeAddr::Lid(lid) => self.by_lid(*lid, port, at),
+            NodeAddr::Guid(guid) => self.by_guid(*guid, port, at),
+        }
     }
 }
