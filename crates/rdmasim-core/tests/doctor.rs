@@ -4,8 +4,8 @@ mod common;
 use rdmasim_core::fabric::build::{single_rail, KAryNTree};
 use rdmasim_core::fabric::graph::FabricGraph;
 use rdmasim_core::fabric::io::port_counters::{Counter, NodeAddr, PortSelect};
-use rdmasim_core::fabric::doctor::{diagnose, CounterSnapshot, Coverage, Observations, Report, Severity, Thresholds};
-use rdmasim_core::fabric::io::{iblinkinfo, ibqueryerrors, ibsim_net, perfquery, IoError};
+use rdmasim_core::fabric::doctor::{diagnose, CounterSnapshot, Coverage, Evidence, Observations, Report, Severity, Thresholds};
+use rdmasim_core::fabric::io::{iblinkinfo, ibnetdiscover, ibqueryerrors, ibsim_net, perfquery, IoError};
 use rdmasim_core::fabric::rate::{LinkGen, LinkSpeed};
 use std::path::{Path, PathBuf};
 
@@ -139,7 +139,7 @@ fn doctor(g: &FabricGraph, links: &str, before: Option<&str>, after: Option<&str
     let ports = iblinkinfo::read(&fixture(links), links).unwrap();
     let before = before.map(|b| snapshot(g, b, 0.0).unwrap());
     let after = after.map(|a| snapshot(g, a, INTERVAL_S).unwrap());
-    let obs = Observations { graph: g, links: Some((&ports, links)), before: before.as_ref(), after: after.as_ref() };
+    let obs = Observations { graph: g, links: Some((&ports, links)), before: before.as_ref(), after: after.as_ref(), trust_could_be: false };
     diagnose(&obs, &Thresholds::default()).unwrap()
 }
 
@@ -197,13 +197,34 @@ fn one_snapshot_flags_lifetime_counts_low_and_so_cannot_tell_old_errors_from_new
 #[test]
 fn without_iblinkinfo_the_topology_speeds_are_judged() {
     let g = planted();
-    let obs = Observations { graph: &g, links: None, before: None, after: None };
+    let obs = Observations { graph: &g, links: None, before: None, after: None, trust_could_be: false };
     let report = diagnose(&obs, &Thresholds::default()).unwrap();
     assert_eq!(report.suspects.len(), 3, "{}", report.table());
     // The designed fabric is healthy.
     let d = designed();
-    let report = diagnose(&Observations { graph: &d, links: None, before: None, after: None }, &Thresholds::default()).unwrap();
+    let report = diagnose(&Observations { graph: &d, links: None, before: None, after: None, trust_could_be: false }, &Thresholds::default()).unwrap();
     assert!(report.suspects.is_empty());
+}
+
+#[test]
+fn from_the_fabric_as_discovered_a_one_port_hca_trained_down_cannot_be_told() {
+    // An operator without the design: the topology is ibnetdiscover's, where a node supports
+    // the best of its links. h10's only link runs SDR, so nothing says it could run QDR.
+    let g = ibnetdiscover::read(&fixture("ibnetdiscover.txt"), "ibnetdiscover.txt").unwrap();
+    let report = doctor(&g, "iblinkinfo.txt", Some("ibqueryerrors-before.txt"), Some("ibqueryerrors-after.txt"));
+    let found: Vec<[String; 2]> = report.suspects.iter().map(|s| sorted_ends(&s.ends)).collect();
+    let planted_but_h10: Vec<[String; 2]> = PLANTED.iter().filter(|p| !p[0].contains("h10")).map(|p| p.map(String::from)).collect();
+    assert_eq!(found, planted_but_h10, "{}", report.table());
+}
+
+#[test]
+fn over_ibsim_could_be_says_every_link_is_degraded_so_it_is_not_trusted_by_default() {
+    let g = designed();
+    let ports = iblinkinfo::read(&fixture("iblinkinfo.txt"), "l").unwrap();
+    let obs = Observations { graph: &g, links: Some((&ports, "l")), before: None, after: None, trust_could_be: true };
+    let report = diagnose(&obs, &Thresholds::default()).unwrap();
+    assert_eq!(report.suspects.len(), 32, "ibsim: every port could be 12X");
+    assert!(report.suspects.iter().all(|s| matches!(&s.evidence[0], Evidence::Degraded { expected, .. } if expected.starts_with("12X"))));
 }
 
 fn err<T: std::fmt::Debug>(r: Result<T, IoError>) -> String {
@@ -257,7 +278,7 @@ fn wrong_guids_and_ports_outside_the_topology_are_named_errors() {
     // iblinkinfo from a fabric cabled otherwise: h15's peer is said to be leaf r0-L1-s2.
     let text = fixture("iblinkinfo.txt").replacen("     20    4[  ] \"r0-L1-s3\"", "     19    4[  ] \"r0-L1-s2\"", 1);
     let ports = iblinkinfo::read(&text, "l.txt").unwrap();
-    let obs = Observations { graph: &g, links: Some((&ports, "l.txt")), before: None, after: None };
+    let obs = Observations { graph: &g, links: Some((&ports, "l.txt")), before: None, after: None, trust_could_be: false };
     assert_eq!(err(diagnose(&obs, &Thresholds::default())), "l.txt:2: \"h15 mlx4_0\"[1] is cabled to \"r0-L1-s2\"[4] here, and to \"r0-L1-s3\"[4] in the topology");
 }
 
@@ -266,7 +287,7 @@ fn snapshots_out_of_order_and_malformed_lines_are_named_errors() {
     let g = designed();
     let before = snapshot(&g, "perfquery-before.txt", 600.0).unwrap();
     let after = snapshot(&g, "perfquery-after.txt", 600.0).unwrap();
-    let obs = Observations { graph: &g, links: None, before: Some(&before), after: Some(&after) };
+    let obs = Observations { graph: &g, links: None, before: Some(&before), after: Some(&after), trust_could_be: false };
     let e = err(diagnose(&obs, &Thresholds::default()));
     assert_eq!(e, "perfquery-after.txt: taken at 600 s, 0 s after perfquery-before.txt (taken at 600 s): expected a later snapshot");
     let bad = fixture("perfquery-after.txt").replacen("SymbolErrorCounter:..............0", "SymbolErrorCounter:..............lots", 1);
@@ -290,11 +311,11 @@ fn fuzz_cut_and_mutated_fixtures_never_panic() {
     let before = snapshot(&g, "perfquery-before.txt", 0.0).unwrap();
     let read_all = |text: &str| {
         if let Ok(ports) = iblinkinfo::read(text, "fuzz") {
-            let _ = diagnose(&Observations { graph: &g, links: Some((&ports, "fuzz")), before: None, after: None }, &Thresholds::default());
+            let _ = diagnose(&Observations { graph: &g, links: Some((&ports, "fuzz")), before: None, after: None, trust_could_be: false }, &Thresholds::default());
         }
         for records in [perfquery::read(text, "fuzz"), ibqueryerrors::read(text, "fuzz")].into_iter().flatten() {
             if let Ok(after) = CounterSnapshot::from_records(&g, &records, "fuzz", 1.0, Coverage::Listed) {
-                let _ = diagnose(&Observations { graph: &g, links: None, before: Some(&before), after: Some(&after) }, &Thresholds::default());
+                let _ = diagnose(&Observations { graph: &g, links: None, before: Some(&before), after: Some(&after), trust_could_be: false }, &Thresholds::default());
             }
         }
     };

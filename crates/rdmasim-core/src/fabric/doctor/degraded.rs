@@ -1,14 +1,16 @@
 //! Links below what both ends support, and links that are down: from the topology's link
 //! speeds, or from what iblinkinfo saw (which replaces them, after checking that it saw the
 //! same cabling). What a port supports comes from the topology (a generator's design, or an
-//! importer's best link per node): iblinkinfo's "Could be" is the hardware's PortInfo, which
-//! ibsim fixes at 1x..12x and SDR..QDR, so it is reported but not judged by.
+//! importer's best link per node, which cannot know more than its one link for a one-port
+//! HCA), and, when asked, from iblinkinfo's "Could be": the hardware's PortInfo, right on real
+//! ports, but fixed by ibsim at 1x..12x and SDR..QDR.
 use super::suspect::Evidence;
 use super::thresholds::{Severity, Thresholds};
 use crate::fabric::graph::{FabricGraph, LinkState};
 use crate::fabric::io::iblinkinfo::LinkInfoPort;
 use crate::fabric::io::port_match::{At, PortIndex};
 use crate::fabric::io::IoError;
+use crate::fabric::io::iblinkinfo::CouldBe;
 use crate::fabric::rate::LinkSpeed;
 use crate::ids::{LinkId, PortId};
 use std::collections::BTreeMap;
@@ -27,9 +29,21 @@ fn port_of(ix: &PortIndex, guid: Option<u64>, lid: u16, num: u16, at: At) -> Res
     }
 }
 
-/// `graph` with each link's width and speed as iblinkinfo saw them, and the cabled ports it
-/// saw down. Errors name the line where iblinkinfo and the topology disagree.
-pub fn observe(graph: &FabricGraph, ports: &[LinkInfoPort], source: &str) -> Result<(FabricGraph, Vec<DownPort>), IoError> {
+/// Raises what both ends of `link` support to iblinkinfo's "Could be".
+fn support_at_least(g: &mut FabricGraph, link: LinkId, could_be: CouldBe) {
+    for p in g.links[link].ends {
+        let s = &mut g.ports[p].supported;
+        s.width = s.width.max(could_be.width.unwrap_or(0));
+        if let Some(gen) = could_be.gen.filter(|c| c.rank() > s.gen.rank()) {
+            s.gen = gen;
+        }
+    }
+}
+
+/// `graph` with each link's width and speed as iblinkinfo saw them (and, if `trust_could_be`,
+/// its ends supporting what iblinkinfo says they could be), and the cabled ports it saw down.
+/// Errors name the line where iblinkinfo and the topology disagree.
+pub fn observe(graph: &FabricGraph, ports: &[LinkInfoPort], source: &str, trust_could_be: bool) -> Result<(FabricGraph, Vec<DownPort>), IoError> {
     let ix = PortIndex::new(graph);
     let mut g = graph.clone();
     let mut down = Vec::new();
@@ -59,6 +73,9 @@ pub fn observe(graph: &FabricGraph, ports: &[LinkInfoPort], source: &str) -> Res
         }
         g.links[link].speed = active;
         g.links[link].state = LinkState::Up;
+        if trust_could_be {
+            support_at_least(&mut g, link, lp.could_be);
+        }
     }
     for d in &down {
         if let Some(l) = g.ports[d.port].link {

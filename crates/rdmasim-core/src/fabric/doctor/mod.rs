@@ -31,13 +31,17 @@ pub struct Observations<'a> {
     pub links: Option<(&'a [LinkInfoPort], &'a str)>,
     pub before: Option<&'a CounterSnapshot>,
     pub after: Option<&'a CounterSnapshot>,
+    /// Take iblinkinfo's "Could be" as what both ends support (where it says more than the
+    /// topology). Right on real hardware, whose PortInfo says what it supports; wrong over
+    /// ibsim, which says 1x..12x on every port.
+    pub trust_could_be: bool,
 }
 
 /// Every suspect link, ranked. Errors: iblinkinfo disagreeing with the topology's cabling,
 /// snapshots out of order.
 pub fn diagnose(obs: &Observations, t: &Thresholds) -> Result<Report, IoError> {
     let (observed, down) = match obs.links {
-        Some((ports, source)) => degraded::observe(obs.graph, ports, source)?,
+        Some((ports, source)) => degraded::observe(obs.graph, ports, source, obs.trust_could_be)?,
         None => (obs.graph.clone(), Vec::new()),
     };
     let interval_s = match (obs.before, obs.after) {
