@@ -126,13 +126,12 @@ fn sorted_ends(ends: &[String; 2]) -> [String; 2] {
     e
 }
 
+/// A snapshot from a fixture, its format told by its content.
 fn snapshot(g: &FabricGraph, name: &str, at: f64) -> Result<CounterSnapshot, IoError> {
-    let text = fixture(name);
-    if name.starts_with("perfquery") {
-        CounterSnapshot::from_records(g, &perfquery::read(&text, name)?, name, at, Coverage::Listed)
-    } else {
-        CounterSnapshot::from_records(g, &ibqueryerrors::read(&text, name)?, name, at, Coverage::NonZeroOnly)
-    }
+    let s = CounterSnapshot::read(g, &fixture(name), name, at)?;
+    let expected = if name.starts_with("perfquery") { Coverage::Listed } else { Coverage::NonZeroOnly };
+    assert_eq!(s.coverage, expected, "{name}");
+    Ok(s)
 }
 
 fn doctor(g: &FabricGraph, links: &str, before: Option<&str>, after: Option<&str>) -> Report {

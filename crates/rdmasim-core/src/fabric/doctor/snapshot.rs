@@ -3,6 +3,7 @@
 //! caller knows when it ran them).
 use crate::fabric::graph::FabricGraph;
 use crate::fabric::io::port_counters::{Counter, CounterRecord, PortSelect};
+use crate::fabric::io::{ibqueryerrors, perfquery};
 use crate::fabric::io::port_match::{At, PortIndex};
 use crate::fabric::io::IoError;
 use crate::ids::PortId;
@@ -65,6 +66,17 @@ impl CounterSnapshot {
             entry.extended_data |= r.extended;
         }
         Ok(CounterSnapshot { source: source.to_string(), taken_at_s, coverage, ports })
+    }
+
+    /// Reads a snapshot in either format, told apart by content: perfquery's blocks start
+    /// `# Port counters:` (or `# Port extended counters:`), anything else is ibqueryerrors'.
+    pub fn read(graph: &FabricGraph, text: &str, source: &str, taken_at_s: f64) -> Result<CounterSnapshot, IoError> {
+        let first = text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with("ibwarn:")).unwrap_or("");
+        if first.starts_with("# Port counters:") || first.starts_with("# Port extended counters:") {
+            CounterSnapshot::from_records(graph, &perfquery::read(text, source)?, source, taken_at_s, Coverage::Listed)
+        } else {
+            CounterSnapshot::from_records(graph, &ibqueryerrors::read(text, source)?, source, taken_at_s, Coverage::NonZeroOnly)
+        }
     }
 
     /// The value of `counter` at `port`, if the snapshot says (0 for what ibqueryerrors left
