@@ -217,3 +217,28 @@ pub fn read(text: &str, source: &str) -> Result<Vec<LinkInfoPort>, IoError> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines as iblinkinfo.c's format strings print what ibsim cannot: FDR10 and extended
+    /// speeds, `-p` switch settings, external port numbers, a port with no peer that is up.
+    #[test]
+    fn speeds_settings_and_odd_ports_read_as_printed() {
+        let text = "Switch: 0x0002c90000000300 leaf1:\n\
+           3    1[ 1] ==( 4X  10.0 Gbps (FDR10) Active/  LinkUp) (HOQ:14 VL_Stall:7)==>       5    1[  ] \"node1 HCA-1\" ( )\n\
+           3    2[  ] ==( 4X      25.78125 Gbps   Init/  LinkUp)==>       6    1[  ] \"node2 HCA-1\" (Could be 53.125 Gbps)\n\
+           3    3[  ] ==( 4X      14.0625 Gbps Active/  LinkUp)==>      \"Port not available\"\n\
+           3    4[  ] ==(                Down/ Disabled)==>             [  ] \"\" ( )\n";
+        let p = read(text, "t").unwrap();
+        assert_eq!(p[0].active, Some(LinkSpeed { gen: LinkGen::Fdr10, width: 4 }));
+        assert_eq!((p[0].guid, p[0].node_name.as_str(), p[0].lid, p[0].port), (Some(0x0002c90000000300), "leaf1", 3, 1));
+        assert_eq!((p[1].active.map(|s| s.gen), p[1].state.as_str(), p[1].could_be.gen), (Some(LinkGen::Edr), "Init", Some(LinkGen::Hdr)));
+        assert_eq!((p[2].active.map(|s| s.gen), p[2].peer.is_none()), (Some(LinkGen::Fdr), true));
+        assert_eq!((p[3].active, p[3].phys_state.as_str()), (None, "Disabled"));
+        assert!(read("CA: x:\n      0x01 1 1[  ] ==( 4X 10.0 Gbps Active/ LinkUp)==> 2 1[  ] \"y\" (Could be 99X)\n", "t").unwrap_err().message.contains("Could be 99X"));
+        assert!(read("Router: r:\n", "t").unwrap_err().message.contains("routers are not modelled"));
+        assert!(read("", "t").unwrap_err().message.contains("no port lines"));
+    }
+}

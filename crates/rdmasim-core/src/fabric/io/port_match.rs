@@ -106,3 +106,33 @@ impl<'g> PortIndex<'g> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fabric::graph::LinkProps;
+    use crate::fabric::rate::{LinkGen, LinkSpeed};
+
+    #[test]
+    fn lids_guids_and_names_find_their_ports() {
+        let qdr = LinkSpeed { gen: LinkGen::Qdr, width: 4 };
+        let mut g = FabricGraph::new();
+        let sw = g.add_switch("sw", 0x100, 8, qdr).unwrap();
+        let h = g.add_host("h");
+        let ca = g.add_hca(h, "h HCA-1", 0x200, 2, qdr).unwrap();
+        let (ca2, sw3) = (g.port_of(ca, 2).unwrap(), g.port_of(sw, 3).unwrap());
+        g.connect(ca2, sw3, LinkProps::new(qdr, 1.0)).unwrap();
+        g.assign_lids().unwrap();
+        let ix = PortIndex::new(&g);
+        let at = At { source: "f", line: 7 };
+        assert_eq!(ix.by_lid(g.nodes[sw].lid, 3, at).unwrap(), sw3);
+        assert_eq!(ix.by_lid(g.ports[ca2].lid, 2, at).unwrap(), ca2);
+        assert_eq!(ix.by_guid(0x100, 3, at).unwrap(), sw3, "a switch by its node GUID");
+        assert_eq!(ix.by_guid(0x202, 2, at).unwrap(), ca2, "a CA port by its port GUID");
+        assert_eq!(ix.by_guid(0x200, 2, at).unwrap(), ca2, "a CA by its node GUID and the port number");
+        assert_eq!(ix.by_name("h HCA-1", 2, at).unwrap(), ca2);
+        assert_eq!(ix.by_guid(0x202, 1, at).unwrap_err().to_string(), "f:7: GUID 0x0000000000000202 is \"h HCA-1\"[2], not port 1 of \"h HCA-1\"");
+        assert_eq!(ix.by_name("sw", 9, at).unwrap_err().to_string(), "f:7: \"sw\" is \"sw\", which has ports 1..=8, not 9");
+        assert!(ix.by_name("nobody", 1, at).unwrap_err().message.contains("no node of the topology is named"));
+    }
+}
