@@ -1,6 +1,7 @@
 //! Fabric file formats: round trips through our writers, the real tools' output (fixtures made
 //! with ibsim, OpenSM and infiniband-diags: tests/data/fabric/README.md), degraded links,
 //! error messages that name file, line and expectation, and a deterministic fuzz.
+mod common;
 use rand::{Rng, SeedableRng};
 use rdmasim_core::fabric::graph::{FabricGraph, LinkProps, LinkState, Lfts, NodeKind, NO_ROUTE};
 use rdmasim_core::fabric::io::{self, ibnetdiscover, ibroute, ibsim_net, lfts_dump, subnet_lst, IoError};
@@ -353,31 +354,8 @@ fn fuzz_cut_and_mutated_fixtures_never_panic() {
     let mut rng = rand_pcg::Pcg64::seed_from_u64(0x1b51);
     let alphabet = b"[]()\"'#=-x0123456789abcdefABCDEF {}:\n\t@SWCAlidLIDPN";
     for _ in 0..3000 {
-        let mut f = fixtures[rng.gen_range(0..fixtures.len())].clone();
-        for _ in 0..rng.gen_range(1..6) {
-            match rng.gen_range(0..5) {
-                0 | 1 if !f.is_empty() => {
-                    let i = rng.gen_range(0..f.len());
-                    f[i] = alphabet[rng.gen_range(0..alphabet.len())];
-                }
-                2 => {
-                    let i = rng.gen_range(0..=f.len());
-                    f.splice(i..i, b"99999999999999999999".iter().copied());
-                }
-                _ => {
-                    let mut lines: Vec<&[u8]> = f.split(|&b| b == b'\n').collect();
-                    let (i, j) = (rng.gen_range(0..lines.len()), rng.gen_range(0..lines.len()));
-                    match rng.gen_range(0..3) {
-                        0 => {
-                            lines.remove(i);
-                        }
-                        1 => lines.insert(i, lines[j]),
-                        _ => lines.swap(i, j),
-                    }
-                    f = lines.join(&b'\n');
-                }
-            }
-        }
+        let which = rng.gen_range(0..fixtures.len());
+        let f = common::fuzz::mutate(&mut rng, &fixtures[which], alphabet);
         read_all(&String::from_utf8_lossy(&f), &g);
     }
     assert!(start.elapsed().as_secs() < 30, "fuzz took {:?}", start.elapsed());

@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
+pub mod fuzz;
 pub mod opensm;
 use rdmasim_core::api::Simulation;
 use serde_json::Value;

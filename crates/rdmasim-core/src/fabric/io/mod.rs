@@ -9,11 +9,16 @@
 pub mod discovered;
 pub mod dot;
 pub mod guid2lid;
+pub mod iblinkinfo;
 pub mod ibnetdiscover;
+pub mod ibqueryerrors;
 pub mod ibroute;
 pub mod ibsim_net;
 pub mod lft_table;
 pub mod lfts_dump;
+pub mod perfquery;
+pub mod port_counters;
+pub mod port_match;
 pub mod subnet_lst;
 pub mod text;
 

@@ -1,0 +1,91 @@
+//! One reading of the fabric's port counters, matched to the topology's ports: what
+//! perfquery or ibqueryerrors printed, with the time it was taken (the tools print none; the
+//! caller knows when it ran them).
+use crate::fabric::graph::FabricGraph;
+use crate::fabric::io::port_counters::{Counter, CounterRecord, PortSelect};
+use crate::fabric::io::{ibqueryerrors, perfquery};
+use crate::fabric::io::port_match::{At, PortIndex};
+use crate::fabric::io::IoError;
+use crate::ids::PortId;
+use std::collections::BTreeMap;
+
+/// What a port missing from the snapshot means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coverage {
+    /// Only the listed ports were read (perfquery): a missing port is unknown.
+    Listed,
+    /// Every port was read and only those above the thresholds listed (ibqueryerrors): a
+    /// missing port or counter was at most the threshold, taken as 0.
+    NonZeroOnly,
+}
+
+/// One port's counters, and whether its data counters are the 64-bit extended ones.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PortCounters {
+    pub values: BTreeMap<Counter, u64>,
+    pub extended_data: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct CounterSnapshot {
+    /// The file(s) it was read from, for messages.
+    pub source: String,
+    /// When it was taken, in seconds on any clock both snapshots share.
+    pub taken_at_s: f64,
+    pub coverage: Coverage,
+    pub ports: BTreeMap<PortId, PortCounters>,
+}
+
+impl CounterSnapshot {
+    /// Matches `records` to `graph`'s ports. Sums over all ports (`-a`, `port ALL`) and a
+    /// switch's management port 0 are skipped: no link can be blamed for them. A port read
+    /// twice keeps both readings only if they do not overlap (perfquery and perfquery -x);
+    /// extended data counters replace basic ones.
+    pub fn from_records(graph: &FabricGraph, records: &[CounterRecord], source: &str, taken_at_s: f64, coverage: Coverage) -> Result<CounterSnapshot, IoError> {
+        if !taken_at_s.is_finite() {
+            return Err(IoError::whole(source, format!("taken at {taken_at_s} s: expected a finite time")));
+        }
+        let index = PortIndex::new(graph);
+        let mut ports: BTreeMap<PortId, PortCounters> = BTreeMap::new();
+        let mut first_line: BTreeMap<PortId, usize> = BTreeMap::new();
+        for r in records {
+            let PortSelect::Port(num) = r.port else { continue };
+            if num == 0 {
+                continue;
+            }
+            let at = At { source, line: r.line };
+            let p = index.by_addr(&r.node, num, at)?;
+            let first = *first_line.entry(p).or_insert(r.line);
+            let entry = ports.entry(p).or_default();
+            for (&c, &v) in &r.counters {
+                let replaces_basic_data = r.extended && c.is_data() && !entry.extended_data;
+                if entry.values.insert(c, v).is_some() && !replaces_basic_data {
+                    return Err(IoError::at(source, r.line, format!("{} of {} again (first at line {first}): expected one reading per port per snapshot", c.name(), graph.port_name(p))));
+                }
+            }
+            entry.extended_data |= r.extended;
+        }
+        Ok(CounterSnapshot { source: source.to_string(), taken_at_s, coverage, ports })
+    }
+
+    /// Reads a snapshot in either format, told apart by content: perfquery's blocks start
+    /// `# Port counters:` (or `# Port extended counters:`), anything else is ibqueryerrors'.
+    pub fn read(graph: &FabricGraph, text: &str, source: &str, taken_at_s: f64) -> Result<CounterSnapshot, IoError> {
+        let first = text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with("ibwarn:")).unwrap_or("");
+        if first.starts_with("# Port counters:") || first.starts_with("# Port extended counters:") {
+            CounterSnapshot::from_records(graph, &perfquery::read(text, source)?, source, taken_at_s, Coverage::Listed)
+        } else {
+            CounterSnapshot::from_records(graph, &ibqueryerrors::read(text, source)?, source, taken_at_s, Coverage::NonZeroOnly)
+        }
+    }
+
+    /// The value of `counter` at `port`, if the snapshot says (0 for what ibqueryerrors left
+    /// out).
+    pub fn value(&self, port: PortId, counter: Counter) -> Option<u64> {
+        match (self.ports.get(&port).and_then(|p| p.values.get(&counter)), self.coverage) {
+            (Some(&v), _) => Some(v),
+            (None, Coverage::NonZeroOnly) => Some(0),
+            (None, Coverage::Listed) => None,
+        }
+    }
+}
