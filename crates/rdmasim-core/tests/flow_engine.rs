@@ -1,0 +1,114 @@
+//! The flow-level engine against the packet engine on the same fabrics and flows (issue #24):
+//! the slowest flow's completion time agrees within 10 % on fat trees for permutations, random
+//! pairs and shifts, with and without a degraded uplink. The debug cases are small (k = 4 and
+//! k = 6 trees, 1-2 MiB); the larger ones are ignored tests that print their figures
+//! (`cargo test --release --test flow_engine -- --ignored --nocapture`).
+mod common;
+use common::*;
+use rdmasim_core::api::Simulation;
+use rdmasim_core::engine::SimRng;
+use rdmasim_core::fabric::analysis::ebb_patterns::{PatternKind, PatternScratch};
+use rdmasim_core::fabric::build::generate;
+use rdmasim_core::fabric::graph::RoutedFabric;
+use rdmasim_core::fabric::rate::{LinkGen, LinkSpeed};
+use rdmasim_core::scenario::validate::parse_toml;
+use serde_json::Value;
+
+/// A `flows` scenario on `generator` with one WRITE of `size` per (client, server) pair.
+fn scenario(engine: &str, generator: &str, pairs: &[(u32, u32)], size: u64) -> String {
+    let mut s = format!(
+        "engine = \"{engine}\"\n[hardware]\nprofile = \"cx4-edr\"\n[topology]\ngenerator = {generator}\n[workload]\nkind = \"flows\"\nuntil = \"all\"\n"
+    );
+    for &(c, d) in pairs {
+        s += &format!("[[workload.flow]]\nverb = \"write\"\nsize = {size}\ncount = 1\nclient = {c}\nserver = {d}\n");
+    }
+    s
+}
+
+/// Runs `toml` on `routed` (a fabric changed by the test) or on its generator's.
+fn run_on(toml: &str, routed: Option<&RoutedFabric>) -> Value {
+    let mut s = parse_toml(toml, "<test>").expect("valid scenario");
+    if let Some(rf) = routed {
+        s.topology.routed = Some(std::sync::Arc::new(rf.clone()));
+    }
+    let mut sim = Simulation::from_scenario(s, "<test>").expect("builds");
+    sim.run();
+    results(&sim)
+}
+
+fn slowest(r: &Value) -> f64 {
+    assert_eq!(r["stop_reason"], "completed", "{}", r["stop_reason"]);
+    table(r, "flows").iter().map(|f| f["finish_us"].as_f64().expect("every flow finished")).fold(0.0, f64::max)
+}
+
+/// Slowest completion in µs by the packet and the flow engine, and their difference in % of
+/// the packet engine's.
+fn compare(generator: &str, routed: Option<&RoutedFabric>, pairs: &[(u32, u32)], size: u64) -> (f64, f64, f64) {
+    let packet = slowest(&run_on(&scenario("packet", generator, pairs, size), routed));
+    let flow = slowest(&run_on(&scenario("flow", generator, pairs, size), routed));
+    (packet, flow, (flow - packet) / packet * 100.0)
+}
+
+fn pattern(kind: PatternKind, n: usize, seed: u64) -> Vec<(u32, u32)> {
+    let mut p = PatternScratch::default();
+    p.write(kind, n, 0, &mut SimRng::new(seed, kind.stream(0)));
+    p.flows.clone()
+}
+
+fn fat_tree(k: u32) -> String {
+    format!("{{ kind = \"fat-tree-k\", k = {k}, speed = {{ gen = \"edr\", width = 4 }} }}")
+}
+
+/// The fabric of `generator` with host 0's edge switch's first uplink trained down to `speed`.
+fn degraded(generator: &str, speed: LinkSpeed) -> RoutedFabric {
+    #[derive(serde::Deserialize)]
+    struct Wrap {
+        g: rdmasim_core::fabric::build::GeneratorSpec,
+    }
+    let spec = toml::from_str::<Wrap>(&format!("g = {generator}")).expect("generator spec").g;
+    let mut rf = generate(&spec).expect("builds");
+    let g = &rf.graph;
+    let h0 = g.nodes[g.hosts[rdmasim_core::ids::HostId(0)].hcas[0]].first_port;
+    let edge = g.ports[g.peer(h0).unwrap()].node;
+    // The edge switch's first port cabled to another switch.
+    let up = g.nodes[edge]
+        .ports()
+        .find(|&p| g.peer(p).is_some_and(|q| g.nodes[g.ports[q].node].is_switch()))
+        .expect("an uplink");
+    let link = g.ports[up].link.unwrap();
+    rf.graph.links[link].speed = speed;
+    rf
+}
+
+#[test]
+fn one_flow_alone_matches_the_packet_engine() {
+    let (packet, flow, diff) = compare(&fat_tree(4), None, &[(0, 15)], 1 << 20);
+    println!("one 1 MiB WRITE across a k = 4 fat tree: packet {packet:.2} us, flow {flow:.2} us ({diff:+.2} %)");
+    assert!(diff.abs() < 2.0, "packet {packet} us, flow {flow} us");
+}
+
+/// A named case: a changed fabric or the generator's, and the (client, server) pairs.
+type Case<'a> = (&'a str, Option<&'a RoutedFabric>, Vec<(u32, u32)>);
+
+#[test]
+fn fat_tree_patterns_agree_within_ten_percent() {
+    let ft4 = fat_tree(4);
+    let sdr_uplink = degraded(&ft4, LinkSpeed { gen: LinkGen::Sdr, width: 4 });
+    let x1_uplink = degraded(&ft4, LinkSpeed { gen: LinkGen::Edr, width: 1 });
+    let cases: Vec<Case> = vec![
+        ("permutation", None, pattern(PatternKind::Permutation, 16, 1)),
+        ("random pairs", None, pattern(PatternKind::RandomPair { hosts: 16 }, 16, 2)),
+        ("shift 5", None, pattern(PatternKind::Shift { k: 5 }, 16, 0)),
+        ("permutation, SDR uplink", Some(&sdr_uplink), pattern(PatternKind::Permutation, 16, 1)),
+        ("shift 4, 1x uplink", Some(&x1_uplink), pattern(PatternKind::Shift { k: 4 }, 16, 0)),
+    ];
+    let mut failures = Vec::new();
+    for (name, rf, pairs) in cases {
+        let (packet, flow, diff) = compare(&ft4, rf, &pairs, 1 << 20);
+        println!("k = 4, {name}, 1 MiB: packet {packet:.1} us, flow {flow:.1} us ({diff:+.2} %)");
+        if diff.abs() > 10.0 {
+            failures.push(format!("{name}: packet {packet:.1} us, flow {flow:.1} us ({diff:+.1} %)"));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
