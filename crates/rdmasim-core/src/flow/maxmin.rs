@@ -154,3 +154,62 @@ impl MaxMin {
         self.generation += 1;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Set {
+        routes: Vec<Vec<PortId>>,
+        caps: Vec<f64>,
+        on: TiVec<PortId, Vec<FlowId>>,
+    }
+    impl Set {
+        fn new(ports: usize, routes: &[&[u32]], caps: &[f64]) -> Set {
+            let routes: Vec<Vec<PortId>> = routes.iter().map(|r| r.iter().map(|&p| PortId(p)).collect()).collect();
+            let mut on: TiVec<PortId, Vec<FlowId>> = vec![Vec::new(); ports].into();
+            for (f, r) in routes.iter().enumerate() {
+                for &p in r {
+                    on[p].push(FlowId::from(f));
+                }
+            }
+            Set { routes, caps: caps.to_vec(), on }
+        }
+    }
+    impl FlowSet for Set {
+        fn route(&self, f: FlowId) -> &[PortId] {
+            &self.routes[f.idx()]
+        }
+        fn cap(&self, f: FlowId) -> f64 {
+            self.caps[f.idx()]
+        }
+        fn on_link(&self, p: PortId) -> &[FlowId] {
+            &self.on[p]
+        }
+    }
+
+    fn solve(capacity: &[f64], routes: &[&[u32]], caps: &[f64]) -> Vec<f64> {
+        let set = Set::new(capacity.len(), routes, caps);
+        let flows: Vec<FlowId> = (0..routes.len()).map(FlowId::from).collect();
+        let mut rate: TiVec<FlowId, f64> = vec![0.0; routes.len()].into();
+        let cap: TiVec<PortId, f64> = capacity.to_vec().into();
+        MaxMin::new(capacity.len(), routes.len()).solve(&set, &cap, &flows, &mut rate);
+        rate.raw
+    }
+
+    #[test]
+    fn the_textbook_example_fills_the_busiest_link_first() {
+        // Link 1 carries three flows and fills first at 10/3; flow 0 takes the rest of link 0.
+        let r = solve(&[10.0, 10.0], &[&[0], &[0, 1], &[1], &[1]], &[f64::INFINITY; 4]);
+        let third = 10.0 / 3.0;
+        assert_eq!(r, vec![10.0 - third, third, third, third]);
+    }
+
+    #[test]
+    fn a_capped_flow_leaves_its_share_to_the_others() {
+        // Three flows on one link of 12: one capped at 2, the other two get 5 each.
+        assert_eq!(solve(&[12.0], &[&[0], &[0], &[0]], &[f64::INFINITY, 2.0, f64::INFINITY]), vec![5.0, 2.0, 5.0]);
+        // A slow link downstream (2) holds its flow; the fast shared link gives the rest away.
+        assert_eq!(solve(&[10.0, 2.0], &[&[0, 1], &[0]], &[f64::INFINITY; 2]), vec![2.0, 8.0]);
+    }
+}
