@@ -90,6 +90,20 @@ fn one_flow_alone_matches_the_packet_engine() {
 /// A named case: a changed fabric or the generator's, and the (client, server) pairs.
 type Case<'a> = (&'a str, Option<&'a RoutedFabric>, Vec<(u32, u32)>);
 
+/// Runs every case with 1 MiB WRITEs on both engines, prints the figures, and names the cases
+/// whose slowest flows differ by more than 10 %.
+fn outside_ten_percent(label: &str, generator: &str, cases: Vec<Case>) -> Vec<String> {
+    let mut failures = Vec::new();
+    for (name, rf, pairs) in cases {
+        let (packet, flow, diff) = compare(generator, rf, &pairs, 1 << 20);
+        println!("{label}, {name}, 1 MiB: packet {packet:.1} us, flow {flow:.1} us ({diff:+.2} %)");
+        if diff.abs() > 10.0 {
+            failures.push(format!("{name}: packet {packet:.1} us, flow {flow:.1} us ({diff:+.1} %)"));
+        }
+    }
+    failures
+}
+
 #[test]
 fn fat_tree_patterns_agree_within_ten_percent() {
     let ft4 = fat_tree(4);
@@ -102,14 +116,7 @@ fn fat_tree_patterns_agree_within_ten_percent() {
         ("permutation, SDR uplink", Some(&sdr_uplink), pattern(PatternKind::Permutation, 16, 1)),
         ("shift 4, 1x uplink", Some(&x1_uplink), pattern(PatternKind::Shift { k: 4 }, 16, 0)),
     ];
-    let mut failures = Vec::new();
-    for (name, rf, pairs) in cases {
-        let (packet, flow, diff) = compare(&ft4, rf, &pairs, 1 << 20);
-        println!("k = 4, {name}, 1 MiB: packet {packet:.1} us, flow {flow:.1} us ({diff:+.2} %)");
-        if diff.abs() > 10.0 {
-            failures.push(format!("{name}: packet {packet:.1} us, flow {flow:.1} us ({diff:+.1} %)"));
-        }
-    }
+    let failures = outside_ten_percent("k = 4", &ft4, cases);
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
@@ -149,4 +156,40 @@ fn head_of_line_blocking_slows_a_victim_flow_below_max_min() {
     let victim_slowdown = packet[3] / flow[3];
     println!("victim h0 -> h4: packet {:.1} us, flow {:.1} us: {victim_slowdown:.2}x", packet[3], flow[3]);
     assert!(victim_slowdown > 1.3, "the packet engine's victim is held back by head-of-line blocking: {victim_slowdown}");
+}
+
+/// The 128-host cases (k = 8 fat tree), in release:
+/// `cargo test --release --test flow_engine -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn fat_tree_k8_patterns_agree_within_ten_percent() {
+    let ft8 = fat_tree(8);
+    let sdr_uplink = degraded(&ft8, LinkSpeed { gen: LinkGen::Sdr, width: 4 });
+    let x1_uplink = degraded(&ft8, LinkSpeed { gen: LinkGen::Edr, width: 1 });
+    let cases: Vec<Case> = vec![
+        ("permutation", None, pattern(PatternKind::Permutation, 128, 1)),
+        ("shift 17", None, pattern(PatternKind::Shift { k: 17 }, 128, 0)),
+        ("shift 64", None, pattern(PatternKind::Shift { k: 64 }, 128, 0)),
+        ("permutation, SDR uplink", Some(&sdr_uplink), pattern(PatternKind::Permutation, 128, 1)),
+        ("random pairs, 1x uplink", Some(&x1_uplink), pattern(PatternKind::RandomPair { hosts: 128 }, 128, 2)),
+        ("shift 1, 1x uplink", Some(&x1_uplink), pattern(PatternKind::Shift { k: 1 }, 128, 0)),
+    ];
+    let failures = outside_ten_percent("k = 8 (128 hosts)", &ft8, cases);
+    // Head-of-line blocking (docs/flow.md): on this draw of random pairs a flow of the slowest
+    // link also shares an upstream link with flows held at a congested output, and the packet
+    // engine's slowest flow takes 14 % longer than max-min gives it (292.4 against 256.1 us).
+    let (packet, flow, diff) = compare(&ft8, None, &pattern(PatternKind::RandomPair { hosts: 128 }, 128, 2), 1 << 20);
+    println!("k = 8 (128 hosts), random pairs, 1 MiB: packet {packet:.1} us, flow {flow:.1} us ({diff:+.2} %), head-of-line blocking");
+    assert!((-15.0..-10.0).contains(&diff), "the head-of-line case moved: packet {packet:.1} us, flow {flow:.1} us ({diff:+.1} %)");
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn what_the_flow_engine_cannot_run_is_refused_by_key() {
+    let perftest = "engine = \"flow\"\n[hardware]\nprofile = \"cx4-edr\"\n[workload]\nkind = \"perftest\"\ntest = \"ib_write_bw\"\n";
+    assert_eq!(Simulation::from_toml(perftest, "<test>").err().expect("refused").key, "engine");
+    let faults = scenario("flow", &fat_tree(4), &[(0, 1)], 4096) + "[[faults]]\nlink = \"*\"\nloss_rate = 0.01\n";
+    assert_eq!(Simulation::from_toml(&faults, "<test>").err().expect("refused").key, "faults");
+    let bad = scenario("packets", &fat_tree(4), &[(0, 1)], 4096);
+    assert_eq!(Simulation::from_toml(&bad, "<test>").err().expect("refused").key, "engine");
 }
