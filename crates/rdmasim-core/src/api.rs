@@ -1,8 +1,135 @@
 //! The surface the Python binding and the CLI use: build a simulation from a scenario, step it
 //! (so a caller can show progress), and collect its result tables and capture.
-pub use crate::sim::{RunResult, Simulation};
-use crate::scenario::{validate, Scenario, ScenarioError};
+//!
+//! A scenario's `engine` picks what runs it: the packet engine ([`crate::sim::Simulation`], the
+//! default) or the flow-level engine ([`crate::flow::run::FlowRun`]); [`Simulation`] is either,
+//! with one interface. The packet engine's world stays reachable through it (`sim.world`) for
+//! callers that inspect it; a flow-level run has none.
+use crate::flow::run::FlowRun;
+use crate::hca::profile::HwProfile;
+use crate::report::capture::Capture;
+use crate::scenario::{validate, EngineKind, Scenario, ScenarioError};
 use crate::workload::perftest_settings::EffectivePerftest;
+pub use crate::sim::RunResult;
+
+/// One run, on the engine its scenario names.
+pub enum Simulation {
+    Packet(Box<crate::sim::Simulation>),
+    Flow(Box<FlowRun>),
+}
+
+impl Simulation {
+    pub fn from_toml(text: &str, source: &str) -> Result<Simulation, ScenarioError> {
+        Self::from_scenario(validate::parse_toml(text, source)?, source)
+    }
+
+    pub fn from_scenario(mut scenario: Scenario, source: &str) -> Result<Simulation, ScenarioError> {
+        if scenario.engine == EngineKind::Flow {
+            let err = |key: String, message: String| ScenarioError { source: source.into(), key, line: None, message };
+            crate::scenario::resolve_topology(&mut scenario, source).map_err(|(k, m)| err(k, m))?;
+            validate::check(&scenario, source)?;
+            return Ok(Simulation::Flow(Box::new(FlowRun::from_scenario(scenario, source)?)));
+        }
+        crate::sim::Simulation::from_scenario(scenario, source).map(|s| Simulation::Packet(Box::new(s)))
+    }
+
+    /// Runs at most `max_events` events; returns true when the run is over.
+    pub fn step(&mut self, max_events: u64) -> bool {
+        match self {
+            Simulation::Packet(s) => s.step(max_events),
+            Simulation::Flow(f) => f.step(max_events),
+        }
+    }
+
+    /// Runs to the end.
+    pub fn run(&mut self) {
+        match self {
+            Simulation::Packet(s) => s.run(),
+            Simulation::Flow(f) => f.run(),
+        }
+    }
+
+    /// Fraction of the workload done, 0..=1.
+    pub fn progress(&self) -> f64 {
+        match self {
+            Simulation::Packet(s) => s.progress(),
+            Simulation::Flow(f) => f.progress(),
+        }
+    }
+
+    pub fn events(&self) -> u64 {
+        match self {
+            Simulation::Packet(s) => s.events(),
+            Simulation::Flow(f) => f.events(),
+        }
+    }
+
+    pub fn result(&self) -> RunResult {
+        match self {
+            Simulation::Packet(s) => s.result(),
+            Simulation::Flow(f) => f.result(),
+        }
+    }
+
+    pub fn result_json(&self) -> String {
+        serde_json::to_string(&self.result()).unwrap_or_default()
+    }
+
+    /// The RoCEv2 pcap capture, when the scenario asked for one (a flow-level run has none).
+    pub fn pcap(&self) -> Option<Vec<u8>> {
+        self.capture().map(|c| c.to_pcap())
+    }
+
+    pub fn capture(&self) -> Option<&Capture> {
+        match self {
+            Simulation::Packet(s) => s.capture(),
+            Simulation::Flow(_) => None,
+        }
+    }
+
+    pub fn take_capture(&mut self) -> Option<Capture> {
+        match self {
+            Simulation::Packet(s) => s.take_capture(),
+            Simulation::Flow(_) => None,
+        }
+    }
+
+    pub fn profile(&self) -> &HwProfile {
+        match self {
+            Simulation::Packet(s) => s.profile(),
+            Simulation::Flow(f) => f.profile(),
+        }
+    }
+
+    /// The packet engine's run, for callers that inspect its world; None for a flow-level run.
+    pub fn packet(&self) -> Option<&crate::sim::Simulation> {
+        match self {
+            Simulation::Packet(s) => Some(s),
+            Simulation::Flow(_) => None,
+        }
+    }
+}
+
+/// The packet engine's fields (`sim.world`) for the callers that inspect them. Panics on a
+/// flow-level run, which has no packet world: such callers run packet scenarios only.
+impl std::ops::Deref for Simulation {
+    type Target = crate::sim::Simulation;
+    fn deref(&self) -> &Self::Target {
+        match self {
+            Simulation::Packet(s) => s,
+            Simulation::Flow(_) => panic!("a flow-level run (engine = \"flow\") has no packet world"),
+        }
+    }
+}
+
+impl std::ops::DerefMut for Simulation {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        match self {
+            Simulation::Packet(s) => s,
+            Simulation::Flow(_) => panic!("a flow-level run (engine = \"flow\") has no packet world"),
+        }
+    }
+}
 
 /// Parses and validates a TOML scenario without running it.
 pub fn validate_toml(text: &str, source: &str) -> Result<Scenario, ScenarioError> {

@@ -61,6 +61,8 @@ typed_id! {
     LinkId,
     /// A QP's index in its HCA's QP arena.
     QpIdx,
+    /// A flow of the flow-level engine (flow/), in the order the scenario lists them.
+    FlowId,
 }
 
 pub use typed_index_collections::{TiSlice, TiVec};

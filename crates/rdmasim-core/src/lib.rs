@@ -7,6 +7,7 @@
 //! - [`hca`]: queue pairs and the RC transport, CQs, the NIC's send scheduler, hardware profiles.
 //! - [`host`]: the CPU side: posting, busy or event-driven polling, CPU time accounting.
 //! - [`workload`]: perftest equivalents (and later study workloads).
+//! - [`flow`]: the flow-level engine, max-min fair rates over the same routed fabric.
 //! - [`report`]: counters, latency statistics, result tables.
 //! - [`scenario`]: the TOML scenario format and its validation.
 //! - [`api`]: the small surface the Python binding and the CLI use.
@@ -15,6 +16,7 @@ pub mod api;
 pub mod bench;
 pub mod engine;
 pub mod fabric;
+pub mod flow;
 pub mod hca;
 pub mod ids;
 pub mod host;

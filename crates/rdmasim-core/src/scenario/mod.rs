@@ -33,6 +33,19 @@ pub struct Scenario {
     pub output: OutputSection,
     #[serde(default)]
     pub limits: LimitsSection,
+    /// Which engine runs the scenario: `"packet"` (default) or `"flow"` (flow/, a `flows`
+    /// workload at max-min fair rates over the same routed fabric: docs/flow.md).
+    #[serde(default)]
+    pub engine: EngineKind,
+}
+
+/// `engine`: the packet engine, or the flow-level engine.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    #[default]
+    Packet,
+    Flow,
 }
 
 fn default_seed() -> u64 {

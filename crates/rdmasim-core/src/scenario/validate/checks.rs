@@ -41,7 +41,8 @@ fn check_sections(s: &Scenario) -> Result<(), Problem> {
     check_workload(s, &hw)?;
     check_faults(s)?;
     check_output(s)?;
-    check_limits(&s.limits)
+    check_limits(&s.limits)?;
+    crate::flow::run::check(s)
 }
 
 /// The floating-point (time-like) profile parameters an override may set; all must be finite

@@ -1,0 +1,321 @@
+//! A scenario with `engine = "flow"`: its `flows` workload on the flow engine, over the fabric
+//! the packet engine would build for it (the same generator, host profiles and trained links),
+//! with results in the packet engine's `flows` and `run` tables, the columns the flow level
+//! can fill.
+//!
+//! A flow is one fluid transfer of its messages' wire bytes (count × one message's packets,
+//! headers included) from the HCA port of its rail, the data going client → server (READ:
+//! server → client). Around the transfer come the fixed latencies of one message through an
+//! unloaded path, from the host profile's parameters: before the first byte, the post, doorbell,
+//! WQE and payload fetches and the send pipeline (READ: the request's way to the responder too);
+//! after the last, the way through the switches and cables, the receive pipeline, the ACK's way
+//! back (WRITE, SEND) and the completion's DMA write and poll. What this leaves out (per-message
+//! round trips with a small `depth`, CPU, credits) is in docs/flow.md.
+use super::engine::{Engine, FlowInput, State, Until};
+use super::link_model::{capacities, injection_cap, message_wire_bytes};
+use super::paths::{Ends, Routes};
+use crate::hca::profile::HwProfile;
+use crate::ids::{FlowId, HostId, TiVec};
+use crate::report::tables::{row, Tables};
+use crate::scenario::flows::{FlowVerb, FlowsUntil};
+use crate::scenario::{EngineKind, Scenario, ScenarioError, WorkloadSection};
+use crate::sim::RunResult;
+use serde_json::json;
+
+/// What the flow engine cannot run, named by key (scenario validation calls this).
+pub fn check(s: &Scenario) -> Result<(), (String, String)> {
+    if s.engine != EngineKind::Flow {
+        return Ok(());
+    }
+    let WorkloadSection::Flows(f) = &s.workload else {
+        return Err(("engine".into(), "the flow engine runs a `flows` workload; expected engine = \"packet\" for this workload, or workload.kind = \"flows\"".into()));
+    };
+    if f.kv.is_some() {
+        return Err(("workload.kv".into(), "the key-value store is request by request, not a flow; expected engine = \"packet\" with a [workload.kv]".into()));
+    }
+    for (i, fl) in f.flow.iter().enumerate() {
+        let key = |k: &str| format!("workload.flow[{i}].{k}");
+        if fl.split_bytes.is_some() {
+            return Err((key("split_bytes"), "the sender-side scheduler paces work requests, which the flow engine does not see; expected engine = \"packet\" for split_bytes".into()));
+        }
+    }
+    if !s.faults.is_empty() {
+        return Err(("faults".into(), "packet loss and bit errors act on packets; expected engine = \"packet\" with [[faults]] (a degraded link is a link of another speed)".into()));
+    }
+    if s.output.capture {
+        return Err(("output.capture".into(), "the flow engine sends no packets to capture; expected engine = \"packet\" with capture = true".into()));
+    }
+    Ok(())
+}
+
+/// One flow's figures fixed at the start.
+struct Plan {
+    label: String,
+    verb: FlowVerb,
+    size: u64,
+    start_us: f64,
+    /// Messages, and their payload and wire bytes (None: a background flow).
+    messages: Option<u64>,
+    payload: f64,
+    wire: f64,
+    /// Fixed latency before the first byte and after the last, seconds.
+    head_s: f64,
+    tail_s: f64,
+    background: bool,
+    depth: u32,
+    qps: u32,
+}
+
+pub struct FlowRun {
+    name: Option<String>,
+    seed: u64,
+    profile: String,
+    hw: HwProfile,
+    overridden: Vec<&'static str>,
+    plans: TiVec<FlowId, Plan>,
+    engine: Engine,
+    until: FlowsUntil,
+    /// When the last flow posts, seconds (the measurement window opens), and the bytes each had
+    /// carried then.
+    open_s: f64,
+    at_open: Option<TiVec<FlowId, f64>>,
+    max_time_s: f64,
+    max_events: u64,
+    stop_reason: Option<String>,
+    end_s: f64,
+}
+
+impl FlowRun {
+    pub fn from_scenario(scenario: Scenario, source: &str) -> Result<FlowRun, ScenarioError> {
+        let err = |key: &str, message: String| ScenarioError { source: source.into(), key: key.into(), line: None, message };
+        let WorkloadSection::Flows(section) = &scenario.workload else {
+            return Err(err("engine", "the flow engine runs a `flows` workload".into()));
+        };
+        let (prof, overridden) = scenario.hardware.resolved_profile().ok_or_else(|| err("hardware.profile", format!("unknown profile {:?}", scenario.hardware.profile)))?;
+        let t = &scenario.topology;
+        let mut profiles = vec![prof.clone()];
+        let mut host_hw = vec![0usize; t.hosts as usize];
+        for (i, e) in scenario.hardware.hosts.iter().enumerate() {
+            let (p, _) = e.as_section(&scenario.hardware).resolved_profile().ok_or_else(|| err(&format!("hardware.hosts[{i}].profile"), "unknown profile".into()))?;
+            profiles.push(p);
+            for &h in &e.hosts {
+                host_hw[h as usize] = i + 1;
+            }
+        }
+        let hw_of = |h: u32| &profiles[host_hw.get(h as usize).copied().unwrap_or(0)];
+        let host_speed = |h: u32| hw_of(h).link_speed();
+        let routed = crate::fabric::from_scenario::routed_fabric(t, &prof, &host_speed).map_err(|e| err("topology", e.0))?;
+        let g = &routed.graph;
+        let rail_port = |h: u32, rail: u16| {
+            g.hosts[HostId(h)].hcas.iter().flat_map(|&ca| g.nodes[ca].ports()).filter(|&p| g.ports[p].link.is_some()).nth(usize::from(rail))
+        };
+        let mtu = scenario.qp.mtu.unwrap_or(prof.mtu);
+        let mut ends = Vec::with_capacity(section.flow.len());
+        let mut plans: TiVec<FlowId, Plan> = TiVec::with_capacity(section.flow.len());
+        let mut caps = Vec::with_capacity(section.flow.len());
+        for (i, fl) in section.flow.iter().enumerate() {
+            // Data leaves the side that holds it: the server answers a READ.
+            let (from, to) = if fl.verb == FlowVerb::Read { (fl.server, fl.client) } else { (fl.client, fl.server) };
+            let (Some(src), Some(dst)) = (rail_port(from, fl.rail), rail_port(to, fl.rail)) else {
+                return Err(err(&format!("workload.flow[{i}].rail"), format!("host {from} or {to} has no rail {}", fl.rail)));
+            };
+            ends.push(Ends { src, dlid: g.ports[dst].lid });
+            let messages = match (fl.count, fl.total_bytes.map(|b| b / fl.size)) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let (wire1, packets1) = message_wire_bytes(fl.verb, fl.size, mtu);
+            caps.push(injection_cap(hw_of(from), wire1 as f64 / packets1 as f64));
+            plans.push(Plan {
+                label: fl.label(i),
+                verb: fl.verb,
+                size: fl.size,
+                start_us: fl.start_us,
+                messages,
+                payload: messages.map_or(f64::INFINITY, |m| (m * fl.size) as f64),
+                wire: messages.map_or(f64::INFINITY, |m| (m * wire1) as f64),
+                head_s: 0.0,
+                tail_s: 0.0,
+                background: fl.background,
+                depth: fl.depth,
+                qps: fl.qps,
+            });
+        }
+        let routes = Routes::trace(&routed, &ends);
+        for (f, plan) in plans.iter_mut_enumerated() {
+            let spec = &section.flow[f.idx()];
+            let hw = hw_of(spec.client);
+            let hops = routes.of(f).len();
+            let one_way_ns = routes.cable_m[f] * hw.cable_ns_per_m + hops.saturating_sub(1) as f64 * hw.switch_latency_ns;
+            (plan.head_s, plan.tail_s) = latencies(hw, spec.verb, spec.inline, one_way_ns);
+        }
+        let input: TiVec<FlowId, FlowInput> =
+            plans.iter().zip(&caps).map(|(p, &cap)| FlowInput { bytes: p.wire, start_s: p.start_us * 1e-6 + p.head_s, cap }).collect();
+        let open_s = plans.iter().map(|p| p.start_us * 1e-6).fold(0.0, f64::max);
+        let until = match section.until {
+            FlowsUntil::First => Until::First,
+            FlowsUntil::All => Until::All,
+        };
+        let capacity = capacities(g);
+        let l = &scenario.limits;
+        Ok(FlowRun {
+            name: scenario.name.clone(),
+            seed: scenario.seed,
+            profile: scenario.hardware.profile.clone(),
+            hw: prof.clone(),
+            overridden,
+            plans,
+            engine: Engine::new(routes, capacity, input, until),
+            until: section.until,
+            open_s,
+            at_open: None,
+            max_time_s: l.max_sim_time_ms.map_or(f64::INFINITY, |ms| ms * 1e-3),
+            max_events: l.max_events.unwrap_or(u64::MAX),
+            stop_reason: None,
+            end_s: 0.0,
+        })
+    }
+
+    /// Handles batches of events until `max_events` more were handled; true when the run is over.
+    pub fn step(&mut self, max_events: u64) -> bool {
+        if self.stop_reason.is_some() {
+            return true;
+        }
+        let budget = self.engine.events.saturating_add(max_events);
+        while self.engine.events < budget {
+            if self.at_open.is_none() && self.engine.next_time().is_none_or(|t| t > self.open_s) {
+                self.at_open = Some(self.snapshot(self.open_s));
+            }
+            if self.engine.events >= self.max_events {
+                return self.stop("max_events".into(), self.engine.now);
+            }
+            match self.engine.next_time() {
+                Some(t) if t > self.max_time_s => return self.stop("max_sim_time".into(), self.max_time_s),
+                _ => {}
+            }
+            if !self.engine.step() {
+                let end = self.completion_end();
+                let why = if self.engine.foreground_left() > 0 && self.until == FlowsUntil::All {
+                    "no more events (workload stalled): a flow's route has a link of no capacity".to_string()
+                } else {
+                    "completed".to_string()
+                };
+                return self.stop(why, end);
+            }
+        }
+        false
+    }
+
+    pub fn run(&mut self) {
+        while !self.step(1 << 20) {}
+    }
+
+    fn stop(&mut self, why: String, end_s: f64) -> bool {
+        if self.at_open.is_none() {
+            self.at_open = Some(self.snapshot(self.open_s.min(end_s)));
+        }
+        self.stop_reason = Some(why);
+        self.end_s = end_s;
+        true
+    }
+
+    /// When the run ends: the last completion (or the first, for `until = "first"`).
+    fn completion_end(&self) -> f64 {
+        let done = self.plans.iter_enumerated().filter_map(|(f, p)| self.finish_s(f).map(|t| (t, p)));
+        let times = done.map(|(t, _)| t);
+        match self.until {
+            FlowsUntil::All => times.fold(self.engine.now, f64::max),
+            FlowsUntil::First => times.fold(f64::INFINITY, f64::min).min(f64::MAX),
+        }
+    }
+
+    fn finish_s(&self, f: FlowId) -> Option<f64> {
+        match self.engine.state[f] {
+            State::Done(t) => Some(t + self.plans[f].tail_s),
+            _ => None,
+        }
+    }
+
+    fn snapshot(&self, t: f64) -> TiVec<FlowId, f64> {
+        (0..self.plans.len()).map(|i| self.engine.carried(FlowId::from(i), t)).collect()
+    }
+
+    pub fn progress(&self) -> f64 {
+        let fg = self.plans.iter().filter(|p| !p.background).count();
+        if self.stop_reason.is_some() || fg == 0 {
+            return 1.0;
+        }
+        1.0 - self.engine.foreground_left() as f64 / fg as f64
+    }
+
+    pub fn profile(&self) -> &HwProfile {
+        &self.hw
+    }
+
+    pub fn events(&self) -> u64 {
+        self.engine.events
+    }
+
+    pub fn result(&self) -> RunResult {
+        let end = if self.stop_reason.is_some() { self.end_s } else { self.engine.now };
+        let mut t = Tables::default();
+        let open = self.open_s.min(end);
+        let window = (end - open).max(0.0);
+        let close_carried = self.snapshot(end);
+        for (f, p) in self.plans.iter_enumerated() {
+            let payload_per_wire = if p.wire.is_finite() { p.payload / p.wire } else { p.size as f64 / message_wire_bytes(p.verb, p.size, 4096).0 as f64 };
+            let at_open = self.at_open.as_ref().map_or(0.0, |v| v[f]);
+            let in_window = ((close_carried[f] - at_open) * payload_per_wire).max(0.0).round();
+            let finish = self.finish_s(f);
+            let completed = match (finish, p.messages) {
+                (Some(_), Some(m)) => m,
+                _ => (close_carried[f] * payload_per_wire / p.size as f64).floor() as u64,
+            };
+            let error = self.engine.routes().errors[f].as_ref().map(|e| format!("unroutable: {e:?}"));
+            t.push("flows", row(json!({
+                "flow": f.idx(), "name": p.label, "verb": p.verb.name(), "bytes": p.size, "depth": p.depth, "qps": p.qps, "background": p.background,
+                "window_start_us": open * 1e6, "window_us": window * 1e6, "bytes_in_window": in_window,
+                "bw_Gbps": if window > 0.0 { in_window * 8.0 / window / 1e9 } else { 0.0 },
+                "completed_total": completed, "error": error,
+                "partial": self.stop_reason.as_deref() != Some("completed"),
+                "finish_us": finish.map(|s| s * 1e6),
+                "flow_time_us": finish.map(|s| s * 1e6 - p.start_us),
+                "throughput_Gbps": finish.map(|s| p.payload * 8.0 / (s - p.start_us * 1e-6) / 1e9),
+                "rate_Gbps": self.engine.rate[f] * 8.0 * payload_per_wire / 1e9,
+            })));
+        }
+        let unroutable = self.engine.routes().errors.iter().filter(|e| e.is_some()).count();
+        t.push("run", row(json!({
+            "engine": "flow", "events": self.engine.events, "sim_time_us": end * 1e6, "profile": self.profile, "overridden": self.overridden,
+            "solves": self.engine.solves, "rerated_flows": self.engine.rerated, "unroutable_flows": unroutable,
+        })));
+        RunResult {
+            name: self.name.clone(),
+            seed: self.seed,
+            profile: self.profile.clone(),
+            finished: self.stop_reason.as_deref() == Some("completed"),
+            stop_reason: self.stop_reason.clone().unwrap_or_else(|| "interrupted before completion".into()),
+            sim_time_us: end * 1e6,
+            events: self.engine.events,
+            error_completions: unroutable as u64,
+            tables: t.0,
+        }
+    }
+}
+
+/// The fixed latencies of one message through an unloaded path whose one-way delay (cables and
+/// switches) is `one_way_ns`: before its first byte leaves, and after its last arrives until
+/// the requester has polled the completion; seconds. Each term is a profile parameter the
+/// packet engine spends on the same step (hca/profile.rs).
+fn latencies(hw: &HwProfile, verb: FlowVerb, inline: bool, one_way_ns: f64) -> (f64, f64) {
+    let fetch = if inline { 0.0 } else { hw.wqe_fetch_ns + hw.dma_read_ns };
+    let post = hw.post_send_cpu_ns + hw.doorbell_ns + fetch + hw.tx_pipeline_ns;
+    let complete = hw.dma_write_ns + hw.poll_cq_ns;
+    let (head, tail) = match verb {
+        // The request crosses, the responder reads the payload and sends it back.
+        FlowVerb::Read => (post + one_way_ns + hw.rx_pipeline_ns + hw.dma_read_ns + hw.tx_pipeline_ns, one_way_ns + hw.rx_pipeline_ns + complete),
+        // The last packet crosses, the responder ACKs it, the ACK crosses back.
+        _ => (post, one_way_ns + hw.rx_pipeline_ns + hw.tx_pipeline_ns + one_way_ns + hw.rx_pipeline_ns + complete),
+    };
+    (head * 1e-9, tail * 1e-9)
+}
