@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
+pub mod mpi_trace;
 pub mod opensm;
 use rdmasim_core::api::Simulation;
 use serde_json::Value;
