@@ -194,3 +194,31 @@ fn rails_a_host_lacks_and_bad_thresholds_are_refused_by_key() {
     let e = err(&two_rails(&dir, "rail_sharing_policy = \"scatter\"", ""));
     assert!(e.contains("rail_sharing_policy") && e.contains("round-robin"), "{e}");
 }
+
+#[test]
+fn messages_on_different_rails_match_in_the_order_they_were_sent() {
+    // Round robin puts rank 0's first message (12 000 B, eager) on rail 1, whose h0 cable is at
+    // 1x (~11 us), and its second (8 B) on rail 0 (~1 us): the second lands first.
+    // Rank 1 waits for its first receive, computes 100 us, then waits for the second. Matched
+    // in send order, the first receive takes the slow message: the run ends after the slow
+    // message plus 100 us. Had the 8 B message overtaken it, the first wait would end at ~1 us
+    // and the run ~10 us sooner.
+    let dir = trace_dir("order", &[
+        vec![rec("isend", 0, "peer=1 bytes=12000 tag=1 req=1"), rec("isend", 0, "peer=1 bytes=8 tag=1 req=2"), rec("waitall", 0, "reqs=1,2")],
+        vec![
+            rec("irecv", 0, "peer=0 bytes=12000 tag=1 req=1"),
+            rec("irecv", 0, "peer=0 bytes=8 tag=1 req=2"),
+            rec("wait", 0, "req=1"),
+            rec("wait", 100_000, "req=2"),
+        ],
+    ]);
+    let toml = two_rails(&dir, "num_hcas = 2\nrail_sharing_policy = \"round-robin\"", "");
+    let slow = run_edited(&toml, |rf| host_cable(rf, 0, 1, |l| l.speed.width = 1));
+    assert_eq!(mpi(&slow)["delivered_messages"], 2);
+    assert!(sent(&slow, "h0", "mlx4_1") > 0 && sent(&slow, "h0", "mlx4_0") > 0, "one message on each rail");
+    let t = f(mpi(&slow), "run_time_us");
+    // Overtaken, the first wait would end when the 8 B message lands (~1 us) and the run at
+    // 101.2 us (measured with the sequence numbers switched off); matched in order it waits
+    // for the slow message: 111.25 us.
+    assert!(t > 108.0, "run time {t:.2} us: the first receive matched the first message sent");
+}
