@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 pub mod fuzz;
+pub mod mpi_trace;
 pub mod opensm;
 use rdmasim_core::api::Simulation;
 use serde_json::Value;

@@ -161,6 +161,17 @@ fn check_mpi(m: &MpiSection, topology: TopologyKind) -> Result<(), Problem> {
     if !m.compute_scale.is_finite() || m.compute_scale < 0.0 {
         return problem("workload.compute_scale", format!("compute_scale = {} must be finite and >= 0", m.compute_scale));
     }
+    // MVAPICH2 caps MV2_NUM_HCAS at its MAX_NUM_HCAS (10, ibv_param.h) with a warning.
+    if m.num_hcas == 0 || m.num_hcas > 10 {
+        return problem("workload.num_hcas", format!("num_hcas = {} is out of range; expected 1..=10 rails per rank (MVAPICH2's MAX_NUM_HCAS)", m.num_hcas));
+    }
+    // MVAPICH2 replaces MV2_STRIPING_THRESHOLD <= 0 by its default silently; a scenario says so.
+    if m.striping_threshold == Some(0) {
+        return problem(
+            "workload.striping_threshold",
+            "striping_threshold = 0 is invalid; expected a payload size in bytes >= 1 above which rendezvous data is striped (leave it out for eager_threshold x num_hcas)".into(),
+        );
+    }
     Ok(())
 }
 

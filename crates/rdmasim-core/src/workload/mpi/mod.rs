@@ -10,12 +10,20 @@
 //!   the sender RDMA-WRITEs the data with immediate (which also takes a receive WQE and tells
 //!   the receiver it is done).
 //!
+//! With `num_hcas` > 1 a rank drives that many rails, as MVAPICH2 does with `MV2_NUM_HCAS`
+//! (`rails.rs`): one RC connection and one SRQ per rail, rendezvous payloads above the striping
+//! threshold cut evenly over every rail (`countdown.rs` counts the stripes), everything else on
+//! one rail by the rail sharing policy, in order per pair of ranks (`order.rs`).
+//!
 //! Matching is MPI's: posted receives in order against arriving messages by (source, tag), with
 //! wildcards; unmatched arrivals wait in the unexpected queue. Software only runs inside MPI
 //! calls: completions that land while a rank computes are handled when it next enters MPI
 //! (that is also when its main thread tops its SRQ up again and, with stop/resume, sends the
 //! resume requests). The SRQ_LIMIT_REACHED handler is a thread of its own and runs at once.
+mod countdown;
+mod order;
 pub mod program;
+pub mod rails;
 mod stall;
 pub mod trace;
 
@@ -27,7 +35,10 @@ use crate::hca::srq::{SrqFlowControl, SrqRef};
 use crate::hca::verbs::QpRef;
 use crate::report::tables::{row, Tables};
 use crate::world::{AppEvent, World};
+use countdown::Countdown;
+use order::InOrder;
 use program::{is_collective_tag, Op, Program, ANY};
+use rails::{Rail, RailPlan, RailSharingPolicy};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::collections::VecDeque;
@@ -59,10 +70,25 @@ pub struct MpiSection {
     /// Multiplies the recorded CPU time between calls (1 = as recorded).
     #[serde(default = "d_scale")]
     pub compute_scale: f64,
-    /// The rail every rank communicates on (each host's rail-th HCA port). Striping over
-    /// several rails, as MVAPICH2's MV2_NUM_HCAS does, is not modelled yet.
+    /// The (first) rail every rank communicates on (each host's rail-th HCA port).
     #[serde(default)]
     pub rail: u16,
+    /// Rails each rank drives, from `rail` on: MVAPICH2's `MV2_NUM_HCAS` (default 1,
+    /// ibv_param.c `rdma_num_hcas = 1`; at most its MAX_NUM_HCAS, 10). `rails.rs`.
+    #[serde(default = "d_num_hcas")]
+    pub num_hcas: u16,
+    /// Rendezvous payloads longer than this are striped over the rails: MVAPICH2's
+    /// `MV2_STRIPING_THRESHOLD`; default `eager_threshold × num_hcas`, its computed default
+    /// (`rails::default_striping_threshold`).
+    #[serde(default)]
+    pub striping_threshold: Option<u64>,
+    /// The rail of each unstriped message: MVAPICH2's `MV2_RAIL_SHARING_POLICY`
+    /// (`use-first`, `round-robin`, `fixed-mapping`; default `fixed-mapping`, as its).
+    #[serde(default)]
+    pub rail_sharing_policy: RailSharingPolicy,
+}
+fn d_num_hcas() -> u16 {
+    1
 }
 fn d_one() -> u32 {
     1
@@ -92,18 +118,32 @@ const INLINE_BYTES: u64 = 128;
 /// wr_id low bits of a send WQE: what completes when it is acknowledged.
 const WR_EAGER: u64 = 0;
 const WR_CONTROL: u64 = 1;
+/// One stripe of a striped payload: the send completes with the last of `num_hcas`.
+const WR_STRIPE: u64 = 2;
 const WR_DATA: u64 = 3;
 
 /// What a receive completion on a connection is, in the order the sender posted them (RC
 /// delivers in order per QP, so a FIFO per direction pairs them).
 #[derive(Clone, Copy, Debug)]
 enum Wire {
-    Eager { src: u32, tag: i64, bytes: u64 },
-    Rts { src: u32, tag: i64, bytes: u64, sreq: u32 },
-    /// `tag` travels with the handshake so the data's arrival is counted as user or
-    /// collective traffic like an eager message.
-    Cts { sreq: u32, rreq: u32, tag: i64, bytes: u64 },
-    Data { rreq: u32, tag: i64, bytes: u64 },
+    /// `seq`: the pair's sequence number, for matching in send order across rails (`order.rs`).
+    Eager { src: u32, tag: i64, bytes: u64, seq: u32 },
+    Rts { src: u32, tag: i64, bytes: u64, sreq: u32, seq: u32 },
+    Cts(Cts),
+    /// One of `parts` stripes (1: the whole payload) of a `total`-byte payload; `bytes` is
+    /// this stripe's.
+    Data { rreq: u32, tag: i64, bytes: u64, total: u64, parts: u16 },
+}
+
+/// The receiver's clear-to-send: the sender's and the receiver's requests. `tag` travels
+/// with the handshake so the data's arrival is counted as user or collective traffic like an
+/// eager message.
+#[derive(Clone, Copy, Debug)]
+struct Cts {
+    sreq: u32,
+    rreq: u32,
+    tag: i64,
+    bytes: u64,
 }
 
 impl Wire {
@@ -112,17 +152,27 @@ impl Wire {
     fn verb_and_len(&self) -> (WrOp, u64) {
         match *self {
             Wire::Eager { bytes, .. } => (WrOp::Send, bytes + HEADER_BYTES),
-            Wire::Rts { .. } | Wire::Cts { .. } => (WrOp::Send, HEADER_BYTES),
+            Wire::Rts { .. } | Wire::Cts(_) => (WrOp::Send, HEADER_BYTES),
             Wire::Data { bytes, .. } => (WrOp::WriteImm, bytes),
         }
     }
 }
 
+/// One RC connection: a QP pair on one rail.
 struct Conn {
     rank: [u32; 2],
     qp: [QpRef; 2],
     /// Messages travelling to side s.
     to: [VecDeque<Wire>; 2],
+}
+
+/// Two ranks that talk: their connection on each rail (made on first use) and the order of
+/// the messages that MPI matches, per direction.
+struct Pair {
+    /// Connection on each of the ranks' rails (u32::MAX: not made yet).
+    conn: Vec<u32>,
+    /// Messages travelling to side s.
+    order: [InOrder<Unexpected>; 2],
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,8 +201,10 @@ struct Unexpected {
 
 struct Rank {
     host: HostId,
-    /// The HCA it communicates through (its host's first).
-    hca: HcaId,
+    /// Its index among its host's ranks (`FixedMapping` picks its rail from it).
+    local: u32,
+    /// The HCA of each rail it drives.
+    hcas: Vec<HcaId>,
     /// Its application thread (own core): the host's main thread for a host's first rank.
     thread: ThreadId,
     pc: usize,
@@ -162,9 +214,15 @@ struct Rank {
     unexpected: VecDeque<Unexpected>,
     /// Completions that landed while the rank computed.
     deferred: VecDeque<Cqe>,
-    srq: SrqRef,
-    /// Stop/resume: the overflow notice came while computing.
-    resume_pending: bool,
+    /// Its SRQ on each rail.
+    srqs: Vec<SrqRef>,
+    /// Stop/resume: the overflow notice of that rail's SRQ came while computing.
+    resume_pending: Vec<bool>,
+    /// `RoundRobin`'s counter (MVAPICH2 keeps one per process).
+    rr: u16,
+    /// Striped sends waiting for their stripes' ACKs, striped receives for their stripes.
+    sends: Countdown,
+    recvs: Countdown,
     blocked_since: Time,
     wait: Time,
     compute: Time,
@@ -182,15 +240,17 @@ pub struct Mpi {
     recorded: trace::TraceCounts,
     attr: QpAttr,
     ranks: Vec<Rank>,
+    plan: RailPlan,
     conns: Vec<Conn>,
-    /// Connections made so far, by the lower rank of the pair: (higher rank, connection),
-    /// sorted. Grows with the connections a trace uses, not with size² (most codes talk to
-    /// a few neighbours; a dense table would take 256 MB at 8192 ranks).
-    conn_of: Vec<Vec<(u32, u32)>>,
+    pairs: Vec<Pair>,
+    /// Pairs that talked so far, by the lower rank of the pair: (higher rank, pair), sorted.
+    /// Grows with the connections a trace uses, not with size² (most codes talk to a few
+    /// neighbours; a dense table would take 256 MB at 8192 ranks).
+    pair_of: Vec<Vec<(u32, u32)>>,
     /// (connection, side) of each QP, by HCA then QP index.
     qp_conn: TiVec<HcaId, Vec<(u32, u8)>>,
-    /// Rank of each SRQ, by HCA then SRQ index.
-    srq_rank: TiVec<HcaId, Vec<u32>>,
+    /// (rank, rail index) of each SRQ, by HCA then SRQ index.
+    srq_rank: TiVec<HcaId, Vec<(u32, u16)>>,
     srq_limit: u32,
     /// When the ranks start their programs (after MPI_Init's set-up: SRQs posted and armed).
     t0: Time,
@@ -199,6 +259,7 @@ pub struct Mpi {
     delivered_bytes: u64,
     eager_msgs: u64,
     rndv_msgs: u64,
+    striped_msgs: u64,
     errors: u64,
     first_error: Option<String>,
     pub done: bool,
@@ -223,22 +284,45 @@ impl Mpi {
             ));
         }
         let srq_limit = cfg.srq_limit.unwrap_or(((cfg.srq_buffers as u64 * 30).div_ceil(256)) as u32).max(1);
-        // Every host a rank runs on must have the rail (only those: a fabric may have hosts
+        // Every host a rank runs on must have the rails (only those: a fabric may have hosts
         // without a cable that the trace does not use).
+        let plan = RailPlan {
+            first: Rail(cfg.rail),
+            n: cfg.num_hcas.max(1),
+            policy: cfg.rail_sharing_policy,
+            striping_threshold: cfg.striping_threshold.unwrap_or_else(|| rails::default_striping_threshold(cfg.eager_threshold, cfg.num_hcas)),
+        };
         for h in 0..hosts_needed {
             let rails = w.hosts[HostId(h)].hcas.len();
+            let plural = if rails == 1 { "" } else { "s" };
             if usize::from(cfg.rail) >= rails {
                 return Err((
                     "workload.rail",
-                    format!("rail = {} but host {h}, which runs ranks, has {rails} rail{} (cabled HCA ports); expected a rail every rank's host has", cfg.rail, if rails == 1 { "" } else { "s" }),
+                    format!("rail = {} but host {h}, which runs ranks, has {rails} rail{plural} (cabled HCA ports); expected a rail every rank's host has", cfg.rail),
+                ));
+            }
+            let last = usize::from(cfg.rail) + usize::from(plan.n) - 1;
+            if last >= rails {
+                return Err((
+                    "workload.num_hcas",
+                    format!(
+                        "num_hcas = {} from rail {} needs rails {}..={last}, but host {h}, which runs ranks, has {rails} rail{plural} (cabled HCA ports); expected num_hcas <= {}",
+                        plan.n,
+                        cfg.rail,
+                        cfg.rail,
+                        rails - usize::from(cfg.rail)
+                    ),
                 ));
             }
         }
         let ranks = (0..size)
             .map(|r| Rank {
                 host: HostId(r / cfg.ranks_per_host),
-                // Checked above: the host has the rail.
-                hca: w.hca_on_rail(HostId(r / cfg.ranks_per_host), usize::from(cfg.rail)).unwrap_or_else(|| w.hca_of(HostId(r / cfg.ranks_per_host))),
+                local: r % cfg.ranks_per_host,
+                // Checked above: the host has the rails.
+                hcas: (0..plan.n)
+                    .map(|i| w.hca_on_rail(HostId(r / cfg.ranks_per_host), usize::from(plan.rail(i).0)).unwrap_or_else(|| w.hca_of(HostId(r / cfg.ranks_per_host))))
+                    .collect(),
                 thread: {
                     let host = HostId(r / cfg.ranks_per_host);
                     let th = if r % cfg.ranks_per_host == 0 { World::host_thread(host) } else { w.new_thread(host) };
@@ -252,8 +336,11 @@ impl Mpi {
                 posted: VecDeque::new(),
                 unexpected: VecDeque::new(),
                 deferred: VecDeque::new(),
-                srq: SrqRef { hca: HcaId(0), srq: 0 },
-                resume_pending: false,
+                srqs: Vec::new(),
+                resume_pending: vec![false; usize::from(plan.n)],
+                rr: 0,
+                sends: Countdown::default(),
+                recvs: Countdown::default(),
                 blocked_since: Time::ZERO,
                 wait: Time::ZERO,
                 compute: Time::ZERO,
@@ -266,8 +353,10 @@ impl Mpi {
             recorded,
             attr,
             ranks,
+            plan,
             conns: Vec::new(),
-            conn_of: vec![Vec::new(); size as usize],
+            pairs: Vec::new(),
+            pair_of: vec![Vec::new(); size as usize],
             qp_conn: vec![Vec::new(); w.hcas.len()].into(),
             srq_rank: vec![Vec::new(); w.hcas.len()].into(),
             srq_limit,
@@ -277,6 +366,7 @@ impl Mpi {
             delivered_bytes: 0,
             eager_msgs: 0,
             rndv_msgs: 0,
+            striped_msgs: 0,
             errors: 0,
             first_error: None,
             done: size == 0,
@@ -316,15 +406,15 @@ impl Mpi {
                 }
             }
             AppEvent::SrqOverflow { hca, srq } => {
-                let Some(r) = self.rank_of_srq(hca, srq) else { return };
-                self.ranks[r as usize].resume_pending = true;
+                let Some((r, rail)) = self.rank_of_srq(hca, srq) else { return };
+                self.ranks[r as usize].resume_pending[usize::from(rail)] = true;
                 if self.ranks[r as usize].state != RunState::Computing {
                     self.enter_mpi(w, r);
                 }
             }
             AppEvent::SrqLimitReached { hca, srq } => {
-                let Some(r) = self.rank_of_srq(hca, srq) else { return };
-                let s = self.ranks[r as usize].srq;
+                let Some((r, rail)) = self.rank_of_srq(hca, srq) else { return };
+                let s = self.ranks[r as usize].srqs[usize::from(rail)];
                 let missing = self.cfg.srq_buffers.saturating_sub(w.srq(s).wqes.len() as u32);
                 w.srq_async_refill(s, 0, missing, self.cfg.buffer_bytes, self.srq_limit);
             }
@@ -332,7 +422,7 @@ impl Mpi {
         }
     }
 
-    fn rank_of_srq(&self, hca: HcaId, srq: u32) -> Option<u32> {
+    fn rank_of_srq(&self, hca: HcaId, srq: u32) -> Option<(u32, u16)> {
         self.srq_rank.get(hca)?.get(srq as usize).copied()
     }
 
@@ -344,15 +434,18 @@ impl Mpi {
     }
 
     fn start(&mut self, w: &mut World) {
+        // One SRQ per rail, each of `srq_buffers` (MVAPICH2 keeps an SRQ per HCA).
         for r in 0..self.ranks.len() as u32 {
-            let hca = self.ranks[r as usize].hca;
-            let srq = w.create_srq(hca, self.app, self.cfg.flow_control, w.hosts.len() as u32, self.cfg.ranks_per_host);
-            self.srq_rank[hca].push(r);
-            w.set_srq_thread(srq, self.ranks[r as usize].thread);
-            self.ranks[r as usize].srq = srq;
-            w.post_srq_recv(srq, 0, self.cfg.srq_buffers, self.cfg.buffer_bytes);
-            if self.cfg.flow_control == SrqFlowControl::SrqLimit {
-                w.arm_srq_limit(srq, self.srq_limit);
+            for rail in 0..self.plan.n {
+                let hca = self.ranks[r as usize].hcas[usize::from(rail)];
+                let srq = w.create_srq(hca, self.app, self.cfg.flow_control, w.hosts.len() as u32, self.cfg.ranks_per_host);
+                self.srq_rank[hca].push((r, rail));
+                w.set_srq_thread(srq, self.ranks[r as usize].thread);
+                self.ranks[r as usize].srqs.push(srq);
+                w.post_srq_recv(srq, 0, self.cfg.srq_buffers, self.cfg.buffer_bytes);
+                if self.cfg.flow_control == SrqFlowControl::SrqLimit {
+                    w.arm_srq_limit(srq, self.srq_limit);
+                }
             }
         }
         // Every rank starts its program once its set-up is done (MPI_Init returns together).
@@ -370,18 +463,21 @@ impl Mpi {
             self.on_cqe(w, r, c);
         }
         self.top_up(w, r);
-        if self.ranks[r as usize].resume_pending {
-            self.ranks[r as usize].resume_pending = false;
-            w.srq_resume(self.ranks[r as usize].srq);
+        let rk = &mut self.ranks[r as usize];
+        for (pending, &s) in rk.resume_pending.iter_mut().zip(&rk.srqs) {
+            if std::mem::take(pending) {
+                w.srq_resume(s);
+            }
         }
     }
 
-    /// The main thread reposts consumed receive buffers (one post call) while in MPI.
+    /// The main thread reposts consumed receive buffers (one post call per SRQ) while in MPI.
     fn top_up(&mut self, w: &mut World, r: u32) {
-        let s = self.ranks[r as usize].srq;
-        let missing = self.cfg.srq_buffers.saturating_sub(w.srq(s).wqes.len() as u32);
-        if missing > 0 {
-            w.post_srq_recv(s, 0, missing, self.cfg.buffer_bytes);
+        for &s in &self.ranks[r as usize].srqs {
+            let missing = self.cfg.srq_buffers.saturating_sub(w.srq(s).wqes.len() as u32);
+            if missing > 0 {
+                w.post_srq_recv(s, 0, missing, self.cfg.buffer_bytes);
+            }
         }
     }
 
@@ -440,22 +536,38 @@ impl Mpi {
         }
     }
 
-    /// The connection between two ranks, made on first use: an RC QP pair, each side's QP
-    /// attached to its own rank's SRQ.
-    fn conn(&mut self, w: &mut World, a: u32, b: u32) -> (u32, usize) {
+    /// The pair of two ranks (made on first use) and `a`'s side of it.
+    fn pair(&mut self, a: u32, b: u32) -> (u32, usize) {
         let (lo, hi) = (a.min(b), a.max(b));
         let side = if a == lo { 0 } else { 1 };
-        let at = match self.conn_of[lo as usize].binary_search_by_key(&hi, |&(peer, _)| peer) {
-            Ok(i) => return (self.conn_of[lo as usize][i].1, side),
-            Err(at) => at,
-        };
+        match self.pair_of[lo as usize].binary_search_by_key(&hi, |&(peer, _)| peer) {
+            Ok(i) => (self.pair_of[lo as usize][i].1, side),
+            Err(at) => {
+                let id = self.pairs.len() as u32;
+                self.pairs.push(Pair { conn: vec![u32::MAX; usize::from(self.plan.n)], order: [InOrder::default(), InOrder::default()] });
+                self.pair_of[lo as usize].insert(at, (hi, id));
+                (id, side)
+            }
+        }
+    }
+
+    /// The connection between two ranks on their `rail`-th rail, made on first use: an RC QP
+    /// pair, each side's QP attached to its own rank's SRQ on that rail.
+    fn conn(&mut self, w: &mut World, a: u32, b: u32, rail: u16) -> (u32, usize) {
+        let (pair, side) = self.pair(a, b);
+        let existing = self.pairs[pair as usize].conn[usize::from(rail)];
+        if existing != u32::MAX {
+            return (existing, side);
+        }
+        let (lo, hi) = (a.min(b), a.max(b));
+        let ri = usize::from(rail);
         let (ha, hb) = (self.ranks[lo as usize].host, self.ranks[hi as usize].host);
-        let (qa, qb) = w.connect_rc(self.ranks[lo as usize].hca, self.app, self.ranks[hi as usize].hca, self.app, self.attr);
+        let (qa, qb) = w.connect_rc(self.ranks[lo as usize].hcas[ri], self.app, self.ranks[hi as usize].hcas[ri], self.app, self.attr);
         w.bind_qp(qa, self.app, self.ranks[lo as usize].thread);
         w.bind_qp(qb, self.app, self.ranks[hi as usize].thread);
         let rph = self.cfg.ranks_per_host;
-        w.attach_srq(qa, self.ranks[lo as usize].srq, hb.0, hi % rph);
-        w.attach_srq(qb, self.ranks[hi as usize].srq, ha.0, lo % rph);
+        w.attach_srq(qa, self.ranks[lo as usize].srqs[ri], hb.0, hi % rph);
+        w.attach_srq(qb, self.ranks[hi as usize].srqs[ri], ha.0, lo % rph);
         let id = self.conns.len() as u32;
         for (q, side) in [(qa, 0u8), (qb, 1u8)] {
             let v = &mut self.qp_conn[q.hca];
@@ -466,19 +578,32 @@ impl Mpi {
             v[i] = (id, side);
         }
         self.conns.push(Conn { rank: [lo, hi], qp: [qa, qb], to: [VecDeque::new(), VecDeque::new()] });
-        self.conn_of[lo as usize].insert(at, (hi, id));
+        self.pairs[pair as usize].conn[ri] = id;
         (id, side)
     }
 
-    /// Posts a SEND (or WRITE with immediate) from rank `from` to `to` carrying `wire`.
-    fn post(&mut self, w: &mut World, from: u32, to: u32, wire: Wire, wr_id: u64) {
+    /// The rail (0..num_hcas) of rank `r`'s next unstriped message.
+    fn pick_rail(&mut self, r: u32) -> u16 {
+        let rk = &mut self.ranks[r as usize];
+        self.plan.pick(&mut rk.rr, rk.local)
+    }
+
+    /// Posts a SEND (or WRITE with immediate) from rank `from` to `to` on its `rail`-th rail
+    /// carrying `wire`.
+    fn post(&mut self, w: &mut World, from: u32, to: u32, rail: u16, wire: Wire, wr_id: u64) {
         let (op, len) = wire.verb_and_len();
-        let (c, side) = self.conn(w, from, to);
+        let (c, side) = self.conn(w, from, to, rail);
         let conn = &mut self.conns[c as usize];
         conn.to[1 - side].push_back(wire);
         let qp = conn.qp[side];
         let len = len.min(u32::MAX as u64) as u32;
         w.post_send(qp, WorkRequest { wr_id, op, len, inline: op == WrOp::Send && (len as u64) <= INLINE_BYTES, signaled: true, remote_va: 0 });
+    }
+
+    /// The next sequence number from `from` to `to` (`order.rs`).
+    fn number(&mut self, from: u32, to: u32) -> u32 {
+        let (pair, side) = self.pair(from, to);
+        self.pairs[pair as usize].order[1 - side].number()
     }
 
     fn isend(&mut self, w: &mut World, r: u32, peer: u32, bytes: u64, tag: i64, req: u32) {
@@ -488,12 +613,30 @@ impl Mpi {
             self.arrive(w, r, Unexpected { src: r, tag, bytes, rts_sreq: None });
             return;
         }
+        let seq = self.number(r, peer);
+        let rail = self.pick_rail(r);
         if bytes <= self.cfg.eager_threshold {
             self.eager_msgs += 1;
-            self.post(w, r, peer, Wire::Eager { src: r, tag, bytes }, (req as u64) << 2 | WR_EAGER);
+            self.post(w, r, peer, rail, Wire::Eager { src: r, tag, bytes, seq }, (req as u64) << 2 | WR_EAGER);
         } else {
             self.rndv_msgs += 1;
-            self.post(w, r, peer, Wire::Rts { src: r, tag, bytes, sreq: req }, (req as u64) << 2 | WR_CONTROL);
+            self.post(w, r, peer, rail, Wire::Rts { src: r, tag, bytes, sreq: req, seq }, (req as u64) << 2 | WR_CONTROL);
+        }
+    }
+
+    /// The CTS for `sreq` reached rank `r`: it WRITEs the payload to `peer`, striped over its
+    /// rails when longer than the striping threshold, else on one rail.
+    fn send_payload(&mut self, w: &mut World, r: u32, peer: u32, cts: Cts) {
+        let Cts { sreq, rreq, tag, bytes } = cts;
+        if !self.plan.stripes_payload(bytes) {
+            let rail = self.pick_rail(r);
+            self.post(w, r, peer, rail, Wire::Data { rreq, tag, bytes, total: bytes, parts: 1 }, (sreq as u64) << 2 | WR_DATA);
+            return;
+        }
+        self.striped_msgs += 1;
+        let plan = self.plan;
+        for s in plan.split(bytes) {
+            self.post(w, r, peer, s.rail, Wire::Data { rreq, tag, bytes: s.bytes, total: bytes, parts: plan.n }, (sreq as u64) << 2 | WR_STRIPE);
         }
     }
 
@@ -505,6 +648,17 @@ impl Mpi {
             self.matched(w, r, req, u);
         } else {
             rk.posted.push_back(p);
+        }
+    }
+
+    /// Message `seq` from `peer` landed at rank `r`: it goes to matching once every earlier
+    /// one from `peer` has (`order.rs`).
+    fn arrive_in_order(&mut self, w: &mut World, r: u32, peer: u32, seq: u32, u: Unexpected) {
+        let (pair, side) = self.pair(r, peer);
+        let mut next = self.pairs[pair as usize].order[side].arrive(seq, u);
+        while let Some(u) = next {
+            self.arrive(w, r, u);
+            next = self.pairs[pair as usize].order[side].ready();
         }
     }
 
@@ -522,7 +676,10 @@ impl Mpi {
     fn matched(&mut self, w: &mut World, r: u32, rreq: u32, u: Unexpected) {
         match u.rts_sreq {
             None => self.recv_done(r, rreq, u.tag, u.bytes),
-            Some(sreq) => self.post(w, r, u.src, Wire::Cts { sreq, rreq, tag: u.tag, bytes: u.bytes }, WR_CONTROL),
+            Some(sreq) => {
+                let rail = self.pick_rail(r);
+                self.post(w, r, u.src, rail, Wire::Cts(Cts { sreq, rreq, tag: u.tag, bytes: u.bytes }), WR_CONTROL)
+            }
         }
     }
 
@@ -546,20 +703,28 @@ impl Mpi {
                 let req = (c.wr_id >> 2) as usize;
                 match c.wr_id & 3 {
                     WR_EAGER | WR_DATA => self.ranks[r as usize].done_reqs[req] = true,
+                    WR_STRIPE => {
+                        let rk = &mut self.ranks[r as usize];
+                        if rk.sends.complete_one(req as u32, self.plan.n) {
+                            rk.done_reqs[req] = true;
+                        }
+                    }
                     _ => {}
                 }
             }
             WcOpcode::Recv | WcOpcode::RecvRdmaWithImm => {
                 let Some((conn, side)) = self.conn_of_cqe(&c) else { return };
                 let Some(wire) = self.conns[conn as usize].to[side as usize].pop_front() else { return };
+                let peer = self.conns[conn as usize].rank[1 - side as usize];
                 match wire {
-                    Wire::Eager { src, tag, bytes } => self.arrive(w, r, Unexpected { src, tag, bytes, rts_sreq: None }),
-                    Wire::Rts { src, tag, bytes, sreq } => self.arrive(w, r, Unexpected { src, tag, bytes, rts_sreq: Some(sreq) }),
-                    Wire::Cts { sreq, rreq, tag, bytes } => {
-                        let peer = self.conns[conn as usize].rank[1 - side as usize];
-                        self.post(w, r, peer, Wire::Data { rreq, tag, bytes }, (sreq as u64) << 2 | WR_DATA);
+                    Wire::Eager { src, tag, bytes, seq } => self.arrive_in_order(w, r, peer, seq, Unexpected { src, tag, bytes, rts_sreq: None }),
+                    Wire::Rts { src, tag, bytes, sreq, seq } => self.arrive_in_order(w, r, peer, seq, Unexpected { src, tag, bytes, rts_sreq: Some(sreq) }),
+                    Wire::Cts(cts) => self.send_payload(w, r, peer, cts),
+                    Wire::Data { rreq, tag, total, parts, .. } => {
+                        if self.ranks[r as usize].recvs.complete_one(rreq, parts) {
+                            self.recv_done(r, rreq, tag, total);
+                        }
                     }
-                    Wire::Data { rreq, tag, bytes } => self.recv_done(r, rreq, tag, bytes),
                 }
             }
             _ => {}
@@ -573,14 +738,14 @@ impl Mpi {
         let compute: f64 = self.ranks.iter().map(|r| r.compute.as_us_f64()).sum::<f64>() / n;
         let (prog_msgs, prog_bytes) = self.prog.user_sends();
         out.push("mpi", row(json!({
-            "trace": self.prog.origin, "ranks": self.ranks.len(), "ranks_per_host": self.cfg.ranks_per_host,
+            "trace": self.prog.origin, "ranks": self.ranks.len(), "ranks_per_host": self.cfg.ranks_per_host, "num_hcas": self.plan.n,
             "flow_control": self.cfg.flow_control, "srq_buffers": self.cfg.srq_buffers, "srq_limit": self.srq_limit,
             "finished_ranks": self.ranks_done, "run_time_us": end.saturating_sub(self.t0).as_us_f64(), "init_us": self.t0.as_us_f64(),
             "mean_compute_us": compute, "mean_wait_us": wait,
             "recorded_calls": self.recorded.calls, "recorded_sends": self.recorded.sends, "recorded_send_bytes": self.recorded.send_bytes,
             "program_sends": prog_msgs, "program_send_bytes": prog_bytes,
             "delivered_messages": self.delivered_msgs, "delivered_bytes": self.delivered_bytes,
-            "eager_messages": self.eager_msgs, "rendezvous_messages": self.rndv_msgs,
+            "eager_messages": self.eager_msgs, "rendezvous_messages": self.rndv_msgs, "striped_messages": self.striped_msgs,
             "connections": self.conns.len(), "errors": self.errors, "first_error": self.first_error,
             "unreceived_messages": self.ranks.iter().map(|r| r.unexpected.len()).sum::<usize>(), "stall": self.stall(),
         })));
