@@ -249,7 +249,10 @@ impl Simulation {
                 return true;
             }
             match self.world.q.pop_until(self.max_time) {
-                Ok((_, ev)) => self.dispatch(ev),
+                Ok((_, ev)) => {
+                    self.world.prefetch_ahead();
+                    self.dispatch(ev)
+                }
                 Err(None) => {
                     // TxDones a switch left unscheduled would still have run before the queue
                     // emptied, finding nothing to send: run them, so the stall is found at the

@@ -530,6 +530,14 @@ impl<E: Copy> EventQueue<E> {
         self.popped += 1;
         Ok((time, top.event))
     }
+    /// The `n`th event after the next one, when the calendar holds it at hand (for a prefetch).
+    #[inline(always)]
+    pub fn ahead(&self, n: usize) -> Option<&E> {
+        if !self.in_calendar {
+            return None;
+        }
+        self.calendar.cur.get(self.calendar.cur_pos + n).map(|e| &e.event)
+    }
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         self.pop_until(Time::MAX).ok()
