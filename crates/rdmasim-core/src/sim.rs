@@ -250,8 +250,12 @@ impl Simulation {
                 self.end_time = self.world.now();
                 return true;
             }
-            match self.world.q.peek_time() {
-                None => {
+            match self.world.q.pop_until(self.max_time) {
+                Ok((_, ev)) => {
+                    self.world.prefetch_ahead();
+                    self.dispatch(ev)
+                }
+                Err(None) => {
                     // TxDones a switch left unscheduled would still have run before the queue
                     // emptied, finding nothing to send: run them, so the stall is found at the
                     // same time and in the same state as when they were all scheduled.
@@ -261,14 +265,11 @@ impl Simulation {
                     self.stop_without_events();
                     return true;
                 }
-                Some(t) if t > self.max_time => {
+                Err(Some(t)) => {
                     self.stop_beyond(t);
                     return true;
                 }
-                _ => {}
             }
-            let Some((_, ev)) = self.world.q.pop() else { continue };
-            self.dispatch(ev);
         }
         false
     }
@@ -289,7 +290,7 @@ impl Simulation {
     fn stop_beyond(&mut self, t: Time) {
         if t >= Time::END && self.max_time == LAST_TIME {
             self.end_time = self.world.now();
-            let what = self.world.q.peek().map(|&ev| self.describe(ev)).unwrap_or_default();
+            let what = self.world.q.peek().map(|ev| self.describe(ev)).unwrap_or_default();
             self.stop_reason = Some(past_the_end(self.end_time, &format!("{what} fell due past it")));
         } else {
             self.stop_reason = Some("max_sim_time".into());

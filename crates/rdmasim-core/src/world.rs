@@ -4,7 +4,7 @@
 //! it through the verbs in hca/verbs.rs.
 use crate::engine::{EventQueue, Slab, Time};
 use crate::ids::{ChannelId, HcaId, HostId, PortId, QpIdx, SwitchId, ThreadId, TiVec};
-use crate::fabric::channel::Channel;
+use crate::fabric::channel::{Channel, NodeRef};
 use crate::fabric::port::{AheadLog, Port, PortCounters};
 use crate::fabric::switch::Switch;
 use crate::hca::cq::Cqe;
@@ -201,6 +201,46 @@ impl World {
     pub(crate) fn cqe_at(&mut self, at: Time, cqe: Cqe) {
         let slot = self.cqes.alloc(cqe);
         self.q.at(at, Event::CqeVisible { cqe: slot });
+    }
+}
+
+/// Asks the cache for the line at `p` (a hint: nothing is read).
+#[inline(always)]
+pub(crate) fn prefetch_line<T>(p: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing and cannot fault; `p` is a valid reference anyway.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((p as *const T).cast::<i8>());
+    }
+}
+
+impl World {
+    /// Brings into the cache what the handlers of the next two events will read, when the
+    /// queue has them at hand (engine/queue.rs `ahead`: a large run's calendar). A k = 16 fat
+    /// tree's channels and switch outputs do not stay in cache, and each packet-hop's handler
+    /// went from one miss to the next. The event after the next gets its channel's lines; the
+    /// next one, whose channel came in one event earlier, the head of its credit returns, its
+    /// switch output and the entry at the head of that output's queue. Fat-tree bench: 7-8 %
+    /// less time. Hints only: nothing here changes what runs.
+    #[inline(always)]
+    pub(crate) fn prefetch_ahead(&self) {
+        if let Some(&(Event::TxDone { ch } | Event::SwitchKick { ch } | Event::CreditWake { ch })) = self.q.ahead(1) {
+            let c = &self.channels[ch];
+            prefetch_line(c);
+            prefetch_line(&c.returns);
+            prefetch_line(&c.prop);
+        }
+        if let Some(&(Event::TxDone { ch } | Event::SwitchKick { ch } | Event::CreditWake { ch })) = self.q.ahead(0) {
+            let c = &self.channels[ch];
+            if let Some(r) = c.returns.as_slices().0.first() {
+                prefetch_line(r);
+            }
+            if let NodeRef::Switch { sw, port } = c.from {
+                let op = &self.switches[sw].outputs[port as usize];
+                prefetch_line(op);
+                op.prefetch_front();
+            }
+        }
     }
 }
 

@@ -1,21 +1,40 @@
-//! The event queue: a binary min-heap keyed by (time, insertion sequence). The sequence number
-//! makes the order of simultaneous events the order they were scheduled, which keeps runs
-//! deterministic.
+//! The event queue, keyed by (time, insertion sequence). The sequence number makes the order of
+//! simultaneous events the order they were scheduled, which keeps runs deterministic. Keys are
+//! unique, so the queue pops in exactly the order of a sort by key (the tests check it against
+//! one), whichever of its two forms holds the events:
 //!
-//! Hand-rolled rather than `std::collections::BinaryHeap` for one reason: std's `pop` writes the
-//! last element into the root and then reads the root back to sift it down, and that read of a
-//! just-written slot misses store forwarding — a quarter of the simulator's time in a bulk
-//! transfer went to that one load (perf). Here the root is copied out, the last element's key
-//! stays in registers and the hole moves down; no slot is read after it was written. Events are
-//! `Copy`, so the holes need no unsafe code.
+//! - A binary heap while few events are queued (fewer than `TO_CALENDAR`): a bulk transfer
+//!   between two hosts keeps a dozen, and a heap of a dozen is a few levels in L1.
+//! - A calendar of time buckets when many are (a k = 16 fat tree keeps some 3000, most due
+//!   within a microsecond, three per nanosecond): there the heap's sift-down was a quarter of
+//!   the run, a dozen levels of unpredictable branches per pop, each a cache line the previous
+//!   one chose. It goes back to the heap below `TO_HEAP` events.
+//!
+//! The calendar cuts time into buckets of `2^SHIFT` ps; a ring of `SLOTS` of them covers the
+//! near future (4 µs). An event in a later bucket of the ring is pushed onto that slot's list,
+//! unsorted: a push is a few stores. The current bucket (the one of the event popped last) is
+//! kept sorted in `cur` and popped from its front; when it is empty the next non-empty slot
+//! (found in a bitmap) is sorted into it. Events beyond the ring wait in a binary heap (`far`)
+//! and move into the ring as it comes within reach.
 //!
 //! The heap is 1-based and stored in 64-byte lines of two entries (`Pair`): the children of
-//! node i, 2i and 2i+1, share line i, so a level of the sift-down reads one line, not two (the
-//! fat-tree bench keeps some 5000 events queued, more than L1 holds: the comparisons missed it
-//! about six times a pop). Fat-tree bench: 0.53 s -> 0.48 s wall, for more instructions
-//! (cachegrind: 22 M -> 14 M L1 misses in the loop, +26 % instructions there; the misses are on
-//! the sift's dependency chain, the extra instructions are not).
+//! node i, 2i and 2i+1, share line i, so a level of the sift-down reads one line, not two. Its
+//! pop copies the root out, keeps the last element's key in registers and moves the hole down:
+//! no slot is read after it was written (std's `BinaryHeap::pop` re-reads the root it has just
+//! written, a store-forwarding stall per event).
 use super::Time;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// The calendar takes over from the heap past this many events, and hands back below `TO_HEAP`.
+const TO_CALENDAR: usize = 512;
+const TO_HEAP: usize = 128;
+/// A calendar bucket spans 2^SHIFT ps (1.024 ns).
+const SHIFT: u32 = 10;
+/// Buckets in the ring: it reaches 2^(SHIFT + 12) ps = 4.2 µs ahead.
+const SLOTS: usize = 1 << 12;
+/// No node (end of a slot's list).
+const NIL: u32 = u32::MAX;
 
 #[derive(Clone, Copy)]
 struct Entry<E> {
@@ -29,12 +48,22 @@ fn key(time: Time, seq: u64) -> u128 {
     (u128::from(time.0) << 64) | u128::from(seq)
 }
 
+#[inline(always)]
+fn time_of(key: u128) -> Time {
+    Time((key >> 64) as u64)
+}
+
+#[inline(always)]
+fn bucket_of(key: u128) -> u64 {
+    (key >> (64 + SHIFT)) as u64
+}
+
 /// An event's place in the order (its time and scheduling sequence), taken with
 /// [`EventQueue::reserve`] for an event that may never need to be scheduled: scheduled later
 /// with [`EventQueue::at_key`], it runs exactly where it would have run had it been scheduled
 /// when the key was taken.
 ///
-/// Two `u64`s rather than the heap's `u128` key: a `u128` is 16-byte aligned, and a channel
+/// Two `u64`s rather than the queue's `u128` key: a `u128` is 16-byte aligned, and a channel
 /// keeps one in the cache line it packs by hand (fabric/channel.rs). The derived order is the
 /// key's: time, then sequence.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Default)]
@@ -56,9 +85,306 @@ impl EventKey {
 #[repr(align(64))]
 struct Pair<E>([Entry<E>; 2]);
 
-pub struct EventQueue<E> {
-    heap: Vec<Pair<E>>,
+struct Heap<E> {
+    lines: Vec<Pair<E>>,
     /// Nodes in the heap: 1..=len.
+    len: usize,
+}
+
+impl<E: Copy> Heap<E> {
+    #[inline(always)]
+    fn get(&self, node: usize) -> Entry<E> {
+        self.lines[node / 2].0[node % 2]
+    }
+    #[inline(always)]
+    fn set(&mut self, node: usize, e: Entry<E>) {
+        self.lines[node / 2].0[node % 2] = e;
+    }
+    fn iter(&self) -> impl Iterator<Item = &Entry<E>> + '_ {
+        (1..=self.len).map(|i| &self.lines[i / 2].0[i % 2])
+    }
+    fn peek(&self) -> Option<&Entry<E>> {
+        (self.len > 0).then(|| &self.lines[0].0[1])
+    }
+    #[inline(always)]
+    fn push(&mut self, new: Entry<E>) {
+        // Sift up: parents move down into the hole until the new entry's place is found.
+        let mut pos = self.len + 1;
+        self.len = pos;
+        if pos / 2 == self.lines.len() {
+            self.lines.push(Pair([new; 2]));
+        }
+        while pos > 1 {
+            let parent = pos / 2;
+            let p = self.get(parent);
+            if p.key <= new.key {
+                break;
+            }
+            self.set(pos, p);
+            pos = parent;
+        }
+        self.set(pos, new);
+    }
+    /// Takes the least entry out (the heap has one).
+    #[inline(always)]
+    fn pop(&mut self) -> Entry<E> {
+        let top = self.get(1);
+        let last = self.get(self.len);
+        self.len -= 1;
+        let n = self.len;
+        // Sift the last entry down from the root's hole.
+        let mut pos = 1;
+        loop {
+            let child = 2 * pos;
+            if child > n {
+                break;
+            }
+            // The children 2pos and 2pos+1 are line `pos`.
+            let pair = &self.lines[pos].0;
+            let right = child < n && pair[1].key < pair[0].key;
+            let c = pair[usize::from(right)];
+            if c.key >= last.key {
+                break;
+            }
+            self.set(pos, c);
+            pos = child + usize::from(right);
+        }
+        self.set(pos, last);
+        top
+    }
+}
+
+/// An event in a slot's list. Its key in two `u64`s, so a node is 32 bytes (a `u128` would
+/// align it to 16 and make it 48).
+#[derive(Clone, Copy)]
+struct Node<E> {
+    time: u64,
+    seq: u64,
+    event: E,
+    next: u32,
+}
+
+/// An event in `Calendar::far`, ordered by key alone.
+#[derive(Clone, Copy)]
+struct Far<E>(Entry<E>);
+impl<E> PartialEq for Far<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.key == other.0.key
+    }
+}
+impl<E> Eq for Far<E> {}
+impl<E> PartialOrd for Far<E> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<E> Ord for Far<E> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.key.cmp(&other.0.key)
+    }
+}
+
+struct Calendar<E> {
+    /// The current bucket's events, sorted by key; those before `cur_pos` have been popped.
+    cur: Vec<Entry<E>>,
+    cur_pos: usize,
+    /// The current bucket: `time >> SHIFT` of the events in `cur`. The ring holds the buckets
+    /// after it, up to `cur_bucket + SLOTS` (excluded), bucket b in slot `b % SLOTS`.
+    cur_bucket: u64,
+    /// First node of each slot's list (NIL: none).
+    heads: Box<[u32; SLOTS]>,
+    /// Bit s set when slot s has a node.
+    occupied: Box<[u64; SLOTS / 64]>,
+    nodes: Vec<Node<E>>,
+    /// First node free for reuse (NIL: none), chained through `next`.
+    free: u32,
+    /// Events in buckets beyond the ring.
+    far: BinaryHeap<Reverse<Far<E>>>,
+}
+
+impl<E: Copy> Calendar<E> {
+    fn new() -> Self {
+        Calendar {
+            cur: Vec::new(),
+            cur_pos: 0,
+            cur_bucket: 0,
+            heads: Box::new([NIL; SLOTS]),
+            occupied: Box::new([0; SLOTS / 64]),
+            nodes: Vec::new(),
+            free: NIL,
+            far: BinaryHeap::new(),
+        }
+    }
+    /// Empties the calendar (current bucket `b`: no event before it may come), handing over
+    /// its events in no particular order.
+    fn drain(&mut self, b: u64, mut to: impl FnMut(Entry<E>)) {
+        self.cur.drain(self.cur_pos..).for_each(&mut to);
+        for slot in 0..SLOTS {
+            let mut n = std::mem::replace(&mut self.heads[slot], NIL);
+            while n != NIL {
+                let node = self.nodes[n as usize];
+                to(Entry { key: key(Time(node.time), node.seq), event: node.event });
+                n = node.next;
+            }
+        }
+        self.far.drain().for_each(|Reverse(Far(e))| to(e));
+        self.nodes.clear();
+        self.free = NIL;
+        self.occupied.fill(0);
+        self.cur.clear();
+        self.cur_pos = 0;
+        self.cur_bucket = b;
+    }
+    /// `insert`, out of line: the heap's callers inline their push, and a calendar's push
+    /// beside it in each made them too large to inline in turn.
+    #[inline(never)]
+    fn insert_key(&mut self, key: u128, event: E) {
+        self.insert(Entry { key, event })
+    }
+    #[inline(always)]
+    fn insert(&mut self, e: Entry<E>) {
+        let b = bucket_of(e.key);
+        if b.wrapping_sub(self.cur_bucket).wrapping_sub(1) < SLOTS as u64 - 1 {
+            self.push_slot(b, e);
+        } else {
+            self.insert_cold(b, e);
+        }
+    }
+    /// Onto the list of bucket `b`'s slot (in the ring, after the current bucket).
+    #[inline(always)]
+    fn push_slot(&mut self, b: u64, e: Entry<E>) {
+        let slot = b as usize % SLOTS;
+        let node = Node { time: (e.key >> 64) as u64, seq: e.key as u64, event: e.event, next: self.heads[slot] };
+        let n = if self.free != NIL {
+            let n = self.free;
+            self.free = self.nodes[n as usize].next;
+            self.nodes[n as usize] = node;
+            n
+        } else {
+            self.nodes.push(node);
+            self.nodes.len() as u32 - 1
+        };
+        self.heads[slot] = n;
+        self.occupied[slot / 64] |= 1 << (slot % 64);
+    }
+    /// An event in the current bucket or beyond the ring.
+    #[inline(never)]
+    fn insert_cold(&mut self, b: u64, e: Entry<E>) {
+        if b == self.cur_bucket {
+            // After the popped ones (its key is above the last popped); searched from the end,
+            // where a new event's place nearly always is.
+            let mut i = self.cur.len();
+            while i > self.cur_pos && self.cur[i - 1].key > e.key {
+                i -= 1;
+            }
+            self.cur.insert(i, e);
+        } else if b > self.cur_bucket {
+            self.far.push(Reverse(Far(e)));
+        } else {
+            // Before the current bucket: only after a pop was declined (`EventQueue::pop_until`)
+            // and the calendar moved on to a bucket later than the new event's. Start again
+            // from the new event's bucket.
+            let mut all = Vec::new();
+            self.drain(b, |e| all.push(e));
+            for e in all {
+                self.insert(e);
+            }
+            self.insert(e);
+        }
+    }
+    /// The next slot after the current bucket's that has a list, as a bucket number.
+    #[inline]
+    fn next_listed(&self) -> Option<u64> {
+        let start = (self.cur_bucket as usize + 1) % SLOTS;
+        let (w0, bit0) = (start / 64, start % 64);
+        // The first word from `start`'s bit, then the others round the ring, then the first
+        // word's bits below `start`.
+        let words = SLOTS / 64;
+        let first = self.occupied[w0] & (!0u64 << bit0);
+        let found = if first != 0 {
+            Some(w0 * 64 + first.trailing_zeros() as usize)
+        } else {
+            (1..=words).find_map(|i| {
+                let w = (w0 + i) % words;
+                let bits = self.occupied[w];
+                (bits != 0).then(|| w * 64 + bits.trailing_zeros() as usize)
+            })
+        }?;
+        let ahead = (found + SLOTS - self.cur_bucket as usize % SLOTS) % SLOTS;
+        Some(self.cur_bucket + ahead as u64)
+    }
+    /// The least entry, without changing the calendar.
+    fn least(&self) -> Option<Entry<E>> {
+        if let Some(e) = self.cur.get(self.cur_pos) {
+            return Some(*e);
+        }
+        if let Some(b) = self.next_listed() {
+            let mut n = self.heads[b as usize % SLOTS];
+            let mut best: Option<Entry<E>> = None;
+            while n != NIL {
+                let node = self.nodes[n as usize];
+                let e = Entry { key: key(Time(node.time), node.seq), event: node.event };
+                if best.is_none_or(|b| e.key < b.key) {
+                    best = Some(e);
+                }
+                n = node.next;
+            }
+            return best;
+        }
+        self.far.peek().map(|Reverse(Far(e))| *e)
+    }
+    /// The least entry, moving on to the next bucket that holds one if the current one is
+    /// done; None if the calendar is empty.
+    #[inline(always)]
+    fn front(&mut self) -> Option<Entry<E>> {
+        if self.cur_pos == self.cur.len() && !self.advance() {
+            return None;
+        }
+        Some(self.cur[self.cur_pos])
+    }
+    /// Moves on to the next bucket that holds an event: its events sorted into `cur`. False if
+    /// the calendar is empty.
+    #[inline(never)]
+    fn advance(&mut self) -> bool {
+        self.cur.clear();
+        self.cur_pos = 0;
+        let Some(b) = self.next_listed().or_else(|| self.far.peek().map(|Reverse(Far(e))| bucket_of(e.key))) else {
+            return false;
+        };
+        self.cur_bucket = b;
+        let slot = b as usize % SLOTS;
+        let mut n = std::mem::replace(&mut self.heads[slot], NIL);
+        self.occupied[slot / 64] &= !(1 << (slot % 64));
+        while n != NIL {
+            let node = self.nodes[n as usize];
+            self.cur.push(Entry { key: key(Time(node.time), node.seq), event: node.event });
+            self.nodes[n as usize].next = self.free;
+            self.free = n;
+            n = node.next;
+        }
+        // Events beyond the ring that it now reaches (the far ones of bucket b included).
+        while let Some(Reverse(Far(e))) = self.far.peek() {
+            let eb = bucket_of(e.key);
+            if eb >= b + SLOTS as u64 {
+                break;
+            }
+            let Some(Reverse(Far(e))) = self.far.pop() else { break };
+            if eb == b {
+                self.cur.push(e);
+            } else {
+                self.push_slot(eb, e);
+            }
+        }
+        self.cur.sort_unstable_by_key(|e| e.key);
+        true
+    }
+}
+
+pub struct EventQueue<E> {
+    heap: Heap<E>,
+    calendar: Calendar<E>,
+    /// The events are in the calendar (else in the heap).
+    in_calendar: bool,
     len: usize,
     seq: u64,
     now: Time,
@@ -70,21 +396,15 @@ pub struct EventQueue<E> {
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
-            heap: Vec::with_capacity(1 << 11),
+            heap: Heap { lines: Vec::with_capacity(TO_CALENDAR), len: 0 },
+            calendar: Calendar::new(),
+            in_calendar: false,
             len: 0,
             seq: 0,
             now: Time::ZERO,
             popped: 0,
             current: 0,
         }
-    }
-    #[inline(always)]
-    fn get(&self, node: usize) -> Entry<E> {
-        self.heap[node / 2].0[node % 2]
-    }
-    #[inline(always)]
-    fn set(&mut self, node: usize, e: Entry<E>) {
-        self.heap[node / 2].0[node % 2] = e;
     }
     #[inline]
     pub fn now(&self) -> Time {
@@ -126,23 +446,31 @@ impl<E: Copy> EventQueue<E> {
     #[inline(always)]
     pub fn at_key(&mut self, k: EventKey, event: E) {
         debug_assert!(!self.has_passed(k), "event scheduled at a place already passed");
-        let new = Entry { key: k.key(), event };
-        // Sift up: parents move down into the hole until the new entry's place is found.
-        let mut pos = self.len + 1;
-        self.len = pos;
-        if pos / 2 == self.heap.len() {
-            self.heap.push(Pair([new; 2]));
-        }
-        while pos > 1 {
-            let parent = pos / 2;
-            let p = self.get(parent);
-            if p.key <= new.key {
-                break;
+        self.len += 1;
+        if self.in_calendar {
+            self.calendar.insert_key(k.key(), event);
+        } else {
+            self.heap.push(Entry { key: k.key(), event });
+            if self.len > TO_CALENDAR {
+                self.move_to_calendar();
             }
-            self.set(pos, p);
-            pos = parent;
         }
-        self.set(pos, new);
+    }
+    #[cold]
+    fn move_to_calendar(&mut self) {
+        // No event queued is before the one popped last.
+        self.calendar.cur_bucket = bucket_of(self.current);
+        for i in 1..=self.heap.len {
+            self.calendar.insert(self.heap.get(i));
+        }
+        self.heap.len = 0;
+        self.in_calendar = true;
+    }
+    #[cold]
+    fn move_to_heap(&mut self) {
+        let heap = &mut self.heap;
+        self.calendar.drain(0, |e| heap.push(e));
+        self.in_calendar = false;
     }
     /// Schedules `event` `delay` after now.
     #[inline(always)]
@@ -152,47 +480,67 @@ impl<E: Copy> EventQueue<E> {
     }
     /// The events still queued, in no particular order.
     pub fn pending(&self) -> impl Iterator<Item = &E> + '_ {
-        (1..=self.len).map(|i| &self.heap[i / 2].0[i % 2].event)
+        let c = &self.calendar;
+        let listed = c.heads.iter().flat_map(move |&h| {
+            std::iter::successors((h != NIL).then_some(h), move |&n| Some(c.nodes[n as usize].next).filter(|&m| m != NIL))
+                .map(move |n| &c.nodes[n as usize].event)
+        });
+        let calendar = c.cur[c.cur_pos..].iter().chain(c.far.iter().map(|Reverse(Far(e))| e)).map(|e| &e.event).chain(listed);
+        self.heap.iter().map(|e| &e.event).chain(calendar)
+    }
+    fn least(&self) -> Option<Entry<E>> {
+        if self.in_calendar {
+            self.calendar.least()
+        } else {
+            self.heap.peek().copied()
+        }
     }
     /// The next event to run, if any.
-    pub fn peek(&self) -> Option<&E> {
-        (self.len > 0).then(|| &self.heap[0].0[1].event)
+    pub fn peek(&self) -> Option<E> {
+        self.least().map(|e| e.event)
     }
     pub fn peek_time(&self) -> Option<Time> {
-        (self.len > 0).then(|| Time((self.heap[0].0[1].key >> 64) as u64))
+        self.least().map(|e| time_of(e.key))
     }
+    /// The next event, if any and if due at or before `limit`; otherwise the time of the next
+    /// event (None: the queue is empty), which stays queued.
     #[inline]
-    pub fn pop(&mut self) -> Option<(Time, E)> {
-        if self.len == 0 {
-            return None;
-        }
-        let top = self.get(1);
-        let last = self.get(self.len);
+    pub fn pop_until(&mut self, limit: Time) -> Result<(Time, E), Option<Time>> {
+        let top = if self.in_calendar {
+            let Some(top) = self.calendar.front() else { return Err(None) };
+            if time_of(top.key) > limit {
+                return Err(Some(time_of(top.key)));
+            }
+            self.calendar.cur_pos += 1;
+            if self.len <= TO_HEAP {
+                self.move_to_heap();
+            }
+            top
+        } else {
+            let Some(top) = self.heap.peek() else { return Err(None) };
+            if time_of(top.key) > limit {
+                return Err(Some(time_of(top.key)));
+            }
+            self.heap.pop()
+        };
+        let time = time_of(top.key);
         self.len -= 1;
-        let n = self.len;
-        // Sift the last entry down from the root's hole.
-        let mut pos = 1;
-        loop {
-            let child = 2 * pos;
-            if child > n {
-                break;
-            }
-            // The children 2pos and 2pos+1 are line `pos`.
-            let pair = &self.heap[pos].0;
-            let right = child < n && pair[1].key < pair[0].key;
-            let c = pair[usize::from(right)];
-            if c.key >= last.key {
-                break;
-            }
-            self.set(pos, c);
-            pos = child + usize::from(right);
-        }
-        self.set(pos, last);
-        let time = Time((top.key >> 64) as u64);
         self.now = time;
         self.current = top.key;
         self.popped += 1;
-        Some((time, top.event))
+        Ok((time, top.event))
+    }
+    /// The `n`th event after the next one, when the calendar holds it at hand (for a prefetch).
+    #[inline(always)]
+    pub fn ahead(&self, n: usize) -> Option<&E> {
+        if !self.in_calendar {
+            return None;
+        }
+        self.calendar.cur.get(self.calendar.cur_pos + n).map(|e| &e.event)
+    }
+    #[inline]
+    pub fn pop(&mut self) -> Option<(Time, E)> {
+        self.pop_until(Time::MAX).ok()
     }
 }
 
@@ -240,6 +588,64 @@ mod tests {
         assert_eq!(sorted_out, reference, "nothing lost or duplicated");
         assert_eq!(q.popped(), 5000);
         assert!(q.is_empty());
+    }
+
+    /// Against a sorted map of the keys: delays from none to far beyond the ring, events
+    /// scheduled at keys reserved earlier, and pops declined by a time limit followed by events
+    /// due before the one declined (the queue starts again from their bucket).
+    #[test]
+    fn pops_in_key_order_across_the_ring_and_beyond() {
+        let mut rng = SimRng::new(11, 0);
+        let mut q: EventQueue<u32> = EventQueue::new();
+        let mut reference = std::collections::BTreeMap::new();
+        let mut reserved: Vec<(EventKey, u32)> = Vec::new();
+        let delays = [0, 1, 700, 1 << SHIFT, 300_000, 4_000_000, 5_000_000, 1 << 30];
+        for i in 0..20_000u32 {
+            let d = delays[rng.below(delays.len() as u64) as usize] + rng.below(1500);
+            let at = Time(q.now().0 + d);
+            match rng.below(10) {
+                0 => reserved.push((q.reserve(at), i)),
+                1 if !reserved.is_empty() => {
+                    let (k, v) = reserved.swap_remove(rng.below(reserved.len() as u64) as usize);
+                    if !q.has_passed(k) {
+                        q.at_key(k, v);
+                        reference.insert((k.time, k.seq), v);
+                    }
+                }
+                _ => {
+                    let k = q.reserve(at);
+                    q.at_key(k, i);
+                    reference.insert((k.time, k.seq), i);
+                }
+            }
+            assert_eq!(q.len(), reference.len());
+            if rng.below(2) == 0 {
+                // Now and then a limit just before the next event's time.
+                let next = q.peek_time();
+                assert_eq!(next.map(|t| t.0), reference.keys().next().map(|k| k.0));
+                let limit = match next {
+                    Some(t) if rng.below(8) == 0 && t > q.now() => Time(t.0 - 1),
+                    _ => Time::MAX,
+                };
+                match q.pop_until(limit) {
+                    Ok((t, e)) => {
+                        let ((rt, _), re) = reference.pop_first().unwrap();
+                        assert_eq!((t.0, e), (rt, re), "pop {i}");
+                    }
+                    Err(t) => assert_eq!(t, next),
+                }
+            }
+        }
+        let mut pending: Vec<u32> = q.pending().copied().collect();
+        pending.sort();
+        let mut expected: Vec<u32> = reference.values().copied().collect();
+        expected.sort();
+        assert_eq!(pending, expected, "pending lists what is queued");
+        while let Some((t, e)) = q.pop() {
+            let ((rt, _), re) = reference.pop_first().unwrap();
+            assert_eq!((t.0, e), (rt, re));
+        }
+        assert!(reference.is_empty() && q.is_empty());
     }
 
     /// An event scheduled late at a reserved key runs where it would have run had it been

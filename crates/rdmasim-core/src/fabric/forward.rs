@@ -51,10 +51,8 @@ impl World {
             }
         }
         self.packet_hops += 1;
-        {
-            let p = self.packets.get_mut(pkt);
-            p.damage = damage;
-            p.sent_at = at;
+        if damage != Damage::None {
+            self.packets.get_mut(pkt).damage = damage;
         }
         if let (NodeRef::Hca(h), Some(cap)) = (from, self.capture.as_mut()) {
             let p = self.packets.get(pkt);

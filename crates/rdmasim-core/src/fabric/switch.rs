@@ -75,6 +75,13 @@ impl OutPort {
         let rotated = self.nonempty.rotate_right(u32::from(self.next_vl));
         (rotated != 0).then(|| ((rotated.trailing_zeros() as u8) + self.next_vl) % NUM_VL as u8)
     }
+    /// Brings the head of VL 0's queue into the cache.
+    #[inline(always)]
+    pub fn prefetch_front(&self) {
+        if let Some(q) = self.queues[0].as_slices().0.first() {
+            crate::world::prefetch_line(q);
+        }
+    }
     /// No packet waits on any VL.
     #[inline]
     pub fn is_empty(&self) -> bool {

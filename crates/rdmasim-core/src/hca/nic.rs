@@ -270,7 +270,6 @@ impl World {
             dma_len: 0,
             remote_va: 0,
             damage: Damage::None,
-            sent_at: Time::ZERO,
         }
     }
 

@@ -2,7 +2,7 @@
 //! header layouts live in `wire`; here we keep what the transport and the fabric act on, and
 //! the packet's size on the wire. Packets live in a slab and are passed around by index, so the
 //! event loop allocates nothing per packet.
-use crate::engine::{Slab, Time};
+use crate::engine::Slab;
 use crate::fabric::channel::Damage;
 
 /// What a packet is, with its position in a multi-packet message.
@@ -75,9 +75,9 @@ pub struct Packet {
     /// RETH DMA length (first WRITE packet, READ request).
     pub dma_len: u32,
     pub remote_va: u64,
-    /// Set by the link when the packet was corrupted or lost in flight.
+    /// Set by the link when the packet was corrupted or lost in flight (a packet is made
+    /// intact, and one that is not goes no further).
     pub damage: Damage,
-    pub sent_at: Time,
 }
 
 /// The packets in flight, by id (ids are reused).

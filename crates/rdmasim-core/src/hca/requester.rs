@@ -57,7 +57,6 @@ impl World {
             dma_len: 0,
             remote_va: w.wr.remote_va,
             damage: Damage::None,
-            sent_at: now,
         };
         let end_of_message;
         if w.wr.op == WrOp::Read {

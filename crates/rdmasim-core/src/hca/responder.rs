@@ -211,7 +211,6 @@ impl World {
             dma_len: 0,
             remote_va: 0,
             damage: Damage::None,
-            sent_at: now,
         };
         r.next += 1;
         if last {

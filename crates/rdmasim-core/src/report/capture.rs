@@ -191,7 +191,7 @@ mod tests {
         let mut c = Capture::new(vec![], vec![], 10, DEFAULT_MAX_BYTES);
         let ack = Packet {
             slid: 2, dlid: 1, vl: 0, sl: 0, src_qp: 0x100, dst_qp: 0x100, kind: PktKind::Ack, psn: 7, ack_req: false, payload: 0,
-            wire_bytes: 0, msn: 0, dma_len: 0, remote_va: 0, damage: Damage::None, sent_at: Time::ZERO,
+            wire_bytes: 0, msn: 0, dma_len: 0, remote_va: 0, damage: Damage::None,
         };
         c.record(Time::ZERO, HostId(1), Some(HostId(0)), &ack);
         assert_eq!(c.pcap_bytes, 24 + 78);
@@ -221,7 +221,7 @@ mod tests {
                 let payload = if kind.is_control() || kind == PktKind::ReadReq { 0 } else { payload };
                 let p = Packet {
                     slid: 1, dlid: 2, vl: 0, sl: 0, src_qp: 0x100, dst_qp: 0x101, kind, psn: 7, ack_req: false, payload,
-                    wire_bytes: 0, msn: 0, dma_len: 0, remote_va: 0, damage: Damage::None, sent_at: Time::ZERO,
+                    wire_bytes: 0, msn: 0, dma_len: 0, remote_va: 0, damage: Damage::None,
                 };
                 assert_eq!(ib_wire_bytes(kind, payload), headers_of(&p).ib_wire_bytes(), "{kind:?} {payload}");
             }
