@@ -242,3 +242,39 @@ def test_a_sweep_keeps_relative_fabric_paths_relative_to_the_scenario_file(tmp_p
     monkeypatch.chdir(tmp_path)
     df = rdmasim.sweep(str(sc), {"workload.size": [4096, 65536]}, table="perftest")
     assert len(df) == 2 and (df["bw_avg_Gbps"] > 0).all()
+
+
+class WorkersKeepDying:
+    """A Dask-like executor whose futures for runs of ``size`` fail with Dask's KilledWorker (the
+    run's workers all died); the others run here."""
+
+    def __init__(self, size, error):
+        self.size, self.error, self.submitted = size, error, []
+
+    def submit(self, fn, *args):
+        self.submitted.append(args[0]["workload"]["size"])
+        fut = Future()
+        if args[0]["workload"]["size"] == self.size:
+            fut.set_exception(self.error)
+        else:
+            fut.set_result(fn(*args))
+        return fut
+
+
+def test_a_run_whose_dask_workers_keep_dying_is_resubmitted_then_named(write_bw):
+    scheduler = pytest.importorskip("distributed.scheduler")
+    sweep_module = _sweep_module()
+    pool = WorkersKeepDying(65536, scheduler.KilledWorker("run_point-1", None, 3))
+    with pytest.raises(RuntimeError) as info:
+        rdmasim.sweep(write_bw, {"workload.size": [4096, 65536]}, executor=pool, seeds=[7], table="summary")
+    assert str(info.value).startswith("sweep point workload.size=65536, seed=7: every worker that ran it died "
+                                      "(Dask gave up on it 3 time(s)")
+    assert isinstance(info.value.__cause__, scheduler.KilledWorker)
+    assert pool.submitted == [4096, 65536] + [65536] * sweep_module.WORKER_DEATH_RESUBMITS
+
+
+def test_a_run_that_fails_otherwise_is_not_resubmitted(write_bw):
+    pool = WorkersKeepDying(65536, ValueError("boom"))
+    with pytest.raises(ValueError, match="boom"):
+        rdmasim.sweep(write_bw, {"workload.size": [4096, 65536]}, executor=pool, table="summary")
+    assert pool.submitted == [4096, 65536]

@@ -90,12 +90,17 @@ def _seeds(seeds: Sequence[Any]) -> List[Optional[int]]:
     return out
 
 
+def _where(point: Mapping[str, Any]) -> str:
+    """A point as its grid values (``workload.size=4096, workload.iters=50``)."""
+    return ", ".join(f"{k}={v!r}" for k, v in point.items()) or "(base scenario)"
+
+
 def _check_point(spec: Dict[str, Any], point: Mapping[str, Any]) -> None:
     """Validates one point's scenario; an error names the point (``sweep point workload.size=0``)."""
     try:
         validate(spec)
     except ScenarioError as e:
-        where = ", ".join(f"{k}={v!r}" for k, v in point.items()) or "(base scenario)"
+        where = _where(point)
         raise scenario_error(f"sweep point {where}", getattr(e, "key", ""), None,
                              getattr(e, "message", str(e))) from None
 
@@ -177,6 +182,42 @@ def _submit(executor: Any, fn, *args):
     return executor.submit(fn, *args)
 
 
+#: How many times :func:`sweep` submits a run again after Dask gave up on it with ``KilledWorker``
+#: (its task was on a worker that died ``distributed.scheduler.allowed-failures`` + 1 times;
+#: Dask reruns it by itself up to then). Bounded: a run that kills every worker it lands on
+#: (a crash, or more memory than a worker has) must end the sweep, not take the cluster down.
+WORKER_DEATH_RESUBMITS = 2
+
+
+def _killed_worker(exc: BaseException) -> bool:
+    """Whether ``exc`` is Dask's ``KilledWorker``, tested by name so that a sweep without Dask does
+    not import it."""
+    cls = type(exc)
+    return cls.__name__ == "KilledWorker" and cls.__module__.startswith("distributed")
+
+
+def _result(executor: Any, futures: List[Any], i: int, point: Mapping[str, Any], spec: Dict[str, Any],
+            table: str) -> Outcome:
+    """Waits for run ``i``; submits it again (``futures[i]`` is then the new future) when Dask
+    gave up on it because its workers died, at most :data:`WORKER_DEATH_RESUBMITS` times."""
+    resubmits = 0
+    while True:
+        try:
+            return futures[i].result()
+        except Exception as e:
+            if not _killed_worker(e):
+                raise
+            if resubmits == WORKER_DEATH_RESUBMITS:
+                seed = spec.get("seed")
+                raise RuntimeError(
+                    f"sweep point {_where(point)}" + (f", seed={seed}" if seed is not None else "")
+                    + f": every worker that ran it died (Dask gave up on it {resubmits + 1} time(s), "
+                    "each after distributed.scheduler.allowed-failures + 1 worker deaths); the run may "
+                    "crash its worker or need more memory than a worker has") from e
+        resubmits += 1
+        futures[i] = _submit(executor, run_point, spec, table)
+
+
 def sweep(
     scenario: ScenarioLike,
     grid: Mapping[str, Sequence[Any]],
@@ -209,6 +250,16 @@ def sweep(
         ValueError: ``table`` is not a table of the sweep's runs (lists those there are);
             before any run.
         SweepInterrupted: Ctrl-C; its ``.table`` holds the rows of the runs that finished.
+        RuntimeError: with Dask, a run whose workers kept dying (see below); names its point.
+
+    On a Dask cluster (``executor=Client(...)``), every run is one task (``run_point``). When a
+    worker dies, Dask runs its tasks again elsewhere, both those it was running and those whose
+    results the sweep had not collected yet; the table is the same as a sequential run's, no row lost or repeated (each
+    run's outcome has one slot, in grid order). Dask gives up on a task after
+    ``distributed.scheduler.allowed-failures`` (default 3) + 1 workers died running it, raising
+    ``KilledWorker``; the sweep then submits the run again, at most
+    :data:`WORKER_DEATH_RESUBMITS` (2) times, and after that raises a RuntimeError naming the
+    point and seed.
     """
     # Relative file paths are the scenario file's: anchored, they survive the trip to a dict.
     base = anchor_paths(scenario_dict(scenario), scenario)
@@ -237,8 +288,11 @@ def sweep(
                 outcomes[i] = run_point(spec, table)
         else:
             futures = [_submit(executor, run_point, spec, table) for _, spec in specs]
-            for i, fut in enumerate(futures):
-                outcomes[i] = fut.result()
+            for i, (point, spec) in enumerate(specs):
+                outcomes[i] = _result(executor, futures, i, point, spec, table)
+                # Drops the future once its outcome is here: Dask then frees the worker's copy,
+                # and does not run the point again if that worker dies later.
+                futures[i] = None
     except KeyboardInterrupt as e:
         _finished_futures(futures, outcomes)
         done = sum(out is not None for out in outcomes)
