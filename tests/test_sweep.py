@@ -265,12 +265,15 @@ def test_a_run_whose_dask_workers_keep_dying_is_resubmitted_then_named(write_bw)
     scheduler = pytest.importorskip("distributed.scheduler")
     sweep_module = _sweep_module()
     pool = WorkersKeepDying(65536, scheduler.KilledWorker("run_point-1", None, 3))
-    with pytest.raises(RuntimeError) as info:
-        rdmasim.sweep(write_bw, {"workload.size": [4096, 65536]}, executor=pool, seeds=[7], table="summary")
+    with pytest.raises(sweep_module.SweepRunFailed) as info:
+        rdmasim.sweep(write_bw, {"workload.size": [4096, 8192, 65536]}, executor=pool, seeds=[7], table="summary")
     assert str(info.value).startswith("sweep point workload.size=65536, seed=7: every worker that ran it died "
                                       "(Dask gave up on it 3 time(s)")
     assert isinstance(info.value.__cause__, scheduler.KilledWorker)
-    assert pool.submitted == [4096, 65536] + [65536] * sweep_module.WORKER_DEATH_RESUBMITS
+    assert pool.submitted == [4096, 8192, 65536] + [65536] * sweep_module.WORKER_DEATH_RESUBMITS
+    # Nothing computed is lost: the two runs that finished are in the error's table.
+    assert (info.value.done, info.value.total) == (2, 3)
+    assert list(info.value.table["workload.size"]) == [4096, 8192]
 
 
 def test_a_run_that_fails_otherwise_is_not_resubmitted(write_bw):

@@ -45,6 +45,7 @@ _LAZY = {
     "scenario_dict": ".scenario",
     "set_dotted": ".scenario",
     "SweepInterrupted": ".sweep",
+    "SweepRunFailed": ".sweep",
     "sweep": ".sweep",
 }
 
@@ -94,6 +95,7 @@ __all__ = [
     "simulation",
     "sweep",
     "SweepInterrupted",
+    "SweepRunFailed",
     "validate",
     "__version__",
 ]

@@ -13,7 +13,7 @@ from .result import Result, order_columns
 from .runner import RunInterrupted, as_integer, run, simulation, validate
 from .scenario import ScenarioLike, anchor_paths, get_dotted, scenario_dict, set_dotted
 
-__all__ = ["sweep", "grid_points", "run_point", "SweepInterrupted"]
+__all__ = ["sweep", "grid_points", "run_point", "SweepInterrupted", "SweepRunFailed"]
 
 #: Pseudo table name: one row per point with the run's summary (finished, sim_time_us, events...).
 SUMMARY_TABLE = "summary"
@@ -182,6 +182,22 @@ def _submit(executor: Any, fn, *args):
     return executor.submit(fn, *args)
 
 
+class SweepRunFailed(RuntimeError):
+    """A run of :func:`sweep` whose Dask workers kept dying: names its point and seed, and keeps
+    what the sweep had computed when it gave up.
+
+    Attributes:
+        table: the rows of every run that finished, as the DataFrame :func:`sweep` returns.
+        done, total: runs finished and runs in the sweep.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.table: Optional[pd.DataFrame] = None
+        self.done = 0
+        self.total = 0
+
+
 #: How many times :func:`sweep` submits a run again after Dask gave up on it with ``KilledWorker``
 #: (its task was on a worker that died ``distributed.scheduler.allowed-failures`` + 1 times;
 #: Dask reruns it by itself up to then). Bounded: a run that kills every worker it lands on
@@ -209,7 +225,7 @@ def _result(executor: Any, futures: List[Any], i: int, point: Mapping[str, Any],
                 raise
             if resubmits == WORKER_DEATH_RESUBMITS:
                 seed = spec.get("seed")
-                raise RuntimeError(
+                raise SweepRunFailed(
                     f"sweep point {_where(point)}" + (f", seed={seed}" if seed is not None else "")
                     + f": every worker that ran it died (Dask gave up on it {resubmits + 1} time(s), "
                     "each after distributed.scheduler.allowed-failures + 1 worker deaths); the run may "
@@ -250,7 +266,8 @@ def sweep(
         ValueError: ``table`` is not a table of the sweep's runs (lists those there are);
             before any run.
         SweepInterrupted: Ctrl-C; its ``.table`` holds the rows of the runs that finished.
-        RuntimeError: with Dask, a run whose workers kept dying (see below); names its point.
+        SweepRunFailed: with Dask, a run whose workers kept dying (see below); names its point,
+            and its ``.table`` holds the rows of the runs that finished.
 
     On a Dask cluster (``executor=Client(...)``), every run is one task (``run_point``). When a
     worker dies, Dask runs its tasks again elsewhere, both those it was running and those whose
@@ -258,8 +275,8 @@ def sweep(
     run's outcome has one slot, in grid order). Dask gives up on a task after
     ``distributed.scheduler.allowed-failures`` (default 3) + 1 workers died running it, raising
     ``KilledWorker``; the sweep then submits the run again, at most
-    :data:`WORKER_DEATH_RESUBMITS` (2) times, and after that raises a RuntimeError naming the
-    point and seed.
+    :data:`WORKER_DEATH_RESUBMITS` (2) times, and after that raises :class:`SweepRunFailed`
+    naming the point and seed, with the rows already computed.
     """
     # Relative file paths are the scenario file's: anchored, they survive the trip to a dict.
     base = anchor_paths(scenario_dict(scenario), scenario)
@@ -298,4 +315,11 @@ def sweep(
         done = sum(out is not None for out in outcomes)
         raise SweepInterrupted(_frame(grid, table, specs, outcomes), done, len(specs),
                                getattr(e, "result", None)) from None
+    except SweepRunFailed as e:
+        # The runs that did finish are kept, as on Ctrl-C.
+        _finished_futures(futures, outcomes)
+        e.done = sum(out is not None for out in outcomes)
+        e.total = len(specs)
+        e.table = _frame(grid, table, specs, outcomes)
+        raise
     return _frame(grid, table, specs, outcomes)
