@@ -11,6 +11,9 @@ pub struct FlowsSection {
     /// The flows, written `[[workload.flow]]`.
     #[serde(default)]
     pub flow: Vec<FlowSpec>,
+    /// A generated set of flows instead (`flow_pattern.rs`), expanded into `flow` on reading.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<super::flow_pattern::FlowPattern>,
     /// An optional HERD-like key-value store beside the flows.
     #[serde(default)]
     pub kv: Option<KvSpec>,

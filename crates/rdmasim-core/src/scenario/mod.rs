@@ -4,6 +4,7 @@
 //! Parsing is strict: unknown keys and wrong types are errors naming the file, the key and
 //! what was expected (see [`error`]); semantic checks live in [`validate`].
 pub mod error;
+pub mod flow_pattern;
 pub mod flows;
 pub mod odp;
 pub mod validate;

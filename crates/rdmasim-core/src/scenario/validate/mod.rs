@@ -88,6 +88,12 @@ pub fn parse_toml(text: &str, source: &str) -> Result<Scenario, ScenarioError> {
     if let Err((key, message)) = crate::scenario::resolve_topology(&mut scenario, source) {
         return Err(ScenarioError { source: source.to_string(), line: spans.as_ref().and_then(|sp| sp.line(&key)), key, message });
     }
+    if let crate::scenario::WorkloadSection::Flows(f) = &mut scenario.workload {
+        // The flows a pattern stands for, once the fabric's host count is known.
+        if let Err((key, message)) = crate::scenario::flow_pattern::expand(f, scenario.topology.hosts) {
+            return Err(ScenarioError { source: source.to_string(), line: spans.as_ref().and_then(|sp| sp.line(&key)), key, message });
+        }
+    }
     checks::check_scenario(&scenario, source, spans.as_ref())?;
     Ok(scenario)
 }

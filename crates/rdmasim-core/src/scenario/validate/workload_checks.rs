@@ -133,6 +133,7 @@ fn check_perftest(p: &PerftestSection, s: &Scenario, hw: &HwProfile, path_mtu: u
 }
 
 fn check_mpi(m: &MpiSection, topology: TopologyKind) -> Result<(), Problem> {
+    check_mpi_source(m)?;
     if m.ranks_per_host == 0 {
         return problem("workload.ranks_per_host", "ranks_per_host = 0 is invalid; expected an integer >= 1".into());
     }
@@ -194,6 +195,27 @@ fn check_srq_episode(e: &SrqEpisodeSection, topology: &TopologySection) -> Resul
     }
     if e.method == SrqFlowControl::SrqLimit && (e.srq_limit == 0 || e.srq_limit >= e.refill) {
         return problem("workload.srq_limit", format!("srq_limit = {} must be 1..{} (below the buffers posted, or the event fires at once)", e.srq_limit, e.refill));
+    }
+    Ok(())
+}
+
+/// A trace or a generated program, not both; the program's values and the node count in range
+/// (the hosts themselves are checked against the fabric when the job is placed, `Mpi::new`).
+fn check_mpi_source(m: &MpiSection) -> Result<(), Problem> {
+    match &m.program {
+        Some(p) if !m.trace.is_empty() => problem(
+            "workload.program",
+            format!("both trace = {:?} and program = {{ kind = {:?} }} are given; expected one source of the ranks' operations", m.trace, p.name()),
+        ),
+        Some(p) => p.check().or_else(|(key, why)| problem(key, why)),
+        None if m.trace.is_empty() => problem(
+            "workload.trace",
+            "an mpi workload needs its ranks' operations; expected trace = \"DIR\" (rank.<r>.trace files) or program = { kind = \"random-pair-sendrecv\" | \"alltoall\", bytes = N }".into(),
+        ),
+        None => Ok(()),
+    }?;
+    if m.nodes == Some(0) {
+        return problem("workload.nodes", "nodes = 0 runs no rank; expected a node count >= 1".into());
     }
     Ok(())
 }

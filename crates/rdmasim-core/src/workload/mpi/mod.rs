@@ -1,6 +1,8 @@
-//! An MPI-like layer over the verbs model, driven by a program (from a trace, `trace.rs`).
+//! An MPI-like layer over the verbs model, driven by a program: from a trace (`trace.rs`) or
+//! generated (`synthetic.rs`: the TSUBAME2.0 study's random-pair Sendrecv and Alltoall).
 //!
-//! Ranks map onto hosts (`ranks_per_host` consecutive ranks per host), each with its own SRQ
+//! Ranks map onto hosts (`ranks_per_host` consecutive ranks per host; the hosts all of the
+//! fabric's or a subset with nodes missing, `nodes.rs`), each with its own SRQ
 //! (one buffer of `buffer_bytes` per WQE) shared by its RC connections, which are made on
 //! first use. Point-to-point follows the usual two protocols:
 //! - eager (≤ `eager_threshold` bytes): one SEND carrying header and data into a receive
@@ -21,10 +23,13 @@
 //! (that is also when its main thread tops its SRQ up again and, with stop/resume, sends the
 //! resume requests). The SRQ_LIMIT_REACHED handler is a thread of its own and runs at once.
 mod countdown;
+pub mod nodes;
 mod order;
 pub mod program;
 pub mod rails;
+mod results;
 mod stall;
+pub mod synthetic;
 pub mod trace;
 
 use crate::engine::Time;
@@ -46,8 +51,22 @@ use std::collections::VecDeque;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MpiSection {
-    /// Trace directory (rank.<r>.trace files, `docs/srq.md`).
+    /// Trace directory (rank.<r>.trace files, `docs/srq.md`); or `program`.
+    #[serde(default)]
     pub trace: String,
+    /// A generated program instead of a trace (`synthetic.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<synthetic::ProgramSpec>,
+    /// Nodes the job runs on, out of the fabric's hosts (default: all for a program; for a
+    /// trace, the first hosts it needs). The others are down (`nodes.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u32>,
+    /// The hosts that are down, by number; without it the missing ones are drawn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missing: Option<Vec<u32>>,
+    /// Seed of the draw of the missing hosts.
+    #[serde(default)]
+    pub missing_seed: u64,
     /// Consecutive ranks placed on each host.
     #[serde(default = "d_one")]
     pub ranks_per_host: u32,
@@ -227,6 +246,8 @@ struct Rank {
     wait: Time,
     compute: Time,
     end: Time,
+    /// Clock reads of `Op::Mark` (generated programs only).
+    marks: Vec<Time>,
 }
 
 fn matches(p: &Posted, src: u32, tag: i64) -> bool {
@@ -268,10 +289,28 @@ pub struct Mpi {
 impl Mpi {
     /// The MPI layer over `cfg.trace`; an error names the scenario key to fix and why.
     pub fn new(w: &mut World, app: u32, cfg: &MpiSection, attr: QpAttr) -> Result<Mpi, (&'static str, String)> {
-        let path = std::path::Path::new(&cfg.trace);
-        let (prog, recorded) = trace::read_dir(path, cfg.compute_scale).map_err(|e| ("workload.trace", e.to_string()))?;
+        let subset = nodes::NodeSubset { nodes: cfg.nodes, missing: cfg.missing.clone(), seed: cfg.missing_seed };
+        // The hosts ranks may go on, in node order (every host unless nodes are missing).
+        let usable: Vec<HostId> = if subset.is_all() { (0..w.hosts.len() as u32).map(HostId).collect() } else { subset.select(w.hosts.len() as u32)? };
+        let (prog, recorded) = match &cfg.program {
+            Some(spec) => {
+                spec.check()?;
+                (spec.build(usable.len() as u32 * cfg.ranks_per_host), trace::TraceCounts::default())
+            }
+            None => {
+                let path = std::path::Path::new(&cfg.trace);
+                trace::read_dir(path, cfg.compute_scale).map_err(|e| ("workload.trace", e.to_string()))?
+            }
+        };
         let size = prog.size();
         let hosts_needed = size.div_ceil(cfg.ranks_per_host);
+        if !subset.is_all() && hosts_needed as usize > usable.len() {
+            return Err((
+                "workload.nodes",
+                format!("the trace has {size} ranks, {} per host needs {hosts_needed} hosts, the job has {} nodes; expected nodes >= {hosts_needed}", cfg.ranks_per_host, usable.len()),
+            ));
+        }
+        let host_of = |r: u32| usable[(r / cfg.ranks_per_host) as usize];
         if hosts_needed as usize > w.hosts.len() {
             return Err((
                 "topology.hosts",
@@ -292,7 +331,7 @@ impl Mpi {
             policy: cfg.rail_sharing_policy,
             striping_threshold: cfg.striping_threshold.unwrap_or_else(|| rails::default_striping_threshold(cfg.eager_threshold, cfg.num_hcas)),
         };
-        for h in 0..hosts_needed {
+        for &HostId(h) in &usable[..hosts_needed as usize] {
             let rails = w.hosts[HostId(h)].hcas.len();
             let plural = if rails == 1 { "" } else { "s" };
             if usize::from(cfg.rail) >= rails {
@@ -317,14 +356,12 @@ impl Mpi {
         }
         let ranks = (0..size)
             .map(|r| Rank {
-                host: HostId(r / cfg.ranks_per_host),
+                host: host_of(r),
                 local: r % cfg.ranks_per_host,
                 // Checked above: the host has the rails.
-                hcas: (0..plan.n)
-                    .map(|i| w.hca_on_rail(HostId(r / cfg.ranks_per_host), usize::from(plan.rail(i).0)).unwrap_or_else(|| w.hca_of(HostId(r / cfg.ranks_per_host))))
-                    .collect(),
+                hcas: (0..plan.n).map(|i| w.hca_on_rail(host_of(r), usize::from(plan.rail(i).0)).unwrap_or_else(|| w.hca_of(host_of(r)))).collect(),
                 thread: {
-                    let host = HostId(r / cfg.ranks_per_host);
+                    let host = host_of(r);
                     let th = if r % cfg.ranks_per_host == 0 { World::host_thread(host) } else { w.new_thread(host) };
                     // MPI progress spins in ibv_poll_cq inside calls; the core is busy in compute.
                     w.threads[th].busy_poll = true;
@@ -345,6 +382,7 @@ impl Mpi {
                 wait: Time::ZERO,
                 compute: Time::ZERO,
                 end: Time::ZERO,
+                marks: Vec::new(),
             })
             .collect();
         Ok(Mpi {
@@ -515,6 +553,10 @@ impl Mpi {
                 Op::Irecv { peer, bytes, tag, req } => {
                     rk.pc += 1;
                     self.irecv(w, r, peer, bytes, tag, req);
+                }
+                Op::Mark => {
+                    rk.pc += 1;
+                    rk.marks.push(w.now());
                 }
                 Op::Wait { first, n } => {
                     let list = &self.prog.ranks[r as usize].req_lists[first as usize..(first + n) as usize];
@@ -749,13 +791,18 @@ impl Mpi {
             "connections": self.conns.len(), "errors": self.errors, "first_error": self.first_error,
             "unreceived_messages": self.ranks.iter().map(|r| r.unexpected.len()).sum::<usize>(), "stall": self.stall(),
         })));
+        if let Some(spec) = &self.cfg.program {
+            let marks: Vec<Vec<Time>> = self.ranks.iter().map(|r| r.marks.clone()).collect();
+            let hosts: Vec<HostId> = self.ranks.iter().map(|r| r.host).collect();
+            results::tables(spec, &marks, &hosts, out);
+        }
     }
 
     /// Resolves the trace path relative to the scenario file's directory.
     pub fn resolve_trace(cfg: &MpiSection, source: &str) -> MpiSection {
         let mut c = cfg.clone();
         let p = std::path::Path::new(&cfg.trace);
-        if p.is_relative() {
+        if p.is_relative() && cfg.program.is_none() {
             if let Some(dir) = std::path::Path::new(source).parent().filter(|d| d.is_dir() && !d.as_os_str().is_empty()) {
                 let joined = dir.join(p);
                 if joined.exists() {

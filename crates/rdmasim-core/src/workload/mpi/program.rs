@@ -24,6 +24,9 @@ pub enum Op {
     Irecv { peer: i64, bytes: u64, tag: i64, req: u32 },
     /// Wait for requests `reqs[first..first + n]` of the rank's request-list pool.
     Wait { first: u32, n: u32 },
+    /// Reads the clock (MPI_Wtime) into the rank's marks: generated programs time their
+    /// benchmark this way (`synthetic.rs`); traces never produce it.
+    Mark,
 }
 
 /// One rank's operations and the pool of request lists its waits refer to.
@@ -85,6 +88,10 @@ impl RankProgram {
         let r = self.irecv(src, rbytes, rtag);
         let s = self.isend(dest, sbytes, stag);
         self.wait(&[r, s]);
+    }
+
+    pub fn mark(&mut self) {
+        self.push(Op::Mark);
     }
 
     fn coll_tag(&mut self) -> i64 {
@@ -242,6 +249,21 @@ impl RankProgram {
     }
 }
 
+impl RankProgram {
+    /// MVAPICH2's pairwise-exchange alltoall (`MPIR_Alltoall_pairwise_MV2`, alltoall_osu.c):
+    /// n - 1 steps; with a power-of-two size and `xor` (its `MV2_USE_XOR_ALLTOALL`, default 1)
+    /// step i exchanges with rank ^ i, otherwise it sends to rank + i and receives from rank - i.
+    /// [`RankProgram::alltoall`] (the trace path's) keeps the shift form whatever the size.
+    pub fn pairwise_alltoall(&mut self, rank: u32, size: u32, bytes: u64, xor: bool) {
+        let tag = self.coll_tag();
+        let xor = xor && size.is_power_of_two();
+        for i in 1..size {
+            let (to, from) = if xor { (rank ^ i, rank ^ i) } else { ((rank + i) % size, (rank + size - i) % size) };
+            self.sendrecv(to, bytes, tag, from as i64, bytes, tag);
+        }
+    }
+}
+
 /// Every rank's program.
 #[derive(Clone, Debug, Default)]
 pub struct Program {
@@ -312,6 +334,7 @@ mod tests {
             balanced(|p, r, s| p.reduce(r, s, 0, 100), size);
             balanced(|p, r, s| p.allreduce(r, s, 8), size);
             balanced(|p, r, s| p.alltoall(r, s, 64), size);
+            balanced(|p, r, s| p.pairwise_alltoall(r, s, 64, true), size);
             balanced(|p, r, s| p.allgather(r, s, 64), size);
             balanced(|p, r, s| p.gather(r, s, s / 2, 64), size);
             balanced(|p, r, s| p.scatter(r, s, s - 1, 64), size);

@@ -1,0 +1,69 @@
+//! A generated benchmark's figures from its ranks' clock reads (`synthetic.rs`): per trial, each
+//! rank's time is its second mark minus its first (its MPI_Sendrecv or MPI_Alltoall as timed by
+//! MPI_Wtime around the call), a pair's time the longer of its two ranks' (the exchange is done
+//! when both sides are), and the trial's time the slowest pair's (random pair) or rank's
+//! (Alltoall): the study takes the slowest because a collective built of such phases waits for
+//! it at every phase (seeds/004 §2.1).
+//!
+//! Bandwidths are in GB/s of 10^9 bytes: the random pair's injection bandwidth is `bytes` over
+//! the slowest pair's time (what each node injected, one direction); the Alltoall's is the
+//! (n - 1) × `bytes` each rank sent over the trial's time (assumption: the study's §4 figure of
+//! 1.74 GB/s does not say how it is computed).
+use super::synthetic::ProgramSpec;
+use crate::engine::Time;
+use crate::ids::HostId;
+use crate::report::tables::{row, Tables};
+use serde_json::json;
+
+/// Per-trial duration of each rank, `None` where a rank did not get that far.
+fn durations(marks: &[Vec<Time>], t: usize) -> Vec<Option<Time>> {
+    marks.iter().map(|m| Some(m.get(2 * t + 1)?.saturating_sub(*m.get(2 * t)?))).collect()
+}
+
+fn gbps(bytes: f64, d: Time) -> f64 {
+    if d == Time::ZERO {
+        0.0
+    } else {
+        bytes / d.as_ns_f64()
+    }
+}
+
+/// Writes `mpi_pairs` (random pair: one row per pair and trial) and `mpi_trials` (one row per
+/// trial). `hosts[r]` is rank r's host.
+pub fn tables(spec: &ProgramSpec, marks: &[Vec<Time>], hosts: &[HostId], out: &mut Tables) {
+    let n = marks.len() as u32;
+    let bytes = spec.bytes();
+    for t in 0..spec.trials() {
+        let d = durations(marks, t as usize);
+        let finished = d.iter().filter(|x| x.is_some()).count();
+        let pairs = spec.pairs(n, t);
+        let (slowest, mean) = if matches!(spec, ProgramSpec::RandomPairSendrecv { .. }) {
+            let mut times = Vec::with_capacity(pairs.len());
+            for &(a, b) in &pairs {
+                let time = d[a as usize].zip(d[b as usize]).map(|(x, y)| x.max(y));
+                out.push("mpi_pairs", row(json!({
+                    "trial": t, "rank_a": a, "rank_b": b, "host_a": hosts[a as usize].0, "host_b": hosts[b as usize].0,
+                    "time_us": time.map(|x| x.as_us_f64()), "bandwidth_GBps": time.map(|x| gbps(bytes as f64, x)),
+                })));
+                times.extend(time);
+            }
+            let all = times.len() == pairs.len();
+            let mean = (!times.is_empty()).then(|| times.iter().map(|x| x.as_us_f64()).sum::<f64>() / times.len() as f64);
+            (times.into_iter().max().filter(|_| all), mean)
+        } else {
+            let all = finished == n as usize;
+            let times: Vec<Time> = d.iter().flatten().copied().collect();
+            let mean = (!times.is_empty()).then(|| times.iter().map(|x| x.as_us_f64()).sum::<f64>() / times.len() as f64);
+            (times.into_iter().max().filter(|_| all), mean)
+        };
+        let sent = match spec {
+            ProgramSpec::RandomPairSendrecv { .. } => bytes as f64,
+            ProgramSpec::Alltoall { .. } => bytes as f64 * n.saturating_sub(1) as f64,
+        };
+        out.push("mpi_trials", row(json!({
+            "trial": t, "program": spec.name(), "ranks": n, "bytes": bytes, "pairs": pairs.len(), "finished_ranks": finished,
+            "time_us": slowest.map(|x| x.as_us_f64()), "mean_us": mean,
+            "injection_GBps": slowest.map(|x| gbps(sent, x)),
+        })));
+    }
+}
