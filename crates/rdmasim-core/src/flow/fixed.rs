@@ -8,6 +8,10 @@ use super::paths::{Ends, Routes};
 use crate::fabric::graph::RoutedFabric;
 use crate::ids::{FlowId, PortId, TiSlice, TiVec};
 
+/// Bytes a pattern's flows send when only rates matter (fluid flows starting together finish
+/// at times proportional to their bytes): 1 MiB.
+pub const PATTERN_BYTES: f64 = 1_048_576.0;
+
 /// One flow: its data leaves by HCA port `src` for LID `dlid`, `bytes` on the wire.
 #[derive(Clone, Copy, Debug)]
 pub struct FixedFlow {
@@ -23,7 +27,7 @@ pub fn completion_times(rf: &RoutedFabric, capacity: &TiSlice<PortId, f64>, flow
     let ends: Vec<Ends> = flows.iter().map(|f| Ends { src: f.src, dlid: f.dlid }).collect();
     let routes = Routes::trace(rf, &ends);
     let input: TiVec<FlowId, FlowInput> = flows.iter().map(|f| FlowInput { bytes: f.bytes, start_s: 0.0, cap: f64::INFINITY }).collect();
-    let mut engine = Engine::new(routes, capacity.to_vec().into(), input, Until::All);
+    let mut engine = Engine::new(routes, capacity.to_vec(), input, Until::All);
     engine.run();
     engine.state.iter().map(|s| if let State::Done(t) = s { Some(*t) } else { None }).collect()
 }
