@@ -20,9 +20,8 @@ fn notes(c: &SuspectCost) -> Vec<String> {
 
 pub fn table(diagnosis: &Report, cost: &CostReport) -> String {
     let mut out = String::new();
-    let interval = diagnosis.interval_s.map_or("no interval (one snapshot)".to_string(), |dt| format!("counters over {dt} s"));
     let o = &cost.options;
-    let _ = writeln!(out, "{} suspect link(s) of {} ({interval})", diagnosis.suspects.len(), diagnosis.links_checked);
+    let _ = writeln!(out, "{}", diagnosis.heading());
     let _ = writeln!(
         out,
         "workload {}: {} pattern(s) of {} flows, seed {}, routed by {}; slowest-pair bandwidth as observed {:.2} Gb/s (mean over patterns)",
