@@ -66,8 +66,12 @@ fn every_planted_link_is_costed_and_they_rank_by_what_disabling_them_gains() {
     assert_eq!(c.plan.iter().map(|p| p.label.as_str()).collect::<Vec<_>>(), [label(D1.0, D1.1)], "{table}");
     assert!((c.after_plan_gbps - 8.0).abs() < 1e-9 && c.after_plan.iter().all(|&g| (g - 8.0).abs() < 1e-9), "{table}");
     // The flapping link: 8 events in 600 s of 4.3 s each.
-    let flap = by(E3).useful_share;
+    let flap: Vec<f64> = by(E3).useful_share.iter().map(|d| d.share).collect();
     assert!((flap[0] - (1.0 - 8.0 / 600.0 * 4.294967296)).abs() < 1e-9 && flap[0] == flap[1], "{flap:?}");
+    // The bad lane counts at the spine's port: what the leaf sends it pays.
+    let lane: Vec<(&str, f64)> = by(E1).useful_share.iter().map(|d| (d.from.as_str(), d.share)).collect();
+    assert!(lane.iter().all(|&(from, share)| (from == E1.0) == (share < 1.0)), "{lane:?}");
+    assert!(table.contains("errors cost 0.06% of its rate from \"r0-L1-s0\"[5]"), "{table}");
     assert!(table.contains("disable first: \"r0-L1-s1\"[6] <-> \"r0-L2-s1\"[2] (+1.40 -> 8.00 Gb/s)"), "{table}");
     // Deterministic: the same request, the same answer.
     assert_eq!(serde_json::to_string(&doctor(CostOptions::default())).unwrap(), serde_json::to_string(&out).unwrap());
@@ -107,4 +111,24 @@ fn a_128_host_fabric_with_5_suspects_is_costed() {
     assert!(c.suspects.iter().all(|s| s.gain_gbps > 0.0));
     assert_eq!(c.plan.len(), 5);
     assert!(c.after_plan_gbps > c.plan[0].gbps && c.plan[0].gbps > c.kept_gbps);
+}
+
+/// One snapshot: counts since the last clear say nothing of how often, so errors cost nothing;
+/// the suspects are still costed as links.
+#[test]
+fn with_one_snapshot_errors_cost_nothing() {
+    let req = DoctorRequest {
+        topology: None,
+        design: Some(design()),
+        linkinfo: Some(data("iblinkinfo.txt")),
+        counters: vec![data("ibqueryerrors-after.txt")],
+        interval_s: None,
+        trust_could_be: false,
+        no_cost: false,
+        cost: CostOptions::default(),
+    };
+    let out = run(&req).unwrap();
+    let c = out.cost.unwrap();
+    assert!(c.suspects.iter().all(|s| s.useful_share.iter().all(|d| d.share == 1.0)));
+    assert_eq!(c.suspects.len(), out.diagnosis.suspects.len());
 }

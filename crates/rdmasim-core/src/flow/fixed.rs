@@ -13,7 +13,7 @@ use crate::ids::{FlowId, PortId, TiSlice, TiVec};
 pub const PATTERN_BYTES: f64 = 1_048_576.0;
 
 /// One flow: its data leaves by HCA port `src` for LID `dlid`, `bytes` on the wire.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FixedFlow {
     pub src: PortId,
     pub dlid: u16,

@@ -67,8 +67,8 @@ pub struct SuspectCost {
     pub severity: Severity,
     /// Its place in the diagnosis (by severity), 1-based.
     pub diagnosis_rank: usize,
-    /// What each direction keeps of its rate when kept (from its ends[0], from its ends[1]).
-    pub useful_share: [f64; 2],
+    /// What each direction keeps of its rate when kept, by its sending end.
+    pub useful_share: Vec<DirectionShare>,
     /// Mean over the patterns of the slowest-pair bandwidth with every suspect kept, Gb/s.
     pub kept_gbps: f64,
     /// ... with this one disabled, and its worst pattern.
@@ -80,6 +80,13 @@ pub struct SuspectCost {
     pub cut_off: Vec<String>,
     /// Flows that never got through with it disabled (all patterns).
     pub unroutable_flows: u64,
+}
+
+/// The share of its rate one direction of a link keeps, named by the port that sends on it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DirectionShare {
+    pub from: String,
+    pub share: f64,
 }
 
 /// One step of the plan: a link disabled and the workload's figure after it.
@@ -181,7 +188,7 @@ pub fn cost(observed: &FabricGraph, report: &Report, opts: &CostOptions) -> Resu
             label: s.label.clone(),
             severity: s.severity,
             diagnosis_rank: i + 1,
-            useful_share: bench.shares[s.link],
+            useful_share: observed.links[s.link].ends.iter().zip(bench.shares[s.link]).map(|(&p, share)| DirectionShare { from: observed.port_name(p), share }).collect(),
             kept_gbps,
             disabled_gbps,
             disabled_worst_gbps: disabled.iter().copied().fold(f64::INFINITY, f64::min).min(f64::MAX),

@@ -8,14 +8,29 @@ use std::fmt::Write;
 /// endpoints disabling it would cut off.
 fn notes(c: &SuspectCost) -> Vec<String> {
     let mut out = Vec::new();
-    if c.useful_share.iter().any(|&s| s < 1.0) {
-        let pct = c.useful_share.map(|s| format!("{:.2}%", s * 100.0));
-        out.push(format!("errors leave {} / {} of its rate (each direction)", pct[0], pct[1]));
+    let lossy: Vec<_> = c.useful_share.iter().filter(|d| d.share < 1.0).collect();
+    match lossy.as_slice() {
+        [] => {}
+        [a, b] if a.share == b.share => out.push(format!("errors cost {} of its rate both ways", percent(1.0 - a.share))),
+        some => {
+            let each: Vec<String> = some.iter().map(|d| format!("{} of its rate from {}", percent(1.0 - d.share), d.from)).collect();
+            out.push(format!("errors cost {}", each.join(", ")));
+        }
     }
     if !c.cut_off.is_empty() {
         out.push(format!("disabling cuts off {}", c.cut_off.join(", ")));
     }
     out
+}
+
+/// A share as a percentage, two decimals, or two significant digits when smaller than that.
+fn percent(share: f64) -> String {
+    let pct = share * 100.0;
+    if pct >= 0.01 {
+        format!("{pct:.2}%")
+    } else {
+        format!("{pct:.1e}%")
+    }
 }
 
 pub fn table(diagnosis: &Report, cost: &CostReport) -> String {

@@ -99,3 +99,45 @@ pub fn slowest_gbps(rf: &RoutedFabric, capacity: &TiSlice<PortId, f64>, patterns
         .collect();
     (per_pattern, stuck)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fabric::build::{generate, FatTree, GeneratorSpec, Rails};
+    use crate::fabric::graph::NodeKind;
+    use crate::fabric::rate::{LinkGen, LinkSpeed};
+
+    fn two_rails() -> FabricGraph {
+        let of = GeneratorSpec::FatTreeK(FatTree { k: 4, speed: LinkSpeed { gen: LinkGen::Qdr, width: 4 }, cable_m: 2.0 });
+        generate(&GeneratorSpec::Rails(Rails { rails: 2, of: Box::new(of) })).unwrap().graph
+    }
+
+    /// (rail, source host, destination host) of every flow.
+    fn hosts(g: &FabricGraph, flows: &[FixedFlow]) -> Vec<(u16, u32, u32)> {
+        let host_of = |p: PortId| match g.nodes[g.ports[p].node].kind {
+            NodeKind::Ca { host, rail } => (rail, host.0),
+            NodeKind::Switch => unreachable!(),
+        };
+        let by_lid = |lid: u16| g.ports.iter_enumerated().find(|(_, p)| p.lid == lid).map(|(p, _)| host_of(p).1).unwrap();
+        flows.iter().map(|f| (host_of(f.src).0, host_of(f.src).1, by_lid(f.dlid))).collect()
+    }
+
+    #[test]
+    fn every_rail_gets_the_same_host_pairs_and_an_alltoall_its_phases() {
+        let g = two_rails();
+        let p = patterns(&g, Workload::RandomPairs, 3, 7);
+        assert_eq!(p.len(), 3);
+        for flows in &p {
+            let h = hosts(&g, flows);
+            assert_eq!(h.len(), 2 * 16, "16 hosts paired both ways, on each rail");
+            let rail = |r: u16| h.iter().filter(|x| x.0 == r).map(|x| (x.1, x.2)).collect::<Vec<_>>();
+            assert_eq!(rail(0), rail(1));
+            assert!(rail(0).iter().all(|&(s, d)| s != d && rail(0).contains(&(d, s))));
+        }
+        assert_ne!(hosts(&g, &p[0]), hosts(&g, &p[1]), "a fresh draw per pattern");
+        assert_eq!(p, patterns(&g, Workload::RandomPairs, 3, 7), "seeded");
+        let a = patterns(&g, Workload::Alltoall, 99, 0);
+        assert_eq!(a.len(), 15, "n - 1 shifts, whatever the patterns asked");
+        assert!(hosts(&g, &a[0]).iter().all(|&(_, s, d)| d == (s + 1) % 16));
+    }
+}
