@@ -346,6 +346,14 @@ fn bench_run(py: Python<'_>, json_options: &str) -> String {
     py.allow_threads(|| rdmasim_core::bench::run_json(json_options))
 }
 
+/// `rdmasim doctor`: the files a JSON request names (rdmasim_core::fabric::doctor::request)
+/// read, diagnosed and costed; (outcome as JSON, table). Raises `FabricError` naming the file
+/// and line or the request field.
+#[pyfunction]
+fn doctor(py: Python<'_>, request_json: &str) -> PyResult<(String, String)> {
+    py.allow_threads(|| rdmasim_core::fabric::doctor::request::run_json(request_json)).map_err(|e| fabric_err(py, e))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -355,6 +363,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCapture>()?;
     m.add_class::<PyFabric>()?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(doctor, m)?)?;
     m.add_function(wrap_pyfunction!(profiles_json, m)?)?;
     m.add_function(wrap_pyfunction!(link_data_bps, m)?)?;
     m.add_function(wrap_pyfunction!(perftest_settings_json, m)?)?;

@@ -7,8 +7,10 @@
 //! - [`link_model`]: what a link carries per second and what a message puts on the wire.
 //! - [`maxmin`]: max-min fair rates by progressive filling.
 //! - [`engine`]: the event loop of arrivals and departures.
+//! - [`fixed`]: given flows on a routed fabric, all at time 0: when each is through.
 //! - [`run`]: a scenario's `flows` workload on the flow engine, with the packet engine's tables.
 pub mod engine;
+pub mod fixed;
 pub mod link_model;
 pub mod maxmin;
 pub mod paths;

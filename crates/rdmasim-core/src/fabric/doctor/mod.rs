@@ -3,14 +3,20 @@
 //! the topology's link speeds or from iblinkinfo; erroring links from one or two snapshots of
 //! the port counters (perfquery, ibqueryerrors), as rates when there are two. Each suspect
 //! names both ends, its evidence and a severity; the report ranks them. What each costs a
-//! workload, disabled or kept, is for the flow engine to say (not here yet).
+//! workload, disabled or kept, the flow engine says ([`cost`]); [`request`] is `rdmasim
+//! doctor`: the files read, diagnosed, costed.
+pub mod cost;
+pub mod cost_table;
 pub mod deltas;
 pub mod degraded;
+pub mod error_cost;
 pub mod erroring;
 pub mod report;
+pub mod request;
 pub mod snapshot;
 pub mod suspect;
 pub mod thresholds;
+pub mod workload;
 
 pub use report::Report;
 pub use snapshot::{CounterSnapshot, Coverage};
@@ -37,13 +43,19 @@ pub struct Observations<'a> {
     pub trust_could_be: bool,
 }
 
+/// The fabric as the tools saw it (links at iblinkinfo's speeds, the ports it saw down down),
+/// and those ports.
+pub fn observe(obs: &Observations) -> Result<(FabricGraph, Vec<degraded::DownPort>), IoError> {
+    match obs.links {
+        Some((ports, source)) => degraded::observe(obs.graph, ports, source, obs.trust_could_be),
+        None => Ok((obs.graph.clone(), Vec::new())),
+    }
+}
+
 /// Every suspect link, ranked. Errors: iblinkinfo disagreeing with the topology's cabling,
 /// snapshots out of order.
 pub fn diagnose(obs: &Observations, t: &Thresholds) -> Result<Report, IoError> {
-    let (observed, down) = match obs.links {
-        Some((ports, source)) => degraded::observe(obs.graph, ports, source, obs.trust_could_be)?,
-        None => (obs.graph.clone(), Vec::new()),
-    };
+    let (observed, down) = observe(obs)?;
     let interval_s = match (obs.before, obs.after) {
         (Some(b), Some(a)) => Some(deltas::interval(b, a)?),
         _ => None,

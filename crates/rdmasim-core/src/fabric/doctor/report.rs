@@ -27,11 +27,16 @@ impl Report {
         });
     }
 
+    /// The table's first line: how many suspects, of how many links, over what interval.
+    pub fn heading(&self) -> String {
+        let interval = self.interval_s.map_or("no counter rates: one snapshot or none".to_string(), |dt| format!("counters over {dt} s"));
+        format!("{} suspect link(s) of {} ({interval})", self.suspects.len(), self.links_checked)
+    }
+
     /// A plain-text table: rank, severity, link, then each piece of evidence on its own line.
     pub fn table(&self) -> String {
         let mut out = String::new();
-        let interval = self.interval_s.map_or("no interval (one snapshot)".to_string(), |dt| format!("counters over {dt} s"));
-        let _ = writeln!(out, "{} suspect link(s) of {} ({interval})", self.suspects.len(), self.links_checked);
+        let _ = writeln!(out, "{}", self.heading());
         if self.suspects.is_empty() {
             return out;
         }

@@ -35,7 +35,8 @@ pub struct Thresholds {
     /// (the commented values of infiniband-diags' error_thresholds).
     pub lifetime_count: u64,
     /// A degraded link keeping at most this share of its expected data rate is high
-    /// severity. ASSUMPTION: 0.25 (1x of 4x, SDR of QDR), until the cost simulation ranks.
+    /// severity. ASSUMPTION: 0.25 (1x of 4x, SDR of QDR); the diagnosis ranks by it, the cost
+    /// simulation (cost.rs) by what each link costs a workload.
     pub degraded_high_share: f64,
 }
 

@@ -182,7 +182,7 @@ impl FabricReport {
 /// reads its fields through serde's buffer, which loses the path ("invalid type: string, expected
 /// u16" without saying `k`), so each known kind is read as its own struct with the path kept;
 /// anything else goes through the enum for its message (unknown or missing kind).
-fn spec_from_json(spec_json: &str) -> Result<GeneratorSpec, FabricError> {
+pub(crate) fn spec_from_json(spec_json: &str) -> Result<GeneratorSpec, FabricError> {
     use crate::fabric::build::*;
     let err = |kind: Option<&str>, message: String| FabricError::Generator { kind: kind.map(str::to_string), message };
     let mut value: serde_json::Value = serde_json::from_str(spec_json).map_err(|e| err(None, strip_position(&e.to_string())))?;

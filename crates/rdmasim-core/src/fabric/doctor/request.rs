@@ -1,0 +1,103 @@
+//! `rdmasim doctor` as one call: the files named in a JSON request are read (the topology or a
+//! generator's design, iblinkinfo, one or two counter snapshots and the seconds between them),
+//! diagnosed, and each suspect costed on the workload; the answer is JSON and a table. Errors
+//! name the file and line, or the request field.
+use super::cost::{cost, CostOptions, CostReport};
+use super::{cost_table, diagnose, observe, CounterSnapshot, Observations, Report, Thresholds};
+use crate::fabric::build::generate;
+use crate::fabric::io::{self, iblinkinfo, IoError};
+use crate::fabric::report::{spec_from_json, FabricError};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DoctorRequest {
+    /// The fabric as discovered (ibnetdiscover, or any topology format `rdmasim fabric` reads).
+    pub topology: Option<PathBuf>,
+    /// Or the fabric as designed, a generator spec (`{"kind": "k-ary-n-tree", ...}`): what each
+    /// port supports, which a discovered one-port HCA cannot say.
+    pub design: Option<serde_json::Value>,
+    /// iblinkinfo's output (either layout).
+    pub linkinfo: Option<PathBuf>,
+    /// One or two counter snapshots (perfquery or ibqueryerrors), earlier first.
+    #[serde(default)]
+    pub counters: Vec<PathBuf>,
+    /// Seconds between the two snapshots (the tools print no time).
+    pub interval_s: Option<f64>,
+    #[serde(default)]
+    pub trust_could_be: bool,
+    /// No cost simulation: the diagnosis alone.
+    #[serde(default)]
+    pub no_cost: bool,
+    #[serde(default)]
+    pub cost: CostOptions,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DoctorOutcome {
+    pub diagnosis: Report,
+    pub cost: Option<CostReport>,
+}
+
+fn read(path: &Path) -> Result<String, FabricError> {
+    std::fs::read_to_string(path).map_err(|e| FabricError::Io(IoError::whole(&path.display().to_string(), format!("cannot read: {e}"))))
+}
+
+fn bad_request(message: String) -> FabricError {
+    FabricError::Io(IoError::whole("request", message))
+}
+
+/// Reads, diagnoses and costs what `req` names.
+pub fn run(req: &DoctorRequest) -> Result<DoctorOutcome, FabricError> {
+    let graph = match (&req.topology, &req.design) {
+        (Some(t), None) => io::read_topology(&read(t)?, &t.display().to_string()).map_err(FabricError::Io)?,
+        (None, Some(d)) => {
+            let spec = spec_from_json(&d.to_string())?;
+            generate(&spec).map_err(|e| FabricError::Generator { kind: Some(spec.kind_name().to_string()), message: e.0 })?.graph
+        }
+        _ => return Err(bad_request("expected one of topology (the fabric as discovered) or design (a generator spec)".into())),
+    };
+    let links = match &req.linkinfo {
+        Some(p) => {
+            let name = p.display().to_string();
+            Some((iblinkinfo::read(&read(p)?, &name).map_err(FabricError::Io)?, name))
+        }
+        None => None,
+    };
+    let snapshots = match (req.counters.as_slice(), req.interval_s) {
+        ([], _) | ([_], _) => req.counters.iter().map(|p| (p, 0.0)).collect::<Vec<_>>(),
+        ([b, a], Some(dt)) if dt.is_finite() && dt > 0.0 => vec![(b, 0.0), (a, dt)],
+        ([_, _], dt) => return Err(bad_request(format!("interval {dt:?}: expected the seconds between the two counter snapshots, a positive number"))),
+        _ => return Err(bad_request(format!("{} counter snapshots: expected one or two (earlier first)", req.counters.len()))),
+    };
+    let snapshots = snapshots
+        .into_iter()
+        .map(|(p, at)| CounterSnapshot::read(&graph, &read(p)?, &p.display().to_string(), at).map_err(FabricError::Io))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (before, after) = match snapshots.as_slice() {
+        [b, a] => (Some(b), Some(a)),
+        [a] => (None, Some(a)),
+        _ => (None, None),
+    };
+    let obs = Observations { graph: &graph, links: links.as_ref().map(|(p, n)| (p.as_slice(), n.as_str())), before, after, trust_could_be: req.trust_could_be };
+    let diagnosis = diagnose(&obs, &Thresholds::default()).map_err(FabricError::Io)?;
+    let cost = if req.no_cost {
+        None
+    } else {
+        let (observed, _) = observe(&obs).map_err(FabricError::Io)?;
+        Some(cost(&observed, &diagnosis, &req.cost).map_err(|e| FabricError::Routing { engines: req.cost.engine.name().into(), message: e.0 })?)
+    };
+    Ok(DoctorOutcome { diagnosis, cost })
+}
+
+/// The request as JSON in, (the outcome as JSON, the table) out: what the binding calls.
+pub fn run_json(request_json: &str) -> Result<(String, String), FabricError> {
+    let req: DoctorRequest = serde_json::from_str(request_json).map_err(|e| bad_request(e.to_string()))?;
+    let out = run(&req)?;
+    let table = match &out.cost {
+        Some(c) => cost_table::table(&out.diagnosis, c),
+        None => out.diagnosis.table(),
+    };
+    Ok((serde_json::to_string(&out).unwrap_or_default(), table))
+}
