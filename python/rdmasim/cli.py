@@ -430,7 +430,7 @@ def cmd_fabric(args: argparse.Namespace) -> int:
             try:
                 comparison = fab.compare_engines(engines, roots=roots, max_vls=args.max_vls, top=args.top,
                                                  ebb_patterns=args.patterns, ebb_seed=args.seed)
-                comparison_text = fab.compare_engines_text(engines, roots=roots, max_vls=args.max_vls,
+                comparison_text = fab.compare_engines_text(engines, roots=roots, max_vls=args.max_vls, top=args.top,
                                                            ebb_patterns=args.patterns, ebb_seed=args.seed)
             except FabricError as e:
                 raise _InputError(f"--compare-engines {args.compare_engines}: {e}") from None

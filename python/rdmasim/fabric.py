@@ -126,12 +126,16 @@ class Fabric:
         ``kinds``: ``bisection``, ``random-pair:N`` (the TSUBAME2.0 study's N-node random
         pairs), ``permutation``, ``shift:K``, ``alltoall``; ``weighting``: ``flows`` (ORCS) or
         ``rate`` (a degraded link's lower rate counts)."""
-        opts = _ebb_options(patterns, seed, kinds, weighting)
-        return json.loads(self._core.ebb(json.dumps(opts))[0])
+        return json.loads(self._ebb(patterns, seed, kinds, weighting)[0])
 
     def ebb_text(self, patterns: int = 1000, seed: int = 0, kinds: Sequence[str] = ("bisection",),
                  weighting: str = "flows") -> str:
-        return self._core.ebb(json.dumps(_ebb_options(patterns, seed, kinds, weighting)))[1]
+        """:meth:`ebb` as the text ``rdmasim fabric --ebb`` prints (computed once for both)."""
+        return self._ebb(patterns, seed, kinds, weighting)[1]
+
+    def _ebb(self, patterns: int, seed: int, kinds: Sequence[str], weighting: str) -> Any:
+        opts = json.dumps(_ebb_options(patterns, seed, kinds, weighting))
+        return self._cached("ebb" + opts, lambda: self._core.ebb(opts))
 
     def compare_engines(self, engines: Sequence[str], roots: Sequence[str] = (),
                         max_vls: Optional[int] = None, top: int = DEFAULT_TOP,
@@ -145,16 +149,19 @@ class Fabric:
         return _comparison_frame(json.loads(self._compare(engines, roots, max_vls, top, ebb_patterns, ebb_seed)[0]))
 
     def compare_engines_text(self, engines: Sequence[str], roots: Sequence[str] = (),
-                             max_vls: Optional[int] = None, ebb_patterns: int = 1000, ebb_seed: int = 0) -> str:
-        """:meth:`compare_engines` as the table ``rdmasim fabric --compare-engines`` prints."""
-        return self._compare(engines, roots, max_vls, DEFAULT_TOP, ebb_patterns, ebb_seed)[1]
+                             max_vls: Optional[int] = None, top: int = DEFAULT_TOP,
+                             ebb_patterns: int = 1000, ebb_seed: int = 0) -> str:
+        """:meth:`compare_engines` as the table ``rdmasim fabric --compare-engines`` prints
+        (the same request is routed and analysed once for both)."""
+        return self._compare(engines, roots, max_vls, top, ebb_patterns, ebb_seed)[1]
 
     def _compare(self, engines: Sequence[str], roots: Sequence[str], max_vls: Optional[int], top: int,
                  ebb_patterns: int, ebb_seed: int) -> Any:
         req = _request(roots, max_vls, compare=list(engines), top=top)
         if ebb_patterns > 0:
             req["ebb"] = _ebb_options(ebb_patterns, ebb_seed, ("bisection",), "flows")
-        return self._core.compare_engines(json.dumps(req))
+        text = json.dumps(req)
+        return self._cached("compare" + text, lambda: self._core.compare_engines(text))
 
     def _cached(self, key: str, make: Any) -> Any:
         if key not in self._cache:

@@ -268,6 +268,16 @@ impl FabricGraph {
         self.lids().iter().map(|l| l.0).max().unwrap_or(0)
     }
 
+    /// Takes every LID away (before new ones are given: fabric/lid_assign.rs, io/guid2lid.rs).
+    pub fn clear_lids(&mut self) {
+        for n in self.nodes.iter_mut() {
+            n.lid = NO_LID;
+        }
+        for p in self.ports.iter_mut() {
+            p.lid = NO_LID;
+        }
+    }
+
     /// Gives LIDs to every switch and cabled HCA port that has none, from the next free one:
     /// switches first in node order, then HCA ports in host and rail order. (OpenSM assigns by
     /// discovery order; the routing-engines issue reproduces that. A generator's own order is

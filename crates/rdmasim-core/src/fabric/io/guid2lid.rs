@@ -51,12 +51,7 @@ pub fn apply(g: &mut FabricGraph, entries: &[(u64, u16, usize)], source: &str) -
             by_guid.insert(port.guid, Holder::CaPort(p));
         }
     }
-    for n in g.nodes.iter_mut() {
-        n.lid = 0;
-    }
-    for p in g.ports.iter_mut() {
-        p.lid = 0;
-    }
+    g.clear_lids();
     for &(guid, lid, line) in entries {
         match by_guid.get(&guid) {
             Some(&Holder::Switch(n)) => g.nodes[n].lid = lid,

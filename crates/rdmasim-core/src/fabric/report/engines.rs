@@ -26,12 +26,19 @@ impl FabricReport {
     /// Replaces the fabric's tables by the engines' (one for all rails, or one per rail);
     /// what was computed on the old tables is dropped.
     pub fn route_with(&mut self, engines: &[Engine], opts: &RouteOptions) -> Result<(), FabricError> {
-        let routed = routing::route(self.fabric.graph.clone(), engines, opts).map_err(|e| self.routing_error(engines, e.0))?;
+        let subnets = self.reroute(self.fabric.graph.clone(), engines, opts)?;
+        self.routing = Routing::Engines(subnets);
+        Ok(())
+    }
+
+    /// Routes `graph` with `engines` and makes it the report's fabric, dropping what was
+    /// computed on the old one; nothing changes when routing fails. The subnets say how.
+    fn reroute(&mut self, graph: crate::fabric::graph::FabricGraph, engines: &[Engine], opts: &RouteOptions) -> Result<Vec<SubnetRouting>, FabricError> {
+        let routed = routing::route(graph, engines, opts).map_err(|e| self.routing_error(engines, e.0))?;
         self.fabric = routed.fabric;
-        self.routing = Routing::Engines(routed.subnets);
         self.summary = None;
         self.counts = None;
-        Ok(())
+        Ok(routed.subnets)
     }
 
     /// Gives the fabric other LIDs, `"opensm"` (as OpenSM assigns them on a fabric without
@@ -49,28 +56,17 @@ impl FabricReport {
         };
         let mut g = self.fabric.graph.clone();
         if lids == "opensm" {
-            for n in g.nodes.iter_mut() {
-                n.lid = 0;
-            }
-            for p in g.ports.iter_mut() {
-                p.lid = 0;
-            }
+            g.clear_lids();
             crate::fabric::lid_assign::assign_lids_opensm(&mut g, &[]).map_err(|e| FabricError::Routing { engines: String::new(), message: e.0 })?;
         } else {
-            let path = std::path::Path::new(lids);
-            let text = std::fs::read_to_string(path).map_err(|e| FabricError::Io(crate::fabric::io::IoError::whole(lids, format!("cannot read: {e}"))))?;
+            let text = std::fs::read_to_string(lids).map_err(|e| FabricError::Io(crate::fabric::io::IoError::whole(lids, format!("cannot read: {e}"))))?;
             let entries = crate::fabric::io::guid2lid::read(&text, lids).map_err(FabricError::Io)?;
             crate::fabric::io::guid2lid::apply(&mut g, &entries, lids).map_err(FabricError::Io)?;
         }
-        let by_rail = engines.len() > 1 || matches!(self.routing, Routing::Engines(_));
-        self.fabric.graph = g;
-        if by_rail {
-            return self.route_with(&engines, &RouteOptions::default());
+        let subnets = self.reroute(g, &engines, &RouteOptions::default())?;
+        if let Routing::Engines(s) = &mut self.routing {
+            *s = subnets;
         }
-        let routed = routing::route(self.fabric.graph.clone(), &engines, &RouteOptions::default()).map_err(|e| self.routing_error(&engines, e.0))?;
-        self.fabric = routed.fabric;
-        self.summary = None;
-        self.counts = None;
         Ok(())
     }
 
@@ -314,5 +310,24 @@ mod tests {
         assert!(e.contains("expected shift:N"), "{e}");
         let e = r.ebb_json(r#"{"kinds": ["ring"]}"#).unwrap_err().to_string();
         assert!(e.contains("unknown pattern \"ring\""), "{e}");
+    }
+
+    #[test]
+    fn new_lids_route_the_fabric_again_with_its_engines() {
+        let mut r = FabricReport::build_json(r#"{"kind": "fat-tree-k", "k": 4}"#).unwrap();
+        let mut want = r.fabric.graph.clone();
+        want.clear_lids();
+        crate::fabric::lid_assign::assign_lids_opensm(&mut want, &[]).unwrap();
+        r.set_lids("opensm").unwrap();
+        assert_eq!(r.fabric.graph.lids(), want.lids());
+        assert_ne!(r.fabric.graph.lids(), FabricReport::build_json(r#"{"kind": "fat-tree-k", "k": 4}"#).unwrap().fabric.graph.lids(), "OpenSM numbers switches first here");
+        assert_eq!((r.routing.name(), r.summary().unroutable.pairs), ("d-mod-k".to_string(), 0));
+        r.route_json(r#"{"engines": "minhop"}"#).unwrap();
+        r.set_lids("opensm").unwrap();
+        assert_eq!((r.routing.name(), r.summary().unroutable.pairs), ("minhop".to_string(), 0));
+        let before = r.fabric.graph.lids();
+        let e = r.set_lids("/no/such/guid2lid").unwrap_err().to_string();
+        assert!(e.starts_with("/no/such/guid2lid: cannot read"), "{e}");
+        assert_eq!(r.fabric.graph.lids(), before, "a failed change leaves the fabric as it was");
     }
 }
