@@ -193,3 +193,24 @@ fn what_the_flow_engine_cannot_run_is_refused_by_key() {
     let bad = scenario("packets", &fat_tree(4), &[(0, 1)], 4096);
     assert_eq!(Simulation::from_toml(&bad, "<test>").err().expect("refused").key, "engine");
 }
+
+/// A background flow beside a foreground one into the same host, at flow level: it carries
+/// about half the link while they share it, counted from its start (not only since it was
+/// last re-rated, which the foreground flow's departure does).
+#[test]
+fn a_background_flow_counts_every_byte_it_carried() {
+    let toml = |engine: &str| {
+        format!(
+            "engine = \"{engine}\"\n[hardware]\nprofile = \"cx4-edr\"\n[topology]\nkind = \"single-switch\"\nhosts = 3\n[workload]\nkind = \"flows\"\nuntil = \"all\"\n\
+             [[workload.flow]]\nverb = \"write\"\nsize = 4096\nbackground = true\nclient = 0\nserver = 2\n\
+             [[workload.flow]]\nverb = \"write\"\nsize = 1048576\ncount = 1\nclient = 1\nserver = 2\n"
+        )
+    };
+    let r = run(&toml("flow"));
+    let rows = table(&r, "flows");
+    let (bg, fg) = (rows[0]["bytes_in_window"].as_f64().unwrap(), rows[1]["bytes_in_window"].as_f64().unwrap());
+    assert!(fg > 1e6, "{fg}");
+    // Sharing the link to host 2 fairly, the background flow carries about what the
+    // foreground one does over the same window.
+    assert!((bg / fg - 1.0).abs() < 0.1, "background {bg} vs foreground {fg}");
+}

@@ -95,6 +95,8 @@ pub struct Engine {
     pub rate: TiVec<FlowId, f64>,
     remaining: TiVec<FlowId, f64>,
     since: TiVec<FlowId, f64>,
+    /// A background flow's bytes carried up to `since` (its `remaining` stays infinite).
+    carried_before: TiVec<FlowId, f64>,
     version: TiVec<FlowId, u32>,
     on_link: TiVec<PortId, Vec<FlowId>>,
     arrivals: Vec<FlowId>,
@@ -145,6 +147,7 @@ impl Engine {
             rate: vec![0.0; n].into(),
             remaining: input.iter().map(|f| f.bytes).collect(),
             since: vec![0.0; n].into(),
+            carried_before: vec![0.0; n].into(),
             version: vec![0; n].into(),
             on_link: vec![Vec::new(); ports].into(),
             arrivals,
@@ -241,7 +244,8 @@ impl Engine {
             State::Active if self.input[f].bytes.is_finite() => {
                 (self.input[f].bytes - (self.remaining[f] - self.rate[f] * (t - self.since[f])).max(0.0)).max(0.0)
             }
-            State::Active => self.rate[f] * (t - self.since[f]) + (self.input[f].bytes - self.remaining[f]).max(0.0),
+            // Background: infinite bytes, so what it carried is counted as it goes.
+            State::Active => self.carried_before[f] + self.rate[f] * (t - self.since[f]),
         }
     }
 
@@ -320,7 +324,11 @@ impl Engine {
             return;
         }
         for &f in &self.set {
-            self.remaining[f] = (self.remaining[f] - self.rate[f] * (t - self.since[f])).max(0.0);
+            let carried = self.rate[f] * (t - self.since[f]);
+            if !self.input[f].bytes.is_finite() {
+                self.carried_before[f] += carried;
+            }
+            self.remaining[f] = (self.remaining[f] - carried).max(0.0);
             self.since[f] = t;
         }
         let view = View { routes: &self.routes, input: &self.input, on_link: &self.on_link };
