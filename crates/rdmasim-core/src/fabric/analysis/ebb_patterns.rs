@@ -150,7 +150,7 @@ fn derange_into(order: &mut Vec<u32>, n: usize, rng: &mut SimRng) {
 }
 
 /// `order` = a uniformly random permutation of 0..m (Fisher-Yates, last position first).
-fn shuffle_into(order: &mut Vec<u32>, m: usize, rng: &mut SimRng) {
+pub fn shuffle_into(order: &mut Vec<u32>, m: usize, rng: &mut SimRng) {
     order.clear();
     order.extend(0..m as u32);
     for i in (1..m).rev() {

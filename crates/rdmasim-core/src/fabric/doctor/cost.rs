@@ -120,7 +120,8 @@ struct Candidate {
     link: LinkId,
     label: String,
     gain: f64,
-    runs: Option<Vec<f64>>,
+    /// Each pattern's slowest-pair bandwidth with this link disabled too.
+    runs: Vec<f64>,
 }
 
 /// The fabric and what it runs, fixed once.
@@ -181,6 +182,7 @@ pub fn cost(observed: &FabricGraph, report: &Report, opts: &CostOptions) -> Resu
     let (kept, _, routed_by) = bench.run(&[])?;
     let kept_gbps = mean(&kept);
     let mut suspects = Vec::with_capacity(report.suspects.len());
+    let mut candidates: Vec<Candidate> = Vec::with_capacity(report.suspects.len());
     for (i, s) in report.suspects.iter().enumerate() {
         let (disabled, stuck, _) = bench.run(&[s.link])?;
         let disabled_gbps = mean(&disabled);
@@ -196,23 +198,21 @@ pub fn cost(observed: &FabricGraph, report: &Report, opts: &CostOptions) -> Resu
             cut_off: cut_off(observed, s.link),
             unroutable_flows: stuck,
         });
+        // The plan's first round: the table's runs, kept so the step taken is not run again.
+        candidates.push(Candidate { link: s.link, label: s.label.clone(), gain: disabled_gbps - kept_gbps, runs: disabled });
     }
-    // The plan. The first round's candidates are the table's; later rounds re-run the rest.
-    let mut candidates: Vec<Candidate> = report.suspects.iter().zip(&suspects).map(|(s, c)| Candidate { link: s.link, label: s.label.clone(), gain: c.gain_gbps, runs: None }).collect();
+    // The plan; later rounds re-run the rest.
     let mut plan: Vec<PlanStep> = Vec::new();
     let mut disabled: Vec<LinkId> = Vec::new();
     let (mut current, mut current_gbps) = (kept.clone(), kept_gbps);
     // Largest gain first, ties in the diagnosis order (the candidates' order).
     while let Some(bi) = (0..candidates.len()).rev().max_by(|&a, &b| candidates[a].gain.total_cmp(&candidates[b].gain)) {
-        if !(candidates[bi].gain > 0.0 && candidates[bi].gain >= opts.min_gain_share * current_gbps) || (!opts.greedy && !plan.is_empty()) {
+        if !(candidates[bi].gain > 0.0 && candidates[bi].gain >= opts.min_gain_share * current_gbps) {
             break;
         }
         let best = candidates.remove(bi);
         disabled.push(best.link);
-        current = match best.runs {
-            Some(r) => r,
-            None => bench.run(&disabled)?.0,
-        };
+        current = best.runs;
         current_gbps = mean(&current);
         plan.push(PlanStep { label: best.label, gain_gbps: best.gain, gbps: current_gbps });
         if !opts.greedy {
@@ -221,7 +221,7 @@ pub fn cost(observed: &FabricGraph, report: &Report, opts: &CostOptions) -> Resu
         for c in &mut candidates {
             let runs = bench.run(&[disabled.as_slice(), &[c.link]].concat())?.0;
             c.gain = mean(&runs) - current_gbps;
-            c.runs = Some(runs);
+            c.runs = runs;
         }
     }
     suspects.sort_by(|a, b| b.gain_gbps.total_cmp(&a.gain_gbps).then(a.diagnosis_rank.cmp(&b.diagnosis_rank)));

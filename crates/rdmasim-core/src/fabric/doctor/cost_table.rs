@@ -54,7 +54,8 @@ pub fn table(diagnosis: &Report, cost: &CostReport) -> String {
     let _ = writeln!(out, "{:>4}  {:<8}  {:<width$}  {:>9}  {:>13}  {:>8}  evidence", "rank", "severity", "link", "kept Gb/s", "disabled Gb/s", "gain");
     for (i, c) in cost.suspects.iter().enumerate() {
         let severity = format!("{:?}", c.severity).to_lowercase();
-        let evidence = diagnosis.suspects.iter().find(|s| s.label == c.label).map(|s| s.evidence.iter().map(|e| e.summary()).collect()).unwrap_or_else(Vec::new);
+        // diagnosis_rank is the suspect's 1-based place in the diagnosis.
+        let evidence: Vec<String> = diagnosis.suspects.get(c.diagnosis_rank - 1).map(|s| s.evidence.iter().map(|e| e.summary()).collect()).unwrap_or_default();
         let lines: Vec<String> = evidence.into_iter().chain(notes(c)).collect();
         for (j, e) in lines.iter().enumerate() {
             if j == 0 {

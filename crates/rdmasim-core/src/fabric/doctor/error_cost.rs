@@ -26,8 +26,9 @@ use crate::fabric::io::port_counters::Counter;
 use crate::ids::LinkId;
 use serde::{Deserialize, Serialize};
 
-/// Bytes of headers per packet on the wire (LRH, BTH, ICRC, VCRC: flow/link_model.rs).
-const HEADER_BYTES: f64 = 26.0;
+/// Bytes of headers per packet on the wire (LRH, BTH, ICRC, VCRC), as the packet engine
+/// builds them.
+const HEADER_BYTES: f64 = crate::hca::packet::LRH_BTH_CRC as f64;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]

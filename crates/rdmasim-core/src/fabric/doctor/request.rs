@@ -41,7 +41,7 @@ pub struct DoctorOutcome {
 }
 
 fn read(path: &Path) -> Result<String, FabricError> {
-    std::fs::read_to_string(path).map_err(|e| FabricError::Io(IoError::whole(&path.display().to_string(), format!("cannot read: {e}"))))
+    crate::fabric::io::read_text(path).map_err(FabricError::Io)
 }
 
 fn bad_request(message: String) -> FabricError {

@@ -95,7 +95,7 @@ fn lfts_are_ibroute(text: &str) -> bool {
     text.lines().any(|l| l.trim_start().starts_with("Lid  Out"))
 }
 
-fn read_text(path: &Path) -> Result<String, IoError> {
+pub(crate) fn read_text(path: &Path) -> Result<String, IoError> {
     let source = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| IoError::whole(&source, format!("cannot read: {e}")))?;
     String::from_utf8(bytes).map_err(|e| IoError::whole(&source, format!("not UTF-8 text (byte {}): expected a text file", e.utf8_error().valid_up_to())))

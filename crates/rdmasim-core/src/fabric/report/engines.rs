@@ -59,7 +59,7 @@ impl FabricReport {
             g.clear_lids();
             crate::fabric::lid_assign::assign_lids_opensm(&mut g, &[]).map_err(|e| FabricError::Routing { engines: String::new(), message: e.0 })?;
         } else {
-            let text = std::fs::read_to_string(lids).map_err(|e| FabricError::Io(crate::fabric::io::IoError::whole(lids, format!("cannot read: {e}"))))?;
+            let text = crate::fabric::io::read_text(std::path::Path::new(lids)).map_err(FabricError::Io)?;
             let entries = crate::fabric::io::guid2lid::read(&text, lids).map_err(FabricError::Io)?;
             crate::fabric::io::guid2lid::apply(&mut g, &entries, lids).map_err(FabricError::Io)?;
         }

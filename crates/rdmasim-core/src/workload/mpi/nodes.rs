@@ -45,11 +45,8 @@ impl NodeSubset {
         }
         if self.missing.is_none() && keep < up {
             // A uniform draw of the hosts that are down: the last (hosts - keep) of a shuffle.
-            let mut order: Vec<u32> = (0..hosts).collect();
-            let mut rng = SimRng::new(self.seed, STREAM_MISSING);
-            for i in (1..order.len()).rev() {
-                order.swap(i, rng.below(i as u64 + 1) as usize);
-            }
+            let mut order: Vec<u32> = Vec::with_capacity(hosts as usize);
+            crate::fabric::analysis::ebb_patterns::shuffle_into(&mut order, hosts as usize, &mut SimRng::new(self.seed, STREAM_MISSING));
             for &h in &order[keep as usize..] {
                 down[h as usize] = true;
             }
