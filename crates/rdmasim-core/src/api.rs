@@ -101,13 +101,6 @@ impl Simulation {
         }
     }
 
-    /// The packet engine's run, for callers that inspect its world; None for a flow-level run.
-    pub fn packet(&self) -> Option<&crate::sim::Simulation> {
-        match self {
-            Simulation::Packet(s) => Some(s),
-            Simulation::Flow(_) => None,
-        }
-    }
 }
 
 /// The packet engine's fields (`sim.world`) for the callers that inspect them. Panics on a

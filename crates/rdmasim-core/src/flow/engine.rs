@@ -125,9 +125,6 @@ impl Engine {
     pub fn routes(&self) -> &Routes {
         &self.routes
     }
-    pub fn input(&self, f: FlowId) -> &FlowInput {
-        &self.input[f]
-    }
     pub fn foreground_left(&self) -> usize {
         self.foreground_left
     }
@@ -223,13 +220,6 @@ impl Engine {
             Until::First => self.departed > 0 || self.foreground_left == 0,
         };
         !self.over
-    }
-
-    /// Runs every batch up to and including time `t` (or to the end of the run).
-    pub fn run_until(&mut self, t: f64) {
-        while !self.over && self.next_time().is_some_and(|n| n <= t) {
-            self.step();
-        }
     }
 
     pub fn run(&mut self) {

@@ -50,8 +50,6 @@ pub struct MaxMin {
     generation: u32,
     heap: BinaryHeap<Share>,
     by_cap: Vec<FlowId>,
-    /// Links whose fill was recomputed in the last call (the heap's pops, stale ones included).
-    pub pops: u64,
 }
 
 impl MaxMin {
@@ -64,7 +62,6 @@ impl MaxMin {
             generation: 0,
             heap: BinaryHeap::new(),
             by_cap: Vec::new(),
-            pops: 0,
         }
     }
 
@@ -106,7 +103,6 @@ impl MaxMin {
                 match self.heap.peek().copied() {
                     Some(Share(s, p)) if self.unfrozen[p] == 0 || s != self.residual[p] / f64::from(self.unfrozen[p]) => {
                         self.heap.pop();
-                        self.pops += 1;
                     }
                     other => break other,
                 }
@@ -120,7 +116,6 @@ impl MaxMin {
                 }
                 (Some(Share(level, p)), _) => {
                     self.heap.pop();
-                    self.pops += 1;
                     for &f in set.on_link(p) {
                         if self.flow_stamp[f] != g {
                             rate[f] = level;

@@ -121,6 +121,12 @@ impl EngineOutput {
     pub fn tables(lfts: Lfts) -> EngineOutput {
         EngineOutput { lfts, sls: None, fallback: None }
     }
+
+    /// What OpenSM does when an engine gives up on a subnet: its default engine, minhop,
+    /// routes it, and the log says why.
+    pub fn minhop_instead(g: &FabricGraph, reason: String) -> Result<EngineOutput, GraphError> {
+        Ok(EngineOutput { lfts: super::minhop::route(g)?, sls: None, fallback: Some(Fallback { to: Engine::Minhop, reason }) })
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

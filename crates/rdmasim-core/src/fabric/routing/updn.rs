@@ -15,10 +15,10 @@
 //! of the way it came in the direction it now has, OpenSM's tables may hold a path that
 //! turns up after down (tests/data/routing/updn-requeue.net is such a fabric: one of its
 //! 154 switch-to-LID paths turns). We keep both: our tables are OpenSM's.
-use super::engine::{EngineOutput, Fallback};
+use super::engine::EngineOutput;
 use super::port_hops::PortHops;
 use super::shortest::SwitchLinks;
-use super::{least_loaded, minhop, updn_roots, Engine, RouteOptions};
+use super::{least_loaded, updn_roots, RouteOptions};
 use crate::fabric::graph::{FabricGraph, GraphError};
 use crate::ids::{NodeId, TiVec};
 use std::collections::VecDeque;
@@ -31,7 +31,7 @@ pub fn route(g: &FabricGraph, opts: &RouteOptions) -> Result<EngineOutput, Graph
     let roots = if opts.roots.is_empty() { updn_roots::detect(g, &links) } else { updn_roots::given(g, &opts.roots)? };
     if roots.is_empty() {
         let reason = if opts.roots.is_empty() { NO_ROOTS.to_string() } else { format!("{NO_ROOTS} (none of {:?} is a switch of this subnet)", opts.roots) };
-        return Ok(EngineOutput { lfts: minhop::route(g)?, sls: None, fallback: Some(Fallback { to: Engine::Minhop, reason }) });
+        return EngineOutput::minhop_instead(g, reason);
     }
     let mut walk = UpDownWalk::new(g, &links, &roots);
     let lfts = least_loaded::route(g, &links, |dest, hops| walk.fill(g, &links, dest, hops))?;
@@ -118,6 +118,7 @@ impl UpDownWalk {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fabric::routing::{minhop, Engine, Fallback};
     use crate::fabric::graph::{LinkProps, Lfts};
     use crate::fabric::io::ibsim_net;
     use crate::fabric::rate::{LinkGen, LinkSpeed};

@@ -15,7 +15,7 @@ pub mod cdg;
 pub mod channels;
 pub mod layers;
 
-use super::engine::{run, Engine, EngineOutput, Fallback, PathSls, RouteOptions};
+use super::engine::{EngineOutput, PathSls, RouteOptions};
 use super::sssp;
 use crate::fabric::graph::{FabricGraph, GraphError, Lfts};
 use sssp::network::Target;
@@ -71,9 +71,8 @@ pub fn route(g: &FabricGraph, opts: &RouteOptions) -> Result<EngineOutput, Graph
     let (needed, available) = (vl.layers.needed, vl.layers.available);
     if needed > available {
         let reason = format!("not enough VLs available (avail={available}, needed={needed}): the paths need more than {available} virtual layers");
-        let mut out = run(Engine::Minhop, g, opts).map_err(|e| GraphError(format!("dfsssp: {reason}; OpenSM then routes with minhop, which failed: {}", e.0)))?;
-        out.fallback = Some(Fallback { to: Engine::Minhop, reason });
-        return Ok(out);
+        let failed = |e: GraphError| GraphError(format!("dfsssp: {reason}; OpenSM then routes with minhop, which failed: {}", e.0));
+        return EngineOutput::minhop_instead(g, reason.clone()).map_err(failed);
     }
     let sls = vl.path_sls();
     Ok(EngineOutput { lfts: vl.lfts, sls: Some(sls), fallback: None })

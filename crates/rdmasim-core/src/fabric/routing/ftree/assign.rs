@@ -23,9 +23,8 @@
 //! CA port is a compute node), hence no reverse hops; connect_roots (off by default).
 use super::model::{Fabric, GroupId, Remote};
 use crate::fabric::graph::{Lfts, NO_ROUTE};
+use crate::fabric::routing::port_hops::NO_HOPS;
 use crate::ids::{NodeId, TiVec};
-
-const NO_HOPS: u8 = 0xFF;
 
 /// One destination's routes while they are made: port and hop count per switch.
 struct Target {

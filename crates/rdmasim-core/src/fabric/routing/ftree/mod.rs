@@ -13,7 +13,7 @@ pub mod model;
 pub mod rank;
 pub mod validate;
 
-use super::engine::{run, Engine, EngineOutput, Fallback, RouteOptions};
+use super::engine::{EngineOutput, RouteOptions};
 use crate::fabric::graph::{FabricGraph, GraphError, Lfts};
 use model::Fabric;
 
@@ -66,10 +66,7 @@ pub fn check(g: &FabricGraph, opts: &RouteOptions) -> Result<Option<String>, Gra
 pub fn route(g: &FabricGraph, opts: &RouteOptions) -> Result<EngineOutput, GraphError> {
     match build(g, opts)? {
         Ok(mut f) => Ok(EngineOutput::tables(assign::route(&mut f, Lfts::empty_for(g)))),
-        Err(reason) => {
-            let out = run(Engine::Minhop, g, opts)?;
-            Ok(EngineOutput { lfts: out.lfts, sls: None, fallback: Some(Fallback { to: Engine::Minhop, reason }) })
-        }
+        Err(reason) => EngineOutput::minhop_instead(g, reason),
     }
 }
 

@@ -155,8 +155,7 @@ impl Fabric {
             .iter()
             .map(|n| FtSwitch { lid: n.lid, guid: n.guid, rank: UNRANKED, tuple: NO_TUPLE, is_leaf: false, down: Vec::new(), siblings: Vec::new(), up: Vec::new() })
             .collect();
-        let mut switches: Vec<NodeId> = g.switches().collect();
-        switches.sort_by_key(|&s| opensm_order(g.nodes[s].guid));
+        let switches = crate::fabric::routing::opensm_order::switch_table_order(g);
         let mut cas: Vec<NodeId> = g.nodes.iter_enumerated().filter(|(_, n)| matches!(n.kind, NodeKind::Ca { .. })).map(|(id, _)| id).collect();
         cas.sort_by_key(|&c| opensm_order(g.nodes[c].guid));
         let ca_ports = g

@@ -1,4 +1,5 @@
 use super::*;
+use crate::fabric::routing::engine::{Engine, Fallback};
 use crate::fabric::build::GeneratorSpec;
 use crate::fabric::graph::{LinkProps, LinkState, NodeKind};
 use crate::fabric::rate::{LinkGen, LinkSpeed};
