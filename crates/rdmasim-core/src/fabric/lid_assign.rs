@@ -14,11 +14,26 @@ use crate::fabric::analysis::components::Components;
 use crate::fabric::graph::{FabricGraph, GraphError, NodeKind, MAX_UNICAST_LID, NO_LID};
 use crate::ids::{NodeId, PortId};
 
-/// A port that takes a LID: a switch (its port 0) or a cabled HCA port.
+/// A port that takes a LID: a switch (its port 0) or an HCA port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum LidHolder {
+pub enum LidHolder {
     Switch(NodeId),
     CaPort(PortId),
+}
+
+impl LidHolder {
+    pub fn lid(self, g: &FabricGraph) -> u16 {
+        match self {
+            LidHolder::Switch(s) => g.nodes[s].lid,
+            LidHolder::CaPort(p) => g.ports[p].lid,
+        }
+    }
+    pub fn set_lid(self, g: &mut FabricGraph, lid: u16) {
+        match self {
+            LidHolder::Switch(s) => g.nodes[s].lid = lid,
+            LidHolder::CaPort(p) => g.ports[p].lid = lid,
+        }
+    }
 }
 
 
@@ -60,11 +75,7 @@ pub fn assign_lids_opensm(g: &mut FabricGraph, sm_nodes: &[NodeId]) -> Result<()
             list.insert(0, sm);
         }
         for (_, h) in list {
-            let has = match h {
-                LidHolder::Switch(s) => g.nodes[s].lid,
-                LidHolder::CaPort(p) => g.ports[p].lid,
-            };
-            if has != NO_LID {
+            if h.lid(g) != NO_LID {
                 continue;
             }
             while next_free < used.len() && used[next_free] {
@@ -74,11 +85,7 @@ pub fn assign_lids_opensm(g: &mut FabricGraph, sm_nodes: &[NodeId]) -> Result<()
                 return Err(GraphError(format!("out of unicast LIDs (at most {MAX_UNICAST_LID})")));
             }
             used[next_free] = true;
-            let lid = next_free as u16;
-            match h {
-                LidHolder::Switch(s) => g.nodes[s].lid = lid,
-                LidHolder::CaPort(p) => g.ports[p].lid = lid,
-            }
+            h.set_lid(g, next_free as u16);
         }
     }
     Ok(())

@@ -39,14 +39,8 @@ pub enum State {
     Unroutable,
 }
 
-/// When the run is over.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Until {
-    /// The first foreground flow is done.
-    First,
-    /// Every foreground flow is done.
-    All,
-}
+/// When the run is over: the scenario's `until`, the first foreground flow done or all.
+pub use crate::scenario::flows::FlowsUntil as Until;
 
 #[derive(Clone, Copy, PartialEq)]
 struct Departure {

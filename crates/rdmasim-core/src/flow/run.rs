@@ -11,7 +11,7 @@
 //! after the last, the way through the switches and cables, the receive pipeline, the ACK's way
 //! back (WRITE, SEND) and the completion's DMA write and poll. What this leaves out (per-message
 //! round trips with a small `depth`, CPU, credits) is in docs/flow.md.
-use super::engine::{Engine, FlowInput, State, Until};
+use super::engine::{Engine, FlowInput, State};
 use super::link_model::{capacities, injection_cap, message_wire_bytes};
 use super::paths::{Ends, Routes};
 use crate::hca::profile::HwProfile;
@@ -152,10 +152,7 @@ impl FlowRun {
         let input: TiVec<FlowId, FlowInput> =
             plans.iter().zip(&caps).map(|(p, &cap)| FlowInput { bytes: p.wire, start_s: p.start_us * 1e-6 + p.head_s, cap }).collect();
         let open_s = plans.iter().map(|p| p.start_us * 1e-6).fold(0.0, f64::max);
-        let until = match section.until {
-            FlowsUntil::First => Until::First,
-            FlowsUntil::All => Until::All,
-        };
+        let until = section.until;
         let capacity = capacities(g);
         let l = &scenario.limits;
         Ok(FlowRun {

@@ -8,14 +8,8 @@
 use super::text::{lid_in_range, parse_hex};
 use super::IoError;
 use crate::fabric::graph::{FabricGraph, NodeKind};
-use crate::ids::{NodeId, PortId};
+use crate::fabric::lid_assign::LidHolder as Holder;
 use std::collections::HashMap;
-
-#[derive(Clone, Copy)]
-enum Holder {
-    Switch(NodeId),
-    CaPort(PortId),
-}
 
 /// (port GUID, base LID, line) per entry.
 pub fn read(text: &str, source: &str) -> Result<Vec<(u64, u16, usize)>, IoError> {
@@ -54,8 +48,7 @@ pub fn apply(g: &mut FabricGraph, entries: &[(u64, u16, usize)], source: &str) -
     g.clear_lids();
     for &(guid, lid, line) in entries {
         match by_guid.get(&guid) {
-            Some(&Holder::Switch(n)) => g.nodes[n].lid = lid,
-            Some(&Holder::CaPort(p)) => g.ports[p].lid = lid,
+            Some(&h) => h.set_lid(g, lid),
             None => return Err(IoError::at(source, line, format!("port GUID {guid:#018x} is not in the fabric (expected a switch GUID or an HCA port GUID)"))),
         }
     }
