@@ -62,15 +62,7 @@ impl Simulation {
             .ok_or_else(|| err("hardware.profile", format!("unknown profile {:?}", scenario.hardware.profile)))?;
         let t = &scenario.topology;
         // Profiles: 0 the run's, then one per [[hardware.hosts]] entry; each host's.
-        let mut profiles = vec![prof.clone()];
-        let mut host_hw = vec![0u16; t.hosts as usize];
-        for (i, e) in scenario.hardware.hosts.iter().enumerate() {
-            let (p, _) = e.as_section(&scenario.hardware).resolved_profile().ok_or_else(|| err(&format!("hardware.hosts[{i}].profile"), "unknown profile".into()))?;
-            profiles.push(p);
-            for &h in &e.hosts {
-                host_hw[h as usize] = i as u16 + 1;
-            }
-        }
+        let (profiles, host_hw) = scenario.hardware.host_profiles(&prof, t.hosts).map_err(|(k, m)| err(&k, m))?;
         let host_speed = |h: u32| profiles[host_hw.get(h as usize).copied().unwrap_or(0) as usize].link_speed();
         let routed = crate::fabric::from_scenario::routed_fabric(t, &prof, &host_speed).map_err(|e| err("topology", e.0))?;
         check_credit_loops(t, &routed).map_err(|m| err("topology.credit_loops", m))?;

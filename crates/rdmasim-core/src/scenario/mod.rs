@@ -100,6 +100,22 @@ impl HardwareSection {
         let overridden = hw.apply(&self.overrides);
         Some((hw, overridden))
     }
+
+    /// The profiles of a run on `hosts` hosts: `run` (the run's own) first, then one per
+    /// `[[hardware.hosts]]` entry, and each host's index into them (0: the run's). An error
+    /// names the entry whose profile is unknown.
+    pub fn host_profiles(&self, run: &crate::hca::profile::HwProfile, hosts: u32) -> Result<(Vec<crate::hca::profile::HwProfile>, Vec<u16>), (String, String)> {
+        let mut profiles = vec![run.clone()];
+        let mut host_hw = vec![0u16; hosts as usize];
+        for (i, e) in self.hosts.iter().enumerate() {
+            let (p, _) = e.as_section(self).resolved_profile().ok_or_else(|| (format!("hardware.hosts[{i}].profile"), "unknown profile".to_string()))?;
+            profiles.push(p);
+            for &h in &e.hosts {
+                host_hw[h as usize] = i as u16 + 1;
+            }
+        }
+        Ok((profiles, host_hw))
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
