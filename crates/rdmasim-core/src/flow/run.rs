@@ -58,6 +58,8 @@ struct Plan {
     messages: Option<u64>,
     payload: f64,
     wire: f64,
+    /// Payload bytes per wire byte, at the run's path MTU.
+    payload_per_wire: f64,
     /// Fixed latency before the first byte and after the last, seconds.
     head_s: f64,
     tail_s: f64,
@@ -93,16 +95,8 @@ impl FlowRun {
         };
         let (prof, overridden) = scenario.hardware.resolved_profile().ok_or_else(|| err("hardware.profile", format!("unknown profile {:?}", scenario.hardware.profile)))?;
         let t = &scenario.topology;
-        let mut profiles = vec![prof.clone()];
-        let mut host_hw = vec![0usize; t.hosts as usize];
-        for (i, e) in scenario.hardware.hosts.iter().enumerate() {
-            let (p, _) = e.as_section(&scenario.hardware).resolved_profile().ok_or_else(|| err(&format!("hardware.hosts[{i}].profile"), "unknown profile".into()))?;
-            profiles.push(p);
-            for &h in &e.hosts {
-                host_hw[h as usize] = i + 1;
-            }
-        }
-        let hw_of = |h: u32| &profiles[host_hw.get(h as usize).copied().unwrap_or(0)];
+        let (profiles, host_hw) = scenario.hardware.host_profiles(&prof, t.hosts).map_err(|(k, m)| err(&k, m))?;
+        let hw_of = |h: u32| &profiles[usize::from(host_hw.get(h as usize).copied().unwrap_or(0))];
         let host_speed = |h: u32| hw_of(h).link_speed();
         let routed = crate::fabric::from_scenario::routed_fabric(t, &prof, &host_speed).map_err(|e| err("topology", e.0))?;
         let g = &routed.graph;
@@ -120,10 +114,7 @@ impl FlowRun {
                 return Err(err(&format!("workload.flow[{i}].rail"), format!("host {from} or {to} has no rail {}", fl.rail)));
             };
             ends.push(Ends { src, dlid: g.ports[dst].lid });
-            let messages = match (fl.count, fl.total_bytes.map(|b| b / fl.size)) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
+            let messages = fl.messages();
             let (wire1, packets1) = message_wire_bytes(fl.verb, fl.size, mtu);
             caps.push(injection_cap(hw_of(from), wire1 as f64 / packets1 as f64));
             plans.push(Plan {
@@ -134,6 +125,10 @@ impl FlowRun {
                 messages,
                 payload: messages.map_or(f64::INFINITY, |m| (m * fl.size) as f64),
                 wire: messages.map_or(f64::INFINITY, |m| (m * wire1) as f64),
+                payload_per_wire: match messages {
+                    Some(m) => (m * fl.size) as f64 / (m * wire1) as f64,
+                    None => fl.size as f64 / wire1 as f64,
+                },
                 head_s: 0.0,
                 tail_s: 0.0,
                 background: fl.background,
@@ -260,7 +255,7 @@ impl FlowRun {
         let window = (end - open).max(0.0);
         let close_carried = self.snapshot(end);
         for (f, p) in self.plans.iter_enumerated() {
-            let payload_per_wire = if p.wire.is_finite() { p.payload / p.wire } else { p.size as f64 / message_wire_bytes(p.verb, p.size, 4096).0 as f64 };
+            let payload_per_wire = p.payload_per_wire;
             let at_open = self.at_open.as_ref().map_or(0.0, |v| v[f]);
             let in_window = ((close_carried[f] - at_open) * payload_per_wire).max(0.0).round();
             let finish = self.finish_s(f);

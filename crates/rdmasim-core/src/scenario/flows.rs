@@ -123,6 +123,15 @@ impl FlowSpec {
     pub fn label(&self, index: usize) -> String {
         self.name.clone().unwrap_or_else(|| format!("flow{index}"))
     }
+
+    /// Messages the flow sends: `count`, or as many of `size` as fit in `total_bytes`, the
+    /// fewer when both are given; None for a flow that sends until the run ends.
+    pub fn messages(&self) -> Option<u64> {
+        match (self.count, self.total_bytes.map(|b| b / self.size)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
 }
 
 fn one() -> u32 {

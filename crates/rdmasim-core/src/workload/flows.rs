@@ -156,11 +156,7 @@ impl Flows {
                 conns.push((c, sv));
             }
             let size = spec.size as u32;
-            let by_bytes = spec.total_bytes.map(|b| b / spec.size);
-            let target = match (spec.count, by_bytes) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
+            let target = spec.messages();
             flows.push(Flow {
                 name: spec.label(i),
                 op: match verb {
