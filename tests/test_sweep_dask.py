@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import time
 import os
 import signal
 
@@ -105,3 +106,43 @@ def test_a_worker_killed_mid_sweep_loses_no_row(sequential, allowed_failures, mo
         assert len(submitted) > RUNS  # the sweep, not Dask
     else:
         assert len(submitted) == RUNS
+
+
+class RetireEveryWorker(SchedulerPlugin):
+    """Scheduler plugin: when the ``KILL_AFTER``-th task finishes, scales the cluster to no worker
+    at all (its workers close and none replaces them), as when every worker of a cluster died."""
+
+    def __init__(self, cluster):
+        self.cluster = cluster
+        self.finished = 0
+
+    def transition(self, key, start, finish, *args, **kwargs):
+        if finish == "memory":
+            self.finished += 1
+            if self.finished == KILL_AFTER:
+                # Non-blocking here: SpecCluster.scale only schedules the change on this loop.
+                self.cluster.scale(0)
+
+
+def test_a_cluster_left_without_workers_ends_the_sweep_with_its_rows(sequential):
+    # Dask keeps the remaining tasks pending for ever; the sweep must give up, naming why, and keep
+    # the rows of the runs that had finished.
+    with distributed.LocalCluster(n_workers=1, processes=True, threads_per_worker=1, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        cluster.scheduler.add_plugin(RetireEveryWorker(cluster))
+        started = time.monotonic()
+        with pytest.raises(rdmasim.SweepRunFailed, match="no worker for") as failed:
+            rdmasim.sweep(SCENARIO, GRID, executor=client, seeds=SEEDS, no_workers_timeout=2)
+        waited = time.monotonic() - started
+    e = failed.value
+    assert e.total == RUNS and KILL_AFTER <= e.done < RUNS, (e.done, e.total)
+    # The rows kept are those of a sequential run, for the runs that finished.
+    runs = ["workload.size", "workload.iters", "seed"]
+    assert len(e.table) == e.done and set(e.table[runs].itertuples(index=False, name=None)) <= \
+        set(sequential[runs].itertuples(index=False, name=None))
+    assert waited < 60, waited
+
+
+def test_no_workers_timeout_must_be_positive():
+    with pytest.raises(ValueError, match="no_workers_timeout"):
+        rdmasim.sweep(SCENARIO, GRID, executor=None, no_workers_timeout=0)

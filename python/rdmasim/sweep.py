@@ -1,9 +1,12 @@
 """Parameter sweeps: the cartesian product of a grid, run on any executor, as one table."""
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import copy
 import itertools
 import json
+import time
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 import pandas as pd
@@ -173,18 +176,22 @@ def _finished_futures(futures: Sequence[Any], outcomes: List[Optional[Outcome]])
             fut.cancel()
 
 
+def _is_dask(executor: Any) -> bool:
+    return type(executor).__module__.startswith("distributed")
+
+
 def _submit(executor: Any, fn, *args):
     """Submits to a concurrent.futures.Executor or a dask.distributed.Client alike."""
-    module = type(executor).__module__
-    if module.startswith("distributed"):
+    if _is_dask(executor):
         # Dask: every point is a distinct task even when two points are equal.
         return executor.submit(fn, *args, pure=False)
     return executor.submit(fn, *args)
 
 
 class SweepRunFailed(RuntimeError):
-    """A run of :func:`sweep` whose Dask workers kept dying: names its point and seed, and keeps
-    what the sweep had computed when it gave up.
+    """A run of :func:`sweep` that Dask could not finish — its workers kept dying, or the cluster
+    was left with no worker: names its point and seed, and keeps what the sweep had computed when
+    it gave up.
 
     Attributes:
         table: the rows of every run that finished, as the DataFrame :func:`sweep` returns.
@@ -205,6 +212,45 @@ class SweepRunFailed(RuntimeError):
 WORKER_DEATH_RESUBMITS = 2
 
 
+#: How long (s) a sweep on Dask waits for a result while the cluster has no worker at all before
+#: it raises :class:`SweepRunFailed`: Dask keeps such tasks pending for ever (its own
+#: ``distributed.scheduler.no-workers-timeout`` is off by default), and a sweep must not hang
+#: when every worker has died or left. A cluster that restarts or adds workers within this time
+#: goes on. The ``no_workers_timeout`` argument of :func:`sweep` overrides it.
+NO_WORKERS_TIMEOUT_S = 60.0
+#: How often (s) a sweep waiting on Dask checks that the cluster still has a worker.
+_WORKER_CHECK_S = 1.0
+#: What ``Future.result(timeout=...)`` raises on time-out, by Python and distributed version.
+_RESULT_TIMEOUTS = (TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError)
+
+
+def _wait(executor: Any, future: Any, no_workers_timeout: float) -> Outcome:
+    """``future.result()``; on Dask, gives up with :class:`_NoWorkers` once the cluster has had no
+    worker for ``no_workers_timeout`` seconds."""
+    if not _is_dask(executor):
+        return future.result()
+    alone_since: Optional[float] = None
+    while True:
+        try:
+            return future.result(timeout=_WORKER_CHECK_S)
+        except _RESULT_TIMEOUTS:
+            pass
+        if executor.nthreads():
+            alone_since = None
+            continue
+        now = time.monotonic()
+        if alone_since is None:
+            alone_since = now
+        elif now - alone_since >= no_workers_timeout:
+            raise _NoWorkers(now - alone_since)
+
+
+class _NoWorkers(Exception):
+    def __init__(self, waited_s: float) -> None:
+        super().__init__(waited_s)
+        self.waited_s = waited_s
+
+
 def _killed_worker(exc: BaseException) -> bool:
     """Whether ``exc`` is Dask's ``KilledWorker``, tested by name so that a sweep without Dask does
     not import it."""
@@ -213,18 +259,24 @@ def _killed_worker(exc: BaseException) -> bool:
 
 
 def _result(executor: Any, futures: List[Any], i: int, point: Mapping[str, Any], spec: Dict[str, Any],
-            table: str) -> Outcome:
+            table: str, no_workers_timeout: float) -> Outcome:
     """Waits for run ``i``; submits it again (``futures[i]`` is then the new future) when Dask
-    gave up on it because its workers died, at most :data:`WORKER_DEATH_RESUBMITS` times."""
+    gave up on it because its workers died, at most :data:`WORKER_DEATH_RESUBMITS` times; raises
+    :class:`SweepRunFailed` when the cluster has had no worker for ``no_workers_timeout`` s."""
     resubmits = 0
+    seed = spec.get("seed")
     while True:
         try:
-            return futures[i].result()
+            return _wait(executor, futures[i], no_workers_timeout)
+        except _NoWorkers as e:
+            raise SweepRunFailed(
+                f"sweep point {_where(point)}" + (f", seed={seed}" if seed is not None else "")
+                + f": the Dask cluster has had no worker for {e.waited_s:.0f} s (every worker died or "
+                "left and none came back); start workers or raise no_workers_timeout") from None
         except Exception as e:
             if not _killed_worker(e):
                 raise
             if resubmits == WORKER_DEATH_RESUBMITS:
-                seed = spec.get("seed")
                 raise SweepRunFailed(
                     f"sweep point {_where(point)}" + (f", seed={seed}" if seed is not None else "")
                     + f": every worker that ran it died (Dask gave up on it {resubmits + 1} time(s), "
@@ -241,6 +293,7 @@ def sweep(
     seeds: Optional[Sequence[int]] = None,
     *,
     table: str = "perftest",
+    no_workers_timeout: float = NO_WORKERS_TIMEOUT_S,
 ) -> pd.DataFrame:
     """Runs ``scenario`` at every point of ``grid`` and returns one table.
 
@@ -256,6 +309,9 @@ def sweep(
             scenario's seed.
         table: which result table to collect (``"perftest"``, ``"ports"``, ...), or
             ``"summary"`` for one row per run.
+        no_workers_timeout: with Dask, seconds the sweep waits while the cluster has no worker
+            at all before raising :class:`SweepRunFailed` (default
+            :data:`NO_WORKERS_TIMEOUT_S`, 60 s).
 
     Returns:
         A DataFrame with the grid columns, ``seed``, then the table's columns; rows are in grid
@@ -266,8 +322,9 @@ def sweep(
         ValueError: ``table`` is not a table of the sweep's runs (lists those there are);
             before any run.
         SweepInterrupted: Ctrl-C; its ``.table`` holds the rows of the runs that finished.
-        SweepRunFailed: with Dask, a run whose workers kept dying (see below); names its point,
-            and its ``.table`` holds the rows of the runs that finished.
+        SweepRunFailed: with Dask, a run whose workers kept dying, or a cluster left with no
+            worker for ``no_workers_timeout`` s (see below); names the point it was waiting
+            for, and its ``.table`` holds the rows of the runs that finished.
 
     On a Dask cluster (``executor=Client(...)``), every run is one task (``run_point``). When a
     worker dies, Dask runs its tasks again elsewhere, both those it was running and those whose
@@ -276,8 +333,13 @@ def sweep(
     ``distributed.scheduler.allowed-failures`` (default 3) + 1 workers died running it, raising
     ``KilledWorker``; the sweep then submits the run again, at most
     :data:`WORKER_DEATH_RESUBMITS` (2) times, and after that raises :class:`SweepRunFailed`
-    naming the point and seed, with the rows already computed.
+    naming the point and seed, with the rows already computed. A cluster with no worker left
+    (all died and none restarted, or all retired) would keep the tasks pending for ever: after
+    ``no_workers_timeout`` seconds without a worker the sweep raises :class:`SweepRunFailed`
+    too, with the rows already computed.
     """
+    if not no_workers_timeout > 0:
+        raise ValueError(f"no_workers_timeout = {no_workers_timeout!r}: expected a positive number of seconds")
     # Relative file paths are the scenario file's: anchored, they survive the trip to a dict.
     base = anchor_paths(scenario_dict(scenario), scenario)
     points = grid_points(grid)
@@ -306,7 +368,7 @@ def sweep(
         else:
             futures = [_submit(executor, run_point, spec, table) for _, spec in specs]
             for i, (point, spec) in enumerate(specs):
-                outcomes[i] = _result(executor, futures, i, point, spec, table)
+                outcomes[i] = _result(executor, futures, i, point, spec, table, no_workers_timeout)
                 # Drops the future once its outcome is here: Dask then frees the worker's copy,
                 # and does not run the point again if that worker dies later.
                 futures[i] = None
