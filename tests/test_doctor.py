@@ -86,3 +86,24 @@ def test_a_bad_file_names_its_line(tmp_path):
     assert p.stderr.strip() == f'rdmasim: error: doctor: {bad}:4: SymbolErrorCounter "lots": expected a decimal count', p.stderr
     p = rdmasim_cli("doctor", "--topology", DATA / "iblinkinfo.txt")
     assert p.returncode == 2 and f"{DATA / 'iblinkinfo.txt'}" in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+def test_a_replayed_mpi_trace_is_costed_on_the_packet_engine(tmp_path):
+    # 8 ranks on h0..h7 exchange 2 MB with the rank 4 on (the other leaf): the 1x link is on the
+    # way, h5's link is its only one (tests/doctor_cost.rs has the same case in Rust).
+    for r in range(8):
+        peer = (r + 4) % 8
+        (tmp_path / f"rank.{r}.trace").write_text(
+            f"#rdmasim-mpi-trace v1 rank={r} size=8 lib=test\ninit start=0 end=0 cpu=0\n"
+            f"sendrecv start=0 end=0 cpu=0 peer={peer} bytes=2000000 tag=1 src={peer} rbytes=2000000 rtag=1\n"
+            "finalize start=0 end=0 cpu=0\n")
+    p = rdmasim_cli("doctor", *INPUTS, "--workload", "mpi-trace", "--trace", tmp_path, "--json")
+    assert p.returncode == 0, p.stderr
+    cost = json.loads(p.stdout)["cost"]
+    assert (cost["patterns"], cost["flows_per_pattern"]) == (1, 8)
+    first = cost["plan"][0]
+    assert first["label"] == PLANTED[0] and first["gbps"] > 1.5 * cost["kept_gbps"], cost["plan"]
+    h5 = next(s for s in cost["suspects"] if "h5 mlx4_0" in s["label"])
+    assert h5["disabled_gbps"] == 0.0 and h5["unroutable_flows"] == 1
+    p = rdmasim_cli("doctor", *INPUTS, "--workload", "mpi-trace")
+    assert p.returncode == 2 and "--trace DIR" in p.stderr, p.stderr

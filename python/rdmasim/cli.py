@@ -524,6 +524,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         raise _InputError("--interval is the time between two --counters snapshots: expected two")
     if args.patterns < 1:
         raise _InputError(f"--patterns {args.patterns}: expected at least 1")
+    if (args.workload == "mpi-trace") != (args.trace is not None):
+        raise _InputError("--workload mpi-trace replays the MPI trace --trace DIR names: expected both or neither")
+    if args.trace is not None and not Path(args.trace).is_dir():
+        raise _InputError(f"--trace {args.trace}: expected a directory of rank.<r>.trace files (rdmasim trace)")
     design = None
     if args.design is not None:
         design = {"kind": args.design, **_generator_params(args.design, args.param)}
@@ -532,7 +536,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
                      linkinfo=None if args.linkinfo is None else _readable("--linkinfo", args.linkinfo),
                      counters=counters, interval_s=args.interval, workload=args.workload, patterns=args.patterns,
                      seed=args.seed, route=args.route, roots=[r for r in (args.roots or "").split(",") if r],
-                     greedy=not args.first_only, cost=not args.no_cost, trust_could_be=args.trust_could_be)
+                     greedy=not args.first_only, cost=not args.no_cost, trust_could_be=args.trust_could_be,
+                     trace=args.trace, profile=args.profile)
     except FabricError as e:
         raise _InputError(f"doctor: {e}") from None
     written = []
@@ -664,8 +669,11 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--counters", action="append", default=[], metavar="FILE",
                    help="perfquery or ibqueryerrors output; twice (earlier first, with --interval) for rates")
     d.add_argument("--interval", type=float, metavar="S", help="seconds between the two --counters snapshots")
-    d.add_argument("--workload", choices=("random-pairs", "alltoall"), default="random-pairs",
-                   help="traffic the cost is measured on (default random-pairs)")
+    d.add_argument("--workload", choices=("random-pairs", "alltoall", "mpi-trace"), default="random-pairs",
+                   help="traffic the cost is measured on (default random-pairs, at flow level; mpi-trace: --trace "
+                        "replayed on the packet engine)")
+    d.add_argument("--trace", metavar="DIR", help="--workload mpi-trace: the trace directory (rdmasim trace)")
+    d.add_argument("--profile", default="cx3-fdr", help="--workload mpi-trace: the hosts' HCA profile (rdmasim profiles; default cx3-fdr)")
     d.add_argument("--patterns", type=int, default=20, metavar="N", help="random patterns drawn (default 20; alltoall: its phases)")
     d.add_argument("--seed", type=int, default=0, help="seed of the random patterns (default 0)")
     d.add_argument("--route", default="minhop", metavar="ENGINE",

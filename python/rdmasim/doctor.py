@@ -38,10 +38,13 @@ def diagnose(*, topology: Optional[PathLike] = None, design: Optional[Dict[str, 
              linkinfo: Optional[PathLike] = None, counters: Sequence[PathLike] = (),
              interval_s: Optional[float] = None, workload: str = "random-pairs", patterns: int = 20,
              seed: int = 0, route: str = "minhop", roots: Sequence[str] = (), greedy: bool = True,
-             cost: bool = True, trust_could_be: bool = False) -> Diagnosis:
+             cost: bool = True, trust_could_be: bool = False, trace: Optional[PathLike] = None,
+             profile: str = "cx3-fdr") -> Diagnosis:
     """Reads the files, names the suspect links and (``cost``) what each costs ``workload``
-    kept or disabled, re-routed by ``route``. Raises :class:`FabricError` naming the file and
-    line (or the option)."""
+    kept or disabled, re-routed by ``route``. ``workload`` is ``"random-pairs"`` or
+    ``"alltoall"`` (flow level), or ``"mpi-trace"``: the MPI trace in directory ``trace``
+    (``rdmasim trace``) replayed on the packet engine with HCA ``profile``. Raises
+    :class:`FabricError` naming the file and line (or the option)."""
     req: Dict[str, Any] = {
         "topology": None if topology is None else os.fspath(topology),
         "design": design,
@@ -51,7 +54,8 @@ def diagnose(*, topology: Optional[PathLike] = None, design: Optional[Dict[str, 
         "trust_could_be": trust_could_be,
         "no_cost": not cost,
         "cost": {"workload": workload, "patterns": patterns, "seed": seed, "engine": route,
-                 "roots": list(roots), "greedy": greedy},
+                 "roots": list(roots), "greedy": greedy, "profile": profile,
+                 "trace": None if trace is None else os.fspath(trace)},
     }
     text, table = _core.doctor(json.dumps(req))
     return Diagnosis(json.loads(text), table)

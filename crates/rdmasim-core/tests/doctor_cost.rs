@@ -132,3 +132,42 @@ fn with_one_snapshot_errors_cost_nothing() {
     assert!(c.suspects.iter().all(|s| s.useful_share.iter().all(|d| d.share == 1.0)));
     assert_eq!(c.suspects.len(), out.diagnosis.suspects.len());
 }
+
+/// A replayed MPI trace costs each suspect on the packet engine: 8 ranks on h0..h7 (leaves s0
+/// and s1), each exchanging 2 MB with the rank 4 on, on the other leaf, so every exchange
+/// crosses the spines.
+#[test]
+fn a_replayed_mpi_trace_costs_the_suspects_on_the_packet_engine() {
+    #[path = "common/mpi_trace.rs"]
+    mod mpi_trace;
+    const BYTES: u64 = 2_000_000;
+    let ranks: Vec<Vec<String>> = (0..8u32)
+        .map(|r| vec![mpi_trace::rec("sendrecv", 0, &format!("peer={} bytes={BYTES} tag=1 src={} rbytes={BYTES} rtag=1", (r + 4) % 8, (r + 4) % 8))])
+        .collect();
+    let dir = mpi_trace::trace_dir("doctor-shift4", &ranks);
+    let out = doctor(CostOptions { workload: Workload::MpiTrace, trace: Some(dir.clone()), ..CostOptions::default() });
+    let c = out.cost.as_ref().unwrap();
+    let table = cost_table::table(&out.diagnosis, c);
+    println!("{table}");
+    assert_eq!((c.patterns, c.flows_per_pattern, c.suspects.len()), (1, 8, 6), "{table}");
+    let by = |l: (&str, &str)| c.suspects.iter().find(|s| s.label == label(l.0, l.1)).unwrap();
+    // h5's only link: rank 5 cannot send, RC gives up, the trace does not run (0).
+    assert_eq!((by(E2).disabled_gbps, by(E2).cut_off.len(), by(E2).unroutable_flows), (0.0, 1, 1), "{table}");
+    // h10 runs no rank: its link does not matter to this trace.
+    assert_eq!(by(D2).disabled_gbps, c.kept_gbps, "{table}");
+    // The 1x link (8 Gb/s of data) carries an exchange that would otherwise share a 4x link
+    // (32 Gb/s) with one other: disabling it, minhop moves its routes and the trace runs about
+    // twice as fast. It is the first (largest) step of the plan.
+    let speedup = by(D1).disabled_gbps / c.kept_gbps;
+    assert!((1.5..4.0).contains(&speedup), "{speedup}\n{table}");
+    assert_eq!(c.plan.first().map(|p| p.label.clone()), Some(label(D1.0, D1.1)), "{table}");
+    // The figure is the trace's bytes (8 ranks × 2 MB) over its replay time.
+    assert!(c.after_plan_gbps > c.kept_gbps, "{table}");
+    assert!(table.contains("workload mpi-trace") && table.contains("8 ranks replayed on the packet engine"), "{table}");
+    // A trace is only for mpi-trace, and mpi-trace needs one.
+    let req = |cost| DoctorRequest { topology: None, design: Some(design()), linkinfo: Some(data("iblinkinfo.txt")), counters: vec![], interval_s: None, trust_could_be: false, no_cost: false, cost };
+    let e = run(&req(CostOptions { workload: Workload::MpiTrace, ..CostOptions::default() })).unwrap_err().to_string();
+    assert!(e.contains("expected the trace directory"), "{e}");
+    let e = run(&req(CostOptions { trace: Some(dir), ..CostOptions::default() })).unwrap_err().to_string();
+    assert!(e.contains("trace is for workload mpi-trace"), "{e}");
+}

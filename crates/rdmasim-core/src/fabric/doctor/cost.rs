@@ -13,14 +13,18 @@
 //! least `min_gain_share` of the current figure, re-evaluate the rest with it disabled, and
 //! repeat. Deterministic: the patterns are seeded, the engines and the flow solver are.
 use super::error_cost::{useful_shares, ErrorModel};
+use super::trace_cost::TraceBench;
 use super::workload::{patterns, slowest_gbps, Workload};
 use super::{Report, Severity};
-use crate::fabric::graph::{FabricGraph, GraphError, LinkState, RoutedFabric};
+use crate::fabric::graph::{FabricGraph, LinkState, RoutedFabric};
+use crate::fabric::io::IoError;
+use crate::fabric::report::FabricError;
 use crate::fabric::routing::{route, Engine, RouteOptions};
 use crate::flow::fixed::FixedFlow;
 use crate::flow::link_model::capacities;
 use crate::ids::{LinkId, PortId, TiVec};
 use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -39,11 +43,32 @@ pub struct CostOptions {
     /// bandwidth it starts from (0.01: below that, another seed could say otherwise).
     pub min_gain_share: f64,
     pub errors: ErrorModel,
+    /// `mpi-trace`: the trace directory (rank.<r>.trace files, docs/srq.md).
+    pub trace: Option<PathBuf>,
+    /// `mpi-trace`: the HCA profile of the hosts (`rdmasim profiles`).
+    pub profile: String,
+    /// `mpi-trace`: a replay not done by this simulated time has stalled (figure 0), ms.
+    pub trace_limit_ms: f64,
 }
 
 impl Default for CostOptions {
     fn default() -> CostOptions {
-        CostOptions { workload: Workload::RandomPairs, patterns: 20, seed: 0, engine: Engine::Minhop, roots: Vec::new(), greedy: true, min_gain_share: 0.01, errors: ErrorModel::default() }
+        CostOptions {
+            workload: Workload::RandomPairs,
+            patterns: 20,
+            seed: 0,
+            engine: Engine::Minhop,
+            roots: Vec::new(),
+            greedy: true,
+            min_gain_share: 0.01,
+            errors: ErrorModel::default(),
+            trace: None,
+            // ConnectX-3, the oldest HCA profile there is: QDR-era fabrics ran ConnectX-2 and -3.
+            profile: "cx3-fdr".into(),
+            // Ten simulated seconds: two local ACK timeouts of 4.3 s (MVAPICH2's default,
+            // error_cost.rs) and then some.
+            trace_limit_ms: 10_000.0,
+        }
     }
 }
 
@@ -130,20 +155,27 @@ struct Bench<'a> {
     /// Each link's two directions' useful shares (1 unless a suspect's errors say less).
     shares: TiVec<LinkId, [f64; 2]>,
     patterns: Vec<Vec<FixedFlow>>,
+    /// For `mpi-trace`, the trace the figure comes from instead of the patterns.
+    trace: Option<TraceBench>,
     opts: &'a CostOptions,
 }
 
 impl Bench<'_> {
     /// The observed fabric with `disabled` down, routed: each pattern's figure, stuck flows,
     /// and the engine that routed it.
-    fn run(&self, disabled: &[LinkId]) -> Result<(Vec<f64>, u64, String), GraphError> {
+    fn run(&self, disabled: &[LinkId]) -> Result<(Vec<f64>, u64, String), FabricError> {
         let mut g = self.observed.clone();
         for &l in disabled {
             g.links[l].state = LinkState::Down;
         }
-        let routing = route(g, &[self.opts.engine], &RouteOptions { roots: self.opts.roots.clone(), ..RouteOptions::default() })?;
+        let routing = route(g, &[self.opts.engine], &RouteOptions { roots: self.opts.roots.clone(), ..RouteOptions::default() })
+            .map_err(|e| FabricError::Routing { engines: self.opts.engine.name().into(), message: e.0 })?;
         let used = crate::fabric::report::engines::subnets_name(&routing.subnets);
         let rf: RoutedFabric = routing.fabric;
+        if let Some(trace) = &self.trace {
+            let run = trace.run(rf, self.opts.seed)?;
+            return Ok((vec![run.gbps], u64::from(!run.finished), used));
+        }
         let mut capacity: TiVec<PortId, f64> = capacities(&rf.graph);
         for (l, share) in self.shares.iter_enumerated() {
             for (end, s) in rf.graph.links[l].ends.iter().zip(share) {
@@ -153,6 +185,10 @@ impl Bench<'_> {
         let (per_pattern, stuck) = slowest_gbps(&rf, &capacity, &self.patterns);
         Ok((per_pattern, stuck, used))
     }
+}
+
+fn bad_option(message: String) -> FabricError {
+    FabricError::Io(IoError::whole("cost options", message))
 }
 
 fn mean(v: &[f64]) -> f64 {
@@ -173,12 +209,18 @@ fn cut_off(g: &FabricGraph, link: LinkId) -> Vec<String> {
 }
 
 /// The cost of every suspect of `report` on `observed` (the fabric as the diagnosis saw it).
-pub fn cost(observed: &FabricGraph, report: &Report, opts: &CostOptions) -> Result<CostReport, GraphError> {
+pub fn cost(observed: &FabricGraph, report: &Report, opts: &CostOptions) -> Result<CostReport, FabricError> {
     let mut shares: TiVec<LinkId, [f64; 2]> = vec![[1.0, 1.0]; observed.links.len()].into();
     for s in &report.suspects {
         shares[s.link] = useful_shares(observed, s.link, &s.evidence, &opts.errors);
     }
-    let bench = Bench { observed, shares, patterns: patterns(observed, opts.workload, opts.patterns, opts.seed), opts };
+    let trace = match (opts.workload, &opts.trace) {
+        (Workload::MpiTrace, Some(dir)) => Some(TraceBench::new(dir, &opts.profile, opts.trace_limit_ms, observed, report, &opts.errors)?),
+        (Workload::MpiTrace, None) => return Err(bad_option("workload mpi-trace: expected the trace directory (trace)".into())),
+        (_, Some(_)) => return Err(bad_option(format!("trace is for workload mpi-trace, not {}", opts.workload.name()))),
+        (_, None) => None,
+    };
+    let bench = Bench { observed, shares, patterns: patterns(observed, opts.workload, opts.patterns, opts.seed), trace, opts };
     let (kept, _, routed_by) = bench.run(&[])?;
     let kept_gbps = mean(&kept);
     let mut suspects = Vec::with_capacity(report.suspects.len());
@@ -225,11 +267,14 @@ pub fn cost(observed: &FabricGraph, report: &Report, opts: &CostOptions) -> Resu
         }
     }
     suspects.sort_by(|a, b| b.gain_gbps.total_cmp(&a.gain_gbps).then(a.diagnosis_rank.cmp(&b.diagnosis_rank)));
-    let flows_per_pattern = bench.patterns.first().map_or(0, Vec::len);
+    let (patterns, flows_per_pattern) = match &bench.trace {
+        Some(t) => (1, t.ranks() as usize),
+        None => (bench.patterns.len(), bench.patterns.first().map_or(0, Vec::len)),
+    };
     Ok(CostReport {
         options: opts.clone(),
         routed_by,
-        patterns: bench.patterns.len(),
+        patterns,
         flows_per_pattern,
         kept_gbps,
         kept,

@@ -37,16 +37,32 @@ pub fn table(diagnosis: &Report, cost: &CostReport) -> String {
     let mut out = String::new();
     let o = &cost.options;
     let _ = writeln!(out, "{}", diagnosis.heading());
-    let _ = writeln!(
-        out,
-        "workload {}: {} pattern(s) of {} flows, seed {}, routed by {}; slowest-pair bandwidth as observed {:.2} Gb/s (mean over patterns)",
-        o.workload.name(),
-        cost.patterns,
-        cost.flows_per_pattern,
-        o.seed,
-        cost.routed_by,
-        cost.kept_gbps
-    );
+    match &o.trace {
+        Some(dir) => {
+            let _ = writeln!(
+                out,
+                "workload mpi-trace {}: {} ranks replayed on the packet engine ({}), seed {}, routed by {}; trace bandwidth (bytes sent / replay time) as observed {:.2} Gb/s",
+                dir.display(),
+                cost.flows_per_pattern,
+                o.profile,
+                o.seed,
+                cost.routed_by,
+                cost.kept_gbps
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "workload {}: {} pattern(s) of {} flows, seed {}, routed by {}; slowest-pair bandwidth as observed {:.2} Gb/s (mean over patterns)",
+                o.workload.name(),
+                cost.patterns,
+                cost.flows_per_pattern,
+                o.seed,
+                cost.routed_by,
+                cost.kept_gbps
+            );
+        }
+    }
     if cost.suspects.is_empty() {
         return out;
     }
@@ -70,7 +86,8 @@ pub fn table(diagnosis: &Report, cost: &CostReport) -> String {
     } else {
         let steps: Vec<String> = cost.plan.iter().map(|p| format!("{} ({:+.2} -> {:.2} Gb/s)", p.label, p.gain_gbps, p.gbps)).collect();
         let _ = writeln!(out, "disable first: {}", steps.join(", then "));
-        let _ = writeln!(out, "slowest-pair bandwidth {:.2} -> {:.2} Gb/s with the plan's links disabled", cost.kept_gbps, cost.after_plan_gbps);
+        let measure = if o.trace.is_some() { "trace bandwidth" } else { "slowest-pair bandwidth" };
+        let _ = writeln!(out, "{measure} {:.2} -> {:.2} Gb/s with the plan's links disabled", cost.kept_gbps, cost.after_plan_gbps);
     }
     out
 }

@@ -52,16 +52,20 @@ fn counts_lost_packets(c: Counter) -> bool {
     matches!(c, Counter::PortRcvErrors | Counter::LocalLinkIntegrityErrors | Counter::ExcessiveBufferOverrunErrors)
 }
 
-/// The share of its rate each direction of `link` keeps, indexed like `link.ends` by the
-/// sending port, from the counter evidence against it.
-pub fn useful_shares(g: &FabricGraph, link: LinkId, evidence: &[Evidence], m: &ErrorModel) -> [f64; 2] {
+/// What a link's counters say of it: each direction's packet error rate, indexed like
+/// `link.ends` by the receiving port, and its outage events (retrains, drops) per second.
+pub struct LinkErrorRates {
+    pub per_into: [f64; 2],
+    pub outages_per_s: f64,
+}
+
+/// The packet error rates and outages of `link` from the counter evidence against it (the
+/// model above): rates only, so a count since the last clear gives none.
+pub fn error_rates(g: &FabricGraph, link: LinkId, evidence: &[Evidence], m: &ErrorModel) -> LinkErrorRates {
     let l = &g.links[link];
     let packet_bytes = f64::from(m.mtu) + HEADER_BYTES;
-    let bytes_per_s = l.speed.data_bps_f64() / 8.0;
-    let packets_per_s = bytes_per_s / packet_bytes;
+    let packets_per_s = l.speed.data_bps_f64() / 8.0 / packet_bytes;
     let signalled_bits = packet_bytes * 8.0 * l.speed.signalling_bps() as f64 / l.speed.data_bps_f64();
-    let resent = 1.0 + bytes_per_s * m.rtt_s / packet_bytes;
-    // Packet error rate into each end, and outage events per second of the link.
     let mut per = [0.0f64; 2];
     let mut events = [0.0f64; 2];
     for e in evidence {
@@ -74,10 +78,31 @@ pub fn useful_shares(g: &FabricGraph, link: LinkId, evidence: &[Evidence], m: &E
             _ => {}
         }
     }
-    let outage = events[0].max(events[1]) * m.outage_s;
+    LinkErrorRates { per_into: per, outages_per_s: events[0].max(events[1]) }
+}
+
+/// The share of its rate each direction of `link` keeps, indexed like `link.ends` by the
+/// sending port, from the counter evidence against it.
+pub fn useful_shares(g: &FabricGraph, link: LinkId, evidence: &[Evidence], m: &ErrorModel) -> [f64; 2] {
+    let bytes_per_s = g.links[link].speed.data_bps_f64() / 8.0;
+    let resent = 1.0 + bytes_per_s * m.rtt_s / (f64::from(m.mtu) + HEADER_BYTES);
+    let r = error_rates(g, link, evidence, m);
+    let outage = r.outages_per_s * m.outage_s;
     // What is corrupt on arrival at end i was sent by the other end.
-    let keep = |into: usize| (1.0 - per[into] * resent - outage).clamp(0.0, 1.0);
+    let keep = |into: usize| (1.0 - r.per_into[into] * resent - outage).clamp(0.0, 1.0);
     [keep(1), keep(0)]
+}
+
+/// The bit error rate that corrupts a full packet (`mtu` + headers, in data bits) with
+/// probability `per`: how a packet-level run carries a measured packet error rate on a link
+/// (the packet engine draws corruption per bit sent, fabric/channel.rs).
+pub fn equivalent_ber(per: f64, m: &ErrorModel) -> f64 {
+    let bits = (f64::from(m.mtu) + HEADER_BYTES) * 8.0;
+    if per <= 0.0 {
+        0.0
+    } else {
+        1.0 - (1.0 - per.min(1.0 - 1e-12)).powf(1.0 / bits)
+    }
 }
 
 #[cfg(test)]

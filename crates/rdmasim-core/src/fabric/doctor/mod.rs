@@ -16,6 +16,7 @@ pub mod request;
 pub mod snapshot;
 pub mod suspect;
 pub mod thresholds;
+pub mod trace_cost;
 pub mod workload;
 
 pub use report::Report;

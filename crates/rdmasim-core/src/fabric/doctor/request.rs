@@ -86,7 +86,7 @@ pub fn run(req: &DoctorRequest) -> Result<DoctorOutcome, FabricError> {
         None
     } else {
         let (observed, _) = observe(&obs).map_err(FabricError::Io)?;
-        Some(cost(&observed, &diagnosis, &req.cost).map_err(|e| FabricError::Routing { engines: req.cost.engine.name().into(), message: e.0 })?)
+        Some(cost(&observed, &diagnosis, &req.cost)?)
     };
     Ok(DoctorOutcome { diagnosis, cost })
 }

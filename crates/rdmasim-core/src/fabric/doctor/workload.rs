@@ -26,6 +26,9 @@ pub enum Workload {
     /// A linear-shift Alltoall: each of its n - 1 phases is a pattern (fixed by the node order,
     /// so the number of patterns asked for is not used).
     Alltoall,
+    /// A replayed MPI trace (`CostOptions::trace`), on the packet engine (trace_cost.rs): no
+    /// patterns.
+    MpiTrace,
 }
 
 impl Workload {
@@ -33,20 +36,23 @@ impl Workload {
         match self {
             Workload::RandomPairs => "random-pairs",
             Workload::Alltoall => "alltoall",
+            Workload::MpiTrace => "mpi-trace",
         }
     }
 
-    fn kind(self) -> PatternKind {
+    fn kind(self) -> Option<PatternKind> {
         match self {
-            Workload::RandomPairs => PatternKind::Bisection,
-            Workload::Alltoall => PatternKind::Alltoall,
+            Workload::RandomPairs => Some(PatternKind::Bisection),
+            Workload::Alltoall => Some(PatternKind::Alltoall),
+            Workload::MpiTrace => None,
         }
     }
 }
 
 /// The flows of every pattern of `workload` on `g`'s endpoints (`patterns` draws for random
-/// pairs, the phases for an Alltoall).
+/// pairs, the phases for an Alltoall; none for a trace).
 pub fn patterns(g: &FabricGraph, workload: Workload, patterns: usize, seed: u64) -> Vec<Vec<FixedFlow>> {
+    let Some(kind) = workload.kind() else { return Vec::new() };
     let comps = Components::of(g);
     let rails: Vec<Vec<(PortId, u16)>> = comps
         .with_pairs()
@@ -56,7 +62,6 @@ pub fn patterns(g: &FabricGraph, workload: Workload, patterns: usize, seed: u64)
             e.iter().map(|e| (e.port, e.lid)).collect()
         })
         .collect();
-    let kind = workload.kind();
     let most = rails.iter().map(Vec::len).max().unwrap_or(0);
     let (draws, phases) = if kind.is_random() { (patterns, 1) } else { (1, kind.phases(most)) };
     let mut scratch = PatternScratch::default();
