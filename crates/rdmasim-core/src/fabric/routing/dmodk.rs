@@ -89,28 +89,11 @@ fn mirrored_down(s: NodeId, candidates: &[(u8, NodeId)], ups: &TiVec<NodeId, Vec
 /// Each switch's level: 1 for switches cabled to an HCA, then one more per hop (multi-source
 /// BFS). HCAs and switches with no HCA below them get `NO_LEVEL`.
 pub fn switch_levels(g: &FabricGraph, sl: &SwitchLinks) -> TiVec<NodeId, u32> {
-    let mut level: TiVec<NodeId, u32> = TiVec::from(vec![NO_LEVEL; g.nodes.len()]);
-    let mut queue = Vec::new();
-    for (id, n) in g.nodes.iter_enumerated() {
-        if !n.is_switch() {
-            continue;
-        }
-        let has_hca = n.ports().any(|p| g.peer_up(p).is_some_and(|q| matches!(g.nodes[g.ports[q].node].kind, NodeKind::Ca { .. })));
-        if has_hca {
-            level[id] = 1;
-            queue.push(id);
-        }
-    }
-    let mut head = 0;
-    while head < queue.len() {
-        let s = queue[head];
-        head += 1;
-        for &(_, n) in &sl.links[s] {
-            if level[n] == NO_LEVEL {
-                level[n] = level[s] + 1;
-                queue.push(n);
-            }
-        }
+    let leaves = g.nodes.iter_enumerated().filter(|(_, n)| n.is_switch() && n.ports().any(|p| g.peer_up(p).is_some_and(|q| matches!(g.nodes[g.ports[q].node].kind, NodeKind::Ca { .. })))).map(|(id, _)| id);
+    let mut level = super::shortest::hops_from(sl, leaves);
+    for l in level.iter_mut() {
+        // NO_LEVEL is u32::MAX, what the BFS leaves unreached.
+        *l = l.saturating_add(1);
     }
     level
 }

@@ -83,6 +83,28 @@ pub fn bfs(sl: &SwitchLinks, from: NodeId, dist: &mut TiVec<NodeId, u32>, order:
     order.clear();
     dist[from] = 0;
     order.push(from);
+    spread(sl, dist, order);
+}
+
+/// Hops from the nearest of `sources` over `sl` for every node (u32::MAX: not reached): the
+/// multi-source BFS OpenSM's engines rank switches by (ftree and updn from their roots, d-mod-k
+/// from the leaves). A source given twice counts once.
+pub fn hops_from(sl: &SwitchLinks, sources: impl IntoIterator<Item = NodeId>) -> TiVec<NodeId, u32> {
+    let mut dist: TiVec<NodeId, u32> = TiVec::from(vec![u32::MAX; sl.links.len()]);
+    let mut order = Vec::new();
+    for s in sources {
+        if dist[s] != 0 {
+            dist[s] = 0;
+            order.push(s);
+        }
+    }
+    spread(sl, &mut dist, &mut order);
+    dist
+}
+
+/// The BFS from the switches in `order` (their `dist` set, the others u32::MAX): appends every
+/// switch it reaches to `order`, in BFS order, with its hops in `dist`.
+fn spread(sl: &SwitchLinks, dist: &mut TiVec<NodeId, u32>, order: &mut Vec<NodeId>) {
     let mut head = 0;
     while head < order.len() {
         let s = order[head];

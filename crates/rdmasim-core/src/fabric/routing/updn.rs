@@ -68,20 +68,8 @@ struct UpDownWalk {
 
 impl UpDownWalk {
     fn new(g: &FabricGraph, links: &SwitchLinks, roots: &[NodeId]) -> UpDownWalk {
-        let mut rank = TiVec::from(vec![u32::MAX; g.nodes.len()]);
-        let mut queue = VecDeque::new();
-        for &r in roots {
-            rank[r] = 0;
-            queue.push_back(r);
-        }
-        while let Some(s) = queue.pop_front() {
-            for &(_, n) in &links.links[s] {
-                if rank[n] > rank[s] + 1 {
-                    rank[n] = rank[s] + 1;
-                    queue.push_back(n);
-                }
-            }
-        }
+        let rank = super::shortest::hops_from(links, roots.iter().copied());
+        let queue = VecDeque::new();
         UpDownWalk { rank, dir: TiVec::from(vec![Dir::Up; g.nodes.len()]), queued: TiVec::from(vec![false; g.nodes.len()]), queue }
     }
 

@@ -3,34 +3,19 @@
 //! farthest from any of them are the roots, and the fabric is ranked again from those.
 use super::model::{Fabric, UNRANKED};
 use crate::fabric::graph::{FabricGraph, GraphError, NodeKind};
-use crate::fabric::routing::shortest::SwitchLinks;
+use crate::fabric::routing::shortest::{hops_from, SwitchLinks};
 use crate::ids::NodeId;
 
 /// Ranks every switch reachable from `sources` by BFS (sources at 0, unreached stay
 /// UNRANKED); returns the highest rank given.
 fn rank_from(f: &mut Fabric, links: &SwitchLinks, sources: &[NodeId]) -> u32 {
-    for s in f.switches.clone() {
-        f.sw[s].rank = UNRANKED;
-    }
-    let mut queue: Vec<NodeId> = Vec::with_capacity(f.switches.len());
-    for &s in sources {
-        if f.sw[s].rank != 0 {
-            f.sw[s].rank = 0;
-            queue.push(s);
-        }
-    }
+    // UNRANKED is u32::MAX, what the BFS leaves unreached.
+    let hops = hops_from(links, sources.iter().copied());
     let mut max = 0;
-    let mut head = 0;
-    while head < queue.len() {
-        let s = queue[head];
-        head += 1;
-        let next = f.sw[s].rank + 1;
-        for &(_, n) in &links.links[s] {
-            if f.sw[n].rank == UNRANKED {
-                f.sw[n].rank = next;
-                max = next;
-                queue.push(n);
-            }
+    for s in f.switches.clone() {
+        f.sw[s].rank = hops[s];
+        if hops[s] != UNRANKED {
+            max = max.max(hops[s]);
         }
     }
     max
