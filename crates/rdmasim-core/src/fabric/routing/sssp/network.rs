@@ -3,7 +3,8 @@
 //! cables are separate edges with separate weights), the number of LIDs each switch delivers,
 //! and the order in which the destinations are routed.
 use crate::fabric::graph::{FabricGraph, LinkState, NO_LID};
-use crate::ids::{NodeId, PortId, TiVec};
+use crate::fabric::routing::opensm_order::{end_port_order, switch_table_order};
+use crate::ids::{NodeId, TiVec};
 
 /// One direction of a switch-to-switch cable, stored at the switch Dijkstra relaxes from:
 /// traffic crosses it the other way, from `to` out of `to_port` into `from_port`.
@@ -40,7 +41,7 @@ pub const NO_VERTEX: u32 = u32::MAX;
 
 impl Network {
     pub fn new(g: &FabricGraph) -> Network {
-        let switches = crate::fabric::routing::opensm_order::switch_table_order(g);
+        let switches = switch_table_order(g);
         let mut vertex_of: TiVec<NodeId, u32> = g.nodes.keys().map(|_| NO_VERTEX).collect();
         for (v, &s) in switches.iter().enumerate() {
             vertex_of[s] = v as u32;
@@ -51,7 +52,6 @@ impl Network {
         let all_lids = (switches.len() + hca_ports) as u64;
         let mut links = vec![Vec::new(); switches.len()];
         let mut lids_behind = vec![1u64; switches.len()];
-        let mut hcas: Vec<Vec<(u8, PortId)>> = vec![Vec::new(); switches.len()];
         for (v, &s) in switches.iter().enumerate() {
             for p in g.nodes[s].ports() {
                 let Some(peer) = g.peer_up(p) else { continue };
@@ -64,23 +64,15 @@ impl Network {
                     links[v].push(Link { to: vertex_of[other], from_port: port, to_port: g.ports[peer].num as u8, weight: all_lids * all_lids });
                 } else {
                     lids_behind[v] += 1;
-                    hcas[v].push((port, peer));
                 }
             }
         }
-        // Switches with more LIDs behind them first (a stable sort: glibc's qsort is a merge
-        // sort whenever it can allocate its buffer); their HCA ports in port order, then every switch's own LID.
+        // The HCA ports in OpenSM's routing order (opensm_order.rs: switches with more end
+        // ports first, each one's in port order), then every switch's own LID in that switch
+        // order (a stable sort: glibc's qsort is a merge sort whenever it can allocate).
+        let mut targets: Vec<Target> = end_port_order(g, &switches).iter().map(|d| Target { lid: d.lid, switch: vertex_of[d.switch], switch_port: Some(d.port) }).collect();
         let mut by_load: Vec<u32> = (0..switches.len() as u32).collect();
         by_load.sort_by_key(|&v| std::cmp::Reverse(lids_behind[v as usize]));
-        let mut targets = Vec::new();
-        for &v in &by_load {
-            for &(port, hca_port) in &hcas[v as usize] {
-                let lid = g.ports[hca_port].lid;
-                if lid != NO_LID {
-                    targets.push(Target { lid, switch: v, switch_port: Some(port) });
-                }
-            }
-        }
         for &v in &by_load {
             let lid = g.nodes[switches[v as usize]].lid;
             if lid != NO_LID {
