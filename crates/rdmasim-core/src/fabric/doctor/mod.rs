@@ -56,6 +56,12 @@ pub fn observe(obs: &Observations) -> Result<(FabricGraph, Vec<degraded::DownPor
 /// Every suspect link, ranked. Errors: iblinkinfo disagreeing with the topology's cabling,
 /// snapshots out of order.
 pub fn diagnose(obs: &Observations, t: &Thresholds) -> Result<Report, IoError> {
+    diagnose_observed(obs, t).map(|(report, _)| report)
+}
+
+/// [`diagnose`], and the fabric as observed ([`observe`]) that the report's link ids index
+/// and the cost runs on.
+pub fn diagnose_observed(obs: &Observations, t: &Thresholds) -> Result<(Report, FabricGraph), IoError> {
     let (observed, down) = observe(obs)?;
     let interval_s = match (obs.before, obs.after) {
         (Some(b), Some(a)) => Some(deltas::interval(b, a)?),
@@ -75,5 +81,5 @@ pub fn diagnose(obs: &Observations, t: &Thresholds) -> Result<Report, IoError> {
     let suspects = evidence.into_iter().map(|(l, e)| Suspect::new(&observed, l, e)).collect();
     let mut report = Report { links_checked: observed.links.len(), interval_s, thresholds: t.clone(), suspects };
     report.rank();
-    Ok(report)
+    Ok((report, observed))
 }

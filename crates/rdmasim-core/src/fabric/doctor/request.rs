@@ -3,7 +3,7 @@
 //! diagnosed, and each suspect costed on the workload; the answer is JSON and a table. Errors
 //! name the file and line, or the request field.
 use super::cost::{cost, CostOptions, CostReport};
-use super::{cost_table, diagnose, observe, CounterSnapshot, Observations, Report, Thresholds};
+use super::{cost_table, diagnose_observed, CounterSnapshot, Observations, Report, Thresholds};
 use crate::fabric::build::generate;
 use crate::fabric::io::{self, iblinkinfo, IoError};
 use crate::fabric::report::{spec_from_json, FabricError};
@@ -81,13 +81,8 @@ pub fn run(req: &DoctorRequest) -> Result<DoctorOutcome, FabricError> {
         _ => (None, None),
     };
     let obs = Observations { graph: &graph, links: links.as_ref().map(|(p, n)| (p.as_slice(), n.as_str())), before, after, trust_could_be: req.trust_could_be };
-    let diagnosis = diagnose(&obs, &Thresholds::default()).map_err(FabricError::Io)?;
-    let cost = if req.no_cost {
-        None
-    } else {
-        let (observed, _) = observe(&obs).map_err(FabricError::Io)?;
-        Some(cost(&observed, &diagnosis, &req.cost)?)
-    };
+    let (diagnosis, observed) = diagnose_observed(&obs, &Thresholds::default()).map_err(FabricError::Io)?;
+    let cost = if req.no_cost { None } else { Some(cost(&observed, &diagnosis, &req.cost)?) };
     Ok(DoctorOutcome { diagnosis, cost })
 }
 
