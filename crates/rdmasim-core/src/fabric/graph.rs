@@ -223,13 +223,17 @@ impl FabricGraph {
         self.nodes.iter().filter(|n| n.is_switch()).count()
     }
 
+    /// The speed a link should train to: the best both of its ends support (the narrower
+    /// width, the slower generation).
+    pub fn supported_speed(&self, l: LinkId) -> LinkSpeed {
+        let [a, b] = self.links[l].ends.map(|p| self.ports[p].supported);
+        a.trained_with(b)
+    }
+
     /// True when the link trained below what both of its ends support (narrower or slower).
     pub fn is_degraded(&self, l: LinkId) -> bool {
-        let link = &self.links[l];
-        let [a, b] = link.ends.map(|p| self.ports[p].supported);
-        let width = a.width.min(b.width);
-        let gen = if a.gen.rank() <= b.gen.rank() { a.gen } else { b.gen };
-        link.speed.width < width || link.speed.gen.rank() < gen.rank()
+        let (active, want) = (self.links[l].speed, self.supported_speed(l));
+        active.width < want.width || active.gen.rank() < want.gen.rank()
     }
 
     /// The LID of a node's port as routing sees it: the switch's LID for any switch port, the

@@ -8,9 +8,7 @@
 use super::components::Components;
 use super::paths::{follow_switches, trace_route, RouteError};
 use super::reach::{DestinationWalk, FailureKind, Reach};
-use crate::fabric::graph::{FabricGraph, LinkState, RoutedFabric};
-use crate::fabric::rate::LinkSpeed;
-use crate::ids::LinkId;
+use crate::fabric::graph::{LinkState, RoutedFabric};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -128,7 +126,7 @@ pub fn summarize(rf: &RoutedFabric) -> FabricSummary {
         *s.links_by_speed.entry(link.speed.label()).or_default() += 1;
         let [a, b] = link.ends.map(|p| g.port_name(p));
         if g.is_degraded(l) {
-            s.degraded_links.push(DegradedLink { a: a.clone(), b: b.clone(), active: link.speed.label(), supported: supported(g, l).label() });
+            s.degraded_links.push(DegradedLink { a: a.clone(), b: b.clone(), active: link.speed.label(), supported: g.supported_speed(l).label() });
         }
         if link.state == LinkState::Down {
             s.down_links.push(DownLink { a, b, speed: link.speed.label() });
@@ -185,12 +183,6 @@ pub fn summarize(rf: &RoutedFabric) -> FabricSummary {
         s.components.push(cs);
     }
     s
-}
-
-/// The best both ends of a link support: the narrower width, the slower generation.
-fn supported(g: &FabricGraph, l: LinkId) -> LinkSpeed {
-    let [a, b] = g.links[l].ends.map(|p| g.ports[p].supported);
-    LinkSpeed { width: a.width.min(b.width), gen: if a.gen.rank() <= b.gen.rank() { a.gen } else { b.gen } }
 }
 
 impl fmt::Display for FabricSummary {

@@ -85,12 +85,6 @@ pub fn observe(graph: &FabricGraph, ports: &[LinkInfoPort], source: &str, trust_
     Ok((g, down))
 }
 
-/// The speed a link should train to: the best both ends support.
-pub fn expected(g: &FabricGraph, link: LinkId) -> LinkSpeed {
-    let [a, b] = g.links[link].ends.map(|p| g.ports[p].supported);
-    a.trained_with(b)
-}
-
 /// Evidence against every link of `observed` that is up and degraded.
 pub fn degraded_links(observed: &FabricGraph, t: &Thresholds) -> Vec<(LinkId, Evidence)> {
     observed
@@ -98,7 +92,7 @@ pub fn degraded_links(observed: &FabricGraph, t: &Thresholds) -> Vec<(LinkId, Ev
         .iter_enumerated()
         .filter(|(l, link)| link.state == LinkState::Up && observed.is_degraded(*l))
         .map(|(l, link)| {
-            let want = expected(observed, l);
+            let want = observed.supported_speed(l);
             let (active_gbps, expected_gbps) = (link.speed.data_bps_f64() / 1e9, want.data_bps_f64() / 1e9);
             let severity = if active_gbps <= t.degraded_high_share * expected_gbps { Severity::High } else { Severity::Medium };
             (l, Evidence::Degraded { active: link.speed.label(), expected: want.label(), active_gbps, expected_gbps, severity })
