@@ -44,7 +44,8 @@ pub struct RoundsRequest {
     pub bad_links: BadLinkPlan,
     #[serde(default)]
     pub tail_loss: TailLoss,
-    /// Path MTU. Source: MVAPICH2 user guide, `MV2_DEFAULT_MTU` (IBV_MTU_2048 but on SDR cards).
+    /// Path MTU. Source: "MVAPICH2 defaults to an IB MTU size of 2048 bytes" (QLogic OFED host
+    /// software user guide; `MV2_DEFAULT_MTU`).
     #[serde(default = "default_mtu")]
     pub mtu: u32,
     /// `MV2_MAX_RDMA_SIZE` (ibv_param.c: 4 MiB).

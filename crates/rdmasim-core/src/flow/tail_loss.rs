@@ -29,13 +29,15 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TailLoss {
-    /// IBTA local ACK timeout exponent: the timer is 4.096 µs × 2^timeout. Source: MVAPICH2
-    /// user guide, `MV2_DEFAULT_TIME_OUT`, default 20 (4.29 s; the same the doctor's outage
-    /// uses, fabric/doctor/error_cost.rs).
+    /// IBTA local ACK timeout exponent: the timer is 4.096 µs × 2^timeout. Source: MVAPICH2's
+    /// `RDMA_DEFAULT_TIME_OUT` (20) in ibv_param.h, the QP's `timeout` unless
+    /// `MV2_DEFAULT_TIME_OUT` says otherwise: 4.29 s, as the doctor's outage
+    /// (fabric/doctor/error_cost.rs).
     pub timeout: u8,
     /// Bytes on the wire of the tail data packet: a full packet at MVAPICH2's default path MTU
-    /// (`MV2_DEFAULT_MTU`, IBV_MTU_2048 on QDR cards: MVAPICH2 user guide) plus LRH 8 + BTH 12
-    /// + ICRC 4 + VCRC 2 (IBTA ch. 5-7).
+    /// (2048 B: "MVAPICH2 defaults to an IB MTU size of 2048 bytes", QLogic OFED host software
+    /// user guide, "Improving Performance of Other MPIs Over IB Verbs") plus LRH 8 + BTH 12 +
+    /// ICRC 4 + VCRC 2 (IBTA ch. 5-7).
     pub tail_packet_bytes: f64,
     /// Bytes on the wire of an ACK: LRH 8 + BTH 12 + AETH 4 + ICRC 4 + VCRC 2 (IBTA ch. 9).
     pub ack_bytes: f64,
