@@ -25,6 +25,13 @@ fn a_rounds_time_from_link_counts_is_the_flow_engines_slowest_flow() {
     // Two links trained down to 10 Gb/s: capacities differ, the equality must still hold.
     let (planted, _) = plant(&mut g, &BadLinkPlan { seed: 3, degraded: 2, ..BadLinkPlan::default() });
     assert_eq!(planted.len(), 4, "two per rail");
+    for p in &planted {
+        // An edge switch's cable to a director: 10 Gb/s signalling, 8 Gb/s of data.
+        assert!(p.name.contains("-L1-s") && p.name.contains("-L2-core"), "{}", p.name);
+        let speed = g.links[p.link].speed;
+        assert_eq!(speed.signalling_bps(), 10_000_000_000, "{} trained to {speed:?}", p.name);
+    }
+    assert_eq!(planted.iter().map(|p| p.kind.as_str()).collect::<Vec<_>>(), ["1x QDR", "4x SDR", "1x QDR", "4x SDR"]);
     let rf = route(g, &[Engine::Minhop], &RouteOptions::default()).unwrap().fabric;
     let gr = &rf.graph;
     let cap = capacities(gr);
