@@ -4,6 +4,8 @@
 use rdmasim_core::fabric::build::{GeneratorSpec, Tsubame2};
 use rdmasim_core::fabric::graph::NodeKind;
 use rdmasim_core::fabric::routing::{route, Engine, RouteOptions};
+mod common;
+use common::{f, run, table};
 use rdmasim_core::flow::bad_links::{plant, BadLinkPlan};
 use rdmasim_core::flow::fixed::{completion_times, FixedFlow};
 use rdmasim_core::flow::link_model::capacities;
@@ -99,4 +101,19 @@ fn bad_requests_name_the_field() {
     assert!(e.contains("colour"), "{e}");
     let e = err(r#"{"generator": {"kind": "tsubame2", "hosts": 64}, "route": "fastest", "cases": []}"#);
     assert!(e.contains("route") && e.contains("fastest"), "{e}");
+}
+
+#[test]
+fn a_random_pair_case_takes_the_flow_engines_time_for_the_same_round() {
+    // The same 300 of 352 nodes (drawn from missing_seed 1), the same pairs (seed 1), 64 MiB
+    // striped over both rails at a 2 KiB MTU: the scenario's flow engine adds only the fixed
+    // latencies of one message (µs against ~70 ms) and one RETH per 4 MiB chunk here.
+    let scenario = "engine = \"flow\"\n[hardware]\nprofile = \"cx3-fdr\"\n[qp]\nmtu = 2048\n[topology]\ngenerator = { kind = \"tsubame2\", hosts = 352 }\nroute = \"minhop\"\n[workload]\nkind = \"flows\"\nuntil = \"all\"\npattern = { kind = \"random-pair\", bytes = 67108864, seed = 1, nodes = 300, missing_seed = 1, rails = 2 }\n";
+    let flows = run(scenario);
+    let engine_s = table(&flows, "flows").iter().map(|fl| f(fl, "finish_us")).fold(0.0, f64::max) * 1e-6;
+    let req = r#"{"generator": {"kind": "tsubame2", "hosts": 352}, "route": "minhop",
+        "cases": [{"kind": "random-pair", "nodes": 300, "missing_seed": 1, "seed": 1, "bytes": 67108864}]}"#;
+    let out: Value = serde_json::from_str(&run_json(req).unwrap()).unwrap();
+    let rounds_s = out["cases"][0]["fluid_s"].as_f64().unwrap();
+    assert!((rounds_s / engine_s - 1.0).abs() < 1e-3, "rounds {rounds_s} s, flow engine {engine_s} s");
 }
