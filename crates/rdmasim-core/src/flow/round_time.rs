@@ -43,6 +43,19 @@ impl RoundLoads {
         self.touched.iter().map(|&p| f64::from(self.load[p]) / capacity[p]).fold(0.0, f64::max)
     }
 
+    /// The link that sets [`Self::worst`] (first of equals in the order the round touched them)
+    /// and its flows.
+    pub fn worst_link(&self, capacity: &TiSlice<PortId, f64>) -> Option<(PortId, u32)> {
+        let mut best: Option<(PortId, f64)> = None;
+        for &p in &self.touched {
+            let v = f64::from(self.load[p]) / capacity[p];
+            if best.is_none_or(|(_, b)| v > b) {
+                best = Some((p, v));
+            }
+        }
+        best.map(|(p, _)| (p, self.load[p]))
+    }
+
     /// Seconds per wire byte a flow along `route` takes at most.
     pub fn bound(&self, route: &[PortId], capacity: &TiSlice<PortId, f64>) -> f64 {
         route.iter().map(|&p| f64::from(self.load[p]) / capacity[p]).fold(0.0, f64::max)

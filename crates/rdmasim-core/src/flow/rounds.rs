@@ -118,6 +118,10 @@ pub struct CaseOutcome {
     pub expected_stalls: f64,
     /// Flows whose route does not reach the destination (their rounds take forever).
     pub unroutable: u64,
+    /// The link that holds the case's slowest round back (`"switch"[port] -> "peer"[port]`) and
+    /// the flows it carries then.
+    pub worst_link: Option<String>,
+    pub worst_link_flows: u32,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -141,6 +145,7 @@ struct Exposed {
 struct RoundRecord {
     slowest_per_byte: f64,
     exposed: std::ops::Range<usize>,
+    worst: Option<(PortId, u32)>,
 }
 
 struct Runner<'a> {
@@ -195,7 +200,7 @@ impl Runner<'_> {
             }
         }
         let slowest = if unroutable > 0 { f64::INFINITY } else { self.loads.worst(&self.capacity) };
-        (RoundRecord { slowest_per_byte: slowest, exposed: first..exposed.len() }, unroutable)
+        (RoundRecord { slowest_per_byte: slowest, exposed: first..exposed.len(), worst: self.loads.worst_link(&self.capacity) }, unroutable)
     }
 }
 
@@ -287,7 +292,25 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
             stalls.push(n);
         }
         let payload_bytes = c.bytes * u64::from(steps);
-        cases.push(CaseOutcome { kind: c.kind, nodes: c.nodes, rounds: steps, payload_bytes, fluid_s, trial_s, stalls, exposed_flows: exposed.len() as u64, expected_stalls, unroutable });
+        let slowest = records.iter().max_by(|a, b| a.slowest_per_byte.total_cmp(&b.slowest_per_byte)).and_then(|r| r.worst);
+        let worst_link = slowest.map(|(p, _)| match gr.peer(p) {
+            Some(q) => format!("{} -> {}", gr.port_name(p), gr.port_name(q)),
+            None => gr.port_name(p),
+        });
+        cases.push(CaseOutcome {
+            kind: c.kind,
+            nodes: c.nodes,
+            rounds: steps,
+            payload_bytes,
+            fluid_s,
+            trial_s,
+            stalls,
+            exposed_flows: exposed.len() as u64,
+            expected_stalls,
+            unroutable,
+            worst_link,
+            worst_link_flows: slowest.map_or(0, |(_, n)| n),
+        });
     }
     Ok(RoundsOutcome { routed_by: subnets_name(&routing.subnets), planted, stall_s, cases })
 }
