@@ -354,6 +354,13 @@ fn doctor(py: Python<'_>, request_json: &str) -> PyResult<(String, String)> {
     py.allow_threads(|| rdmasim_core::fabric::doctor::request::run_json(request_json)).map_err(|e| fabric_err(py, e))
 }
 
+/// Rounds of equal flows on one routed fabric (rdmasim_core::flow::rounds): the TSUBAME2.0
+/// sweeps. A JSON request in, the outcome as JSON out; raises `FabricError` naming the field.
+#[pyfunction]
+fn flow_rounds(py: Python<'_>, request_json: &str) -> PyResult<String> {
+    py.allow_threads(|| rdmasim_core::flow::rounds::run_json(request_json)).map_err(|e| fabric_err(py, e))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -364,6 +371,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyFabric>()?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(doctor, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_rounds, m)?)?;
     m.add_function(wrap_pyfunction!(profiles_json, m)?)?;
     m.add_function(wrap_pyfunction!(link_data_bps, m)?)?;
     m.add_function(wrap_pyfunction!(perftest_settings_json, m)?)?;

@@ -9,9 +9,17 @@
 //! - [`engine`]: the event loop of arrivals and departures.
 //! - [`fixed`]: given flows on a routed fabric, all at time 0: when each is through.
 //! - [`run`]: a scenario's `flows` workload on the flow engine, with the packet engine's tables.
+//! - [`rounds`]: many rounds of equal flows on one routed fabric (the TSUBAME2.0 sweeps), each
+//!   round's time from [`round_time`], its flows from [`round_patterns`], bad links from
+//!   [`bad_links`] and the stalls an erroring link causes from [`tail_loss`].
 pub mod engine;
 pub mod fixed;
 pub mod link_model;
 pub mod maxmin;
 pub mod paths;
 pub mod run;
+pub mod bad_links;
+pub mod round_patterns;
+pub mod round_time;
+pub mod rounds;
+pub mod tail_loss;

@@ -1,0 +1,322 @@
+//! Rounds of equal flows on one routed fabric, many at a time: the TSUBAME2.0 study's sweeps
+//! (seeds/004; `rdmasim reproduce tsubame`). The fabric is generated, its bad links planted
+//! ([`super::bad_links`]) and routed once; then every case (a random-pair round, or the steps of
+//! a pairwise Alltoall, at a node count) runs its rounds: each round's time is its slowest
+//! flow's ([`super::round_time`], the max-min result for flows that start together), and each
+//! trial adds the stalls its seeded draws give the flows whose tail crosses an erroring link
+//! ([`super::tail_loss`]). A round starts when the last flow of the one before is through (the
+//! slowest process holds the next phase back: seeds/004 §2.1).
+//!
+//! A rank's payload is striped over `rails` as MVAPICH2 does it for a large rendezvous message:
+//! cut into `MV2_MAX_RDMA_SIZE` chunks (4 MiB, ibv_param.c; `workload/mpi/rails.rs`), each
+//! split evenly over the rails, one RDMA WRITE per rail and chunk, packets of the path MTU with
+//! their headers (`link_model::message_wire_bytes`).
+//!
+//! Left out: the per-round software and handshake latencies (RTS/CTS/FIN of the rendezvous, a
+//! few µs against a round's tens of µs to seconds; docs/tsubame.md), and credits (docs/flow.md).
+use super::bad_links::{plant, BadLinkPlan, Planted};
+use super::link_model::{capacities, message_wire_bytes};
+use super::round_patterns::{alltoall_step, random_pair_round};
+use super::round_time::RoundLoads;
+use super::tail_loss::TailLoss;
+use crate::engine::SimRng;
+use crate::fabric::analysis::paths::{trace_route_into, Hop};
+use crate::fabric::build::GeneratorSpec;
+use crate::fabric::graph::RoutedFabric;
+use crate::fabric::io::IoError;
+use crate::fabric::report::engines::subnets_name;
+use crate::fabric::report::FabricError;
+use crate::fabric::routing::{route, Engine, RouteOptions};
+use crate::ids::{HostId, PortId, TiVec};
+use crate::scenario::flows::FlowVerb;
+use crate::workload::mpi::nodes::NodeSubset;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoundsRequest {
+    pub generator: GeneratorSpec,
+    /// OpenSM engine names, one for all rails or one per rail: `"ftree,dfsssp"`.
+    pub route: String,
+    #[serde(default)]
+    pub roots: Vec<String>,
+    #[serde(default)]
+    pub bad_links: BadLinkPlan,
+    #[serde(default)]
+    pub tail_loss: TailLoss,
+    /// Path MTU. Source: "MVAPICH2 defaults to an IB MTU size of 2048 bytes" (QLogic OFED host
+    /// software user guide; `MV2_DEFAULT_MTU`).
+    #[serde(default = "default_mtu")]
+    pub mtu: u32,
+    /// `MV2_MAX_RDMA_SIZE` (ibv_param.c: 4 MiB).
+    #[serde(default = "default_max_rdma")]
+    pub max_rdma_bytes: u64,
+    pub cases: Vec<Case>,
+}
+
+fn default_mtu() -> u32 {
+    2048
+}
+fn default_max_rdma() -> u64 {
+    4 << 20
+}
+fn default_rails() -> u16 {
+    2
+}
+fn default_trials() -> u32 {
+    1
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CaseKind {
+    /// One random-pair MPI_Sendrecv round (seeds/004 §2.1).
+    RandomPair,
+    /// MPI_Alltoall as the pairwise exchange, `nodes - 1` rounds (§2.2).
+    Alltoall,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    pub kind: CaseKind,
+    pub nodes: u32,
+    /// Seed of the pairing (random-pair) and of the trials' stall draws.
+    #[serde(default)]
+    pub seed: u64,
+    /// Nodes up on the machine (default: `nodes`): the others are missing, drawn from
+    /// `missing_seed` (`workload::mpi::nodes`), and the job runs on the first `nodes` of those up,
+    /// in node order, as a batch system hands out its node list (seeds/004: 1300 of 1408 up).
+    #[serde(default)]
+    pub up: Option<u32>,
+    #[serde(default)]
+    pub missing_seed: u64,
+    /// Bytes each rank sends each partner.
+    pub bytes: u64,
+    #[serde(default = "default_rails")]
+    pub rails: u16,
+    #[serde(default = "default_trials")]
+    pub trials: u32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CaseOutcome {
+    pub kind: CaseKind,
+    pub nodes: u32,
+    pub rounds: u32,
+    /// Payload each rank sends in the whole case (random pair: `bytes`; Alltoall:
+    /// `(nodes - 1) × bytes`).
+    pub payload_bytes: u64,
+    /// The case's time with no stall (sum over its rounds of the slowest flow), seconds.
+    pub fluid_s: f64,
+    /// Each trial's time, seconds, and its stalls.
+    pub trial_s: Vec<f64>,
+    pub stalls: Vec<u32>,
+    /// Flows (over all rounds) whose tail or final ACK crosses an erroring link, and the stalls
+    /// a trial expects.
+    pub exposed_flows: u64,
+    pub expected_stalls: f64,
+    /// Flows whose route does not reach the destination (their rounds take forever).
+    pub unroutable: u64,
+    /// The link that holds the case's slowest round back (`"switch"[port] -> "peer"[port]`) and
+    /// the flows it carries then.
+    pub worst_link: Option<String>,
+    pub worst_link_flows: u32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RoundsOutcome {
+    /// The engine of each rail, and its fallback (ftree gives up on some fabrics).
+    pub routed_by: String,
+    pub planted: Vec<Planted>,
+    pub stall_s: f64,
+    pub cases: Vec<CaseOutcome>,
+}
+
+/// A flow of a round that can stall: its route (in the runner's route buffer), its time bound
+/// per wire byte (once the round's loads are complete) and its stall probability.
+struct Exposed {
+    route: std::ops::Range<usize>,
+    bound_per_byte: f64,
+    probability: f64,
+}
+
+/// What the trials need of one round.
+struct RoundRecord {
+    slowest_per_byte: f64,
+    exposed: std::ops::Range<usize>,
+    worst: Option<(PortId, u32)>,
+}
+
+struct Runner<'a> {
+    rf: &'a RoutedFabric,
+    capacity: TiVec<PortId, f64>,
+    errors: TiVec<PortId, f64>,
+    any_errors: bool,
+    /// Each host's (HCA port, LID) per rail.
+    ends: Vec<Vec<(PortId, u16)>>,
+    loss: &'a TailLoss,
+    loads: RoundLoads,
+    hops: Vec<Hop>,
+    route: Vec<PortId>,
+}
+
+fn bad_request(message: String) -> FabricError {
+    FabricError::Io(IoError::whole("request", message))
+}
+
+impl Runner<'_> {
+    /// Builds one round's loads from `flows` (rank pairs) over `kept` hosts and `rails`;
+    /// appends its exposed flows (routes kept in `routes`) and returns the round's record and
+    /// its unroutable flows.
+    fn round(&mut self, flows: &[(u32, u32)], kept: &[HostId], rails: u16, exposed: &mut Vec<Exposed>, routes: &mut Vec<PortId>) -> (RoundRecord, u64) {
+        self.loads.clear();
+        let first = exposed.len();
+        let mut unroutable = 0;
+        for &(a, b) in flows {
+            for rail in 0..usize::from(rails) {
+                let (src, slid) = self.ends[kept[a as usize].idx()][rail];
+                let (dst, dlid) = self.ends[kept[b as usize].idx()][rail];
+                if trace_route_into(self.rf, src, dlid, &mut self.hops).is_err() {
+                    unroutable += 1;
+                    continue;
+                }
+                self.route.clear();
+                self.route.extend(self.hops.iter().map(|h| h.from));
+                self.loads.add(&self.route);
+                if !self.any_errors {
+                    continue;
+                }
+                let data: f64 = self.route.iter().map(|&p| TailLoss::exposure(self.loss.tail_packet_bytes, self.errors[p], self.capacity[p])).sum();
+                let ack: f64 = match trace_route_into(self.rf, dst, slid, &mut self.hops) {
+                    Ok(()) => self.hops.iter().map(|h| TailLoss::exposure(self.loss.ack_bytes, self.errors[h.from], self.capacity[h.from])).sum(),
+                    Err(_) => 0.0,
+                };
+                if data + ack > 0.0 {
+                    let start = routes.len();
+                    routes.extend_from_slice(&self.route);
+                    exposed.push(Exposed { route: start..routes.len(), bound_per_byte: 0.0, probability: TailLoss::stall_probability(data + ack) });
+                }
+            }
+        }
+        let slowest = if unroutable > 0 { f64::INFINITY } else { self.loads.worst(&self.capacity) };
+        (RoundRecord { slowest_per_byte: slowest, exposed: first..exposed.len(), worst: self.loads.worst_link(&self.capacity) }, unroutable)
+    }
+}
+
+/// Wire bytes of the larger rail's share of `bytes` (`max_rdma` chunks, each split evenly).
+fn rail_wire_bytes(bytes: u64, rails: u16, max_rdma: u64, mtu: u32) -> f64 {
+    let rails = u64::from(rails.max(1));
+    let max_rdma = max_rdma.max(1);
+    let (full, rest) = (bytes / max_rdma, bytes % max_rdma);
+    let piece = |b: u64| if b == 0 { 0 } else { message_wire_bytes(FlowVerb::Write, b.div_ceil(rails), mtu).0 };
+    (full * piece(max_rdma) + piece(rest)) as f64
+}
+
+/// Stream of a case's trial draws.
+fn trial_stream(kind: CaseKind, nodes: u32, trial: u32) -> u64 {
+    (u64::from(kind == CaseKind::Alltoall) << 63) | (u64::from(nodes) << 32) | u64::from(trial)
+}
+
+pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
+    let engines = Engine::parse_list(&req.route).map_err(|e| bad_request(format!("route: {}", e.0)))?;
+    let mut g = req.generator.build().map_err(|e| FabricError::Generator { kind: None, message: e.0 })?;
+    let (planted, errors) = plant(&mut g, &req.bad_links);
+    let routing = route(g, &engines, &RouteOptions { roots: req.roots.clone(), ..RouteOptions::default() })
+        .map_err(|e| FabricError::Routing { engines: req.route.clone(), message: e.0 })?;
+    let rf = &routing.fabric;
+    let gr = &rf.graph;
+    let ends: Vec<Vec<(PortId, u16)>> = gr
+        .hosts
+        .iter()
+        .map(|h| h.hcas.iter().flat_map(|&ca| gr.nodes[ca].ports()).filter(|&p| gr.ports[p].link.is_some()).map(|p| (p, gr.ports[p].lid)).collect())
+        .collect();
+    let capacity = capacities(gr);
+    let any_errors = errors.iter().any(|&e| e > 0.0);
+    let mut runner = Runner { rf, loads: RoundLoads::new(gr.ports.len()), capacity, errors, any_errors, ends, loss: &req.tail_loss, hops: Vec::new(), route: Vec::new() };
+    let stall_s = req.tail_loss.stall_s();
+    let mut cases = Vec::with_capacity(req.cases.len());
+    let (mut flows, mut exposed, mut routes, mut records) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (i, c) in req.cases.iter().enumerate() {
+        let key = |k: &str| format!("cases[{i}].{k}");
+        let up = c.up.unwrap_or(c.nodes);
+        let mut kept = NodeSubset { nodes: Some(up), missing: None, seed: c.missing_seed }
+            .select(gr.hosts.len() as u32)
+            .map_err(|(_, m)| bad_request(format!("{}: {m}", key("up"))))?;
+        if c.nodes < 2 || c.nodes > up {
+            return Err(bad_request(format!("{}: nodes = {}; expected 2..={up} (the nodes up)", key("nodes"), c.nodes)));
+        }
+        kept.truncate(c.nodes as usize);
+        if c.rails == 0 || runner.ends.iter().any(|e| e.len() < usize::from(c.rails)) {
+            return Err(bad_request(format!("{}: rails = {}; expected 1..= the rails every host has", key("rails"), c.rails)));
+        }
+        let wire = rail_wire_bytes(c.bytes, c.rails, req.max_rdma_bytes, req.mtu);
+        let steps = match c.kind {
+            CaseKind::RandomPair => 1,
+            CaseKind::Alltoall => c.nodes - 1,
+        };
+        exposed.clear();
+        routes.clear();
+        records.clear();
+        let mut unroutable = 0;
+        for step in 1..=steps {
+            match c.kind {
+                CaseKind::RandomPair => random_pair_round(c.nodes, c.seed, &mut flows),
+                CaseKind::Alltoall => alltoall_step(c.nodes, step, &mut flows),
+            }
+            let (rec, stuck) = runner.round(&flows, &kept, c.rails, &mut exposed, &mut routes);
+            unroutable += stuck;
+            // The bounds of this round's exposed flows need its complete loads.
+            for e in &mut exposed[rec.exposed.clone()] {
+                e.bound_per_byte = runner.loads.bound(&routes[e.route.clone()], &runner.capacity);
+            }
+            records.push(rec);
+        }
+        let fluid_s: f64 = records.iter().map(|r: &RoundRecord| r.slowest_per_byte * wire).sum();
+        let expected_stalls: f64 = exposed.iter().map(|e| e.probability).sum();
+        let (mut trial_s, mut stalls) = (Vec::with_capacity(c.trials as usize), Vec::with_capacity(c.trials as usize));
+        for t in 0..c.trials {
+            let mut rng = SimRng::new(c.seed ^ req.bad_links.seed.rotate_left(17), trial_stream(c.kind, c.nodes, t));
+            let (mut total, mut n) = (0.0, 0u32);
+            for r in &records {
+                let mut round = r.slowest_per_byte * wire;
+                for e in &exposed[r.exposed.clone()] {
+                    if rng.chance(e.probability) {
+                        n += 1;
+                        round = round.max(e.bound_per_byte * wire + stall_s);
+                    }
+                }
+                total += round;
+            }
+            trial_s.push(total);
+            stalls.push(n);
+        }
+        let payload_bytes = c.bytes * u64::from(steps);
+        let slowest = records.iter().max_by(|a, b| a.slowest_per_byte.total_cmp(&b.slowest_per_byte)).and_then(|r| r.worst);
+        let worst_link = slowest.map(|(p, _)| match gr.peer(p) {
+            Some(q) => format!("{} -> {}", gr.port_name(p), gr.port_name(q)),
+            None => gr.port_name(p),
+        });
+        cases.push(CaseOutcome {
+            kind: c.kind,
+            nodes: c.nodes,
+            rounds: steps,
+            payload_bytes,
+            fluid_s,
+            trial_s,
+            stalls,
+            exposed_flows: exposed.len() as u64,
+            expected_stalls,
+            unroutable,
+            worst_link,
+            worst_link_flows: slowest.map_or(0, |(_, n)| n),
+        });
+    }
+    Ok(RoundsOutcome { routed_by: subnets_name(&routing.subnets), planted, stall_s, cases })
+}
+
+/// The request as JSON in, the outcome as JSON out: what the binding calls.
+pub fn run_json(request_json: &str) -> Result<String, FabricError> {
+    let req: RoundsRequest = serde_json::from_str(request_json).map_err(|e| bad_request(e.to_string()))?;
+    Ok(serde_json::to_string(&run(&req)?).unwrap_or_default())
+}

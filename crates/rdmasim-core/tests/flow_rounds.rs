@@ -1,0 +1,119 @@
+//! The TSUBAME2.0 sweeps' rounds (flow/rounds.rs): a round's time from the link counts equals
+//! the flow engine's slowest flow; bad links disabled carry no stall; same request, same
+//! answer; bad requests name the field.
+use rdmasim_core::fabric::build::{GeneratorSpec, Tsubame2};
+use rdmasim_core::fabric::graph::NodeKind;
+use rdmasim_core::fabric::routing::{route, Engine, RouteOptions};
+mod common;
+use common::{f, run, table};
+use rdmasim_core::flow::bad_links::{plant, BadLinkPlan};
+use rdmasim_core::flow::fixed::{completion_times, FixedFlow};
+use rdmasim_core::flow::link_model::capacities;
+use rdmasim_core::flow::round_patterns::{alltoall_step, random_pair_round};
+use rdmasim_core::flow::round_time::RoundLoads;
+use rdmasim_core::flow::rounds::run_json;
+use rdmasim_core::fabric::analysis::paths::trace_route;
+use rdmasim_core::ids::PortId;
+use serde_json::Value;
+
+/// A quarter of TSUBAME2.0 (352 hosts, 22 edges per rail): the same switches and cabling rule.
+fn small() -> Tsubame2 {
+    Tsubame2 { hosts: 352, ..Tsubame2::default() }
+}
+
+#[test]
+fn a_rounds_time_from_link_counts_is_the_flow_engines_slowest_flow() {
+    let mut g = GeneratorSpec::Tsubame2(small()).build().unwrap();
+    // Two links trained down to 10 Gb/s: capacities differ, the equality must still hold.
+    let (planted, _) = plant(&mut g, &BadLinkPlan { seed: 3, degraded: 2, ..BadLinkPlan::default() });
+    assert_eq!(planted.len(), 4, "two per rail");
+    for p in &planted {
+        // An edge switch's cable to a director: 10 Gb/s signalling, 8 Gb/s of data.
+        assert!(p.name.contains("-L1-s") && p.name.contains("-L2-core"), "{}", p.name);
+        let speed = g.links[p.link].speed;
+        assert_eq!(speed.signalling_bps(), 10_000_000_000, "{} trained to {speed:?}", p.name);
+    }
+    assert_eq!(planted.iter().map(|p| p.kind.as_str()).collect::<Vec<_>>(), ["1x QDR", "4x SDR", "1x QDR", "4x SDR"]);
+    let rf = route(g, &[Engine::Minhop], &RouteOptions::default()).unwrap().fabric;
+    let gr = &rf.graph;
+    let cap = capacities(gr);
+    // Rail 0's HCA port of every host, in node order.
+    let port: Vec<PortId> = gr.hosts.iter().map(|h| h.hcas.iter().copied().find(|&ca| matches!(gr.nodes[ca].kind, NodeKind::Ca { rail: 0, .. })).map(|ca| gr.nodes[ca].first_port).unwrap()).collect();
+    let bytes = 1_048_576.0;
+    let mut pairs = Vec::new();
+    for (name, fill) in [("random pairs", 0u32), ("alltoall step 5", 5), ("alltoall step 177", 177)] {
+        if fill == 0 {
+            random_pair_round(352, 7, &mut pairs);
+        } else {
+            alltoall_step(352, fill, &mut pairs);
+        }
+        let flows: Vec<FixedFlow> = pairs.iter().map(|&(a, b)| FixedFlow { src: port[a as usize], dlid: gr.ports[port[b as usize]].lid, bytes }).collect();
+        let engine = completion_times(&rf, &cap, &flows).iter().map(|t| t.unwrap()).fold(0.0, f64::max);
+        let mut loads = RoundLoads::new(gr.ports.len());
+        for f in &flows {
+            let hops: Vec<PortId> = trace_route(&rf, f.src, f.dlid).unwrap().iter().map(|h| h.from).collect();
+            loads.add(&hops);
+        }
+        let counted = loads.worst(&cap) * bytes;
+        assert!((counted / engine - 1.0).abs() < 1e-9, "{name}: link counts {counted} s, flow engine {engine} s");
+    }
+}
+
+fn request(disable: bool) -> String {
+    format!(
+        r#"{{"generator": {{"kind": "tsubame2", "hosts": 352}}, "route": "minhop",
+            "bad_links": {{"seed": 1, "degraded": 1, "erroring": 6, "errors_per_s": 300, "disable": {disable}}},
+            "cases": [{{"kind": "alltoall", "nodes": 200, "up": 330, "missing_seed": 1, "bytes": 1048576, "trials": 4}},
+                      {{"kind": "random-pair", "nodes": 300, "up": 330, "missing_seed": 1, "seed": 1, "bytes": 536870912, "trials": 3}}]}}"#
+    )
+}
+
+#[test]
+fn erroring_links_expose_tails_until_they_are_disabled_and_the_answer_is_deterministic() {
+    let kept: Value = serde_json::from_str(&run_json(&request(false)).unwrap()).unwrap();
+    let again = run_json(&request(false)).unwrap();
+    assert_eq!(serde_json::to_string(&kept).unwrap(), serde_json::to_string(&serde_json::from_str::<Value>(&again).unwrap()).unwrap());
+    let off: Value = serde_json::from_str(&run_json(&request(true)).unwrap()).unwrap();
+    let a2a = &kept["cases"][0];
+    assert_eq!(a2a["rounds"], 199);
+    assert!(a2a["exposed_flows"].as_u64().unwrap() > 0, "{a2a}");
+    let stall = kept["stall_s"].as_f64().unwrap();
+    assert!((stall - 4.294967).abs() < 1e-5);
+    // A stalled trial is at least the stall longer than the stall-free time.
+    let fluid = a2a["fluid_s"].as_f64().unwrap();
+    for (t, n) in a2a["trial_s"].as_array().unwrap().iter().zip(a2a["stalls"].as_array().unwrap()) {
+        let (t, n) = (t.as_f64().unwrap(), n.as_u64().unwrap());
+        assert!(if n > 0 { t >= fluid + stall } else { (t - fluid).abs() < 1e-12 }, "{t} {n} {fluid}");
+    }
+    for c in off["cases"].as_array().unwrap() {
+        assert_eq!(c["exposed_flows"], 0, "disabled links carry nothing: {c}");
+        assert_eq!(c["unroutable"], 0, "routed around: {c}");
+    }
+    assert!(off["planted"].as_array().unwrap().iter().all(|p| p["disabled"] == true));
+}
+
+#[test]
+fn bad_requests_name_the_field() {
+    let err = |req: &str| run_json(req).unwrap_err().to_string();
+    let e = err(r#"{"generator": {"kind": "tsubame2", "hosts": 64}, "route": "minhop", "cases": [{"kind": "alltoall", "nodes": 65, "bytes": 8}]}"#);
+    assert!(e.contains("cases[0].up") || e.contains("cases[0].nodes"), "{e}");
+    let e = err(r#"{"generator": {"kind": "tsubame2", "hosts": 64}, "route": "minhop", "cases": [{"kind": "alltoall", "nodes": 8, "bytes": 8, "colour": 1}]}"#);
+    assert!(e.contains("colour"), "{e}");
+    let e = err(r#"{"generator": {"kind": "tsubame2", "hosts": 64}, "route": "fastest", "cases": []}"#);
+    assert!(e.contains("route") && e.contains("fastest"), "{e}");
+}
+
+#[test]
+fn a_random_pair_case_takes_the_flow_engines_time_for_the_same_round() {
+    // The same 300 of 352 nodes (drawn from missing_seed 1), the same pairs (seed 1), 64 MiB
+    // striped over both rails at a 2 KiB MTU: the scenario's flow engine adds only the fixed
+    // latencies of one message (µs against ~70 ms) and one RETH per 4 MiB chunk here.
+    let scenario = "engine = \"flow\"\n[hardware]\nprofile = \"cx3-fdr\"\n[qp]\nmtu = 2048\n[topology]\ngenerator = { kind = \"tsubame2\", hosts = 352 }\nroute = \"minhop\"\n[workload]\nkind = \"flows\"\nuntil = \"all\"\npattern = { kind = \"random-pair\", bytes = 67108864, seed = 1, nodes = 300, missing_seed = 1, rails = 2 }\n";
+    let flows = run(scenario);
+    let engine_s = table(&flows, "flows").iter().map(|fl| f(fl, "finish_us")).fold(0.0, f64::max) * 1e-6;
+    let req = r#"{"generator": {"kind": "tsubame2", "hosts": 352}, "route": "minhop",
+        "cases": [{"kind": "random-pair", "nodes": 300, "missing_seed": 1, "seed": 1, "bytes": 67108864}]}"#;
+    let out: Value = serde_json::from_str(&run_json(req).unwrap()).unwrap();
+    let rounds_s = out["cases"][0]["fluid_s"].as_f64().unwrap();
+    assert!((rounds_s / engine_s - 1.0).abs() < 1e-3, "rounds {rounds_s} s, flow engine {engine_s} s");
+}
