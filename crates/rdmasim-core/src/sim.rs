@@ -83,6 +83,7 @@ impl Simulation {
             for c in fabric.channels.iter_mut().filter(|c| picked.contains(&(c.src_port, c.dst_port))) {
                 c.errors.loss_rate = f.loss_rate;
                 c.errors.ber = f.ber;
+                c.errors.symbol_errors_per_ps = f.symbol_errors_per_s * 1e-12;
                 c.errors.drop_nth = f.drop_nth.clone();
                 c.errors.drop_nth.sort_unstable();
             }

@@ -353,7 +353,8 @@ fn d_one() -> u32 {
 }
 
 /// Which link direction(s) a fault applies to: `"h0->h1"` (one direction), `"h0-h1"` (both),
-/// `"*"` (every link, both directions). Switch ports are named `sw0`.
+/// `"*"` (every link, both directions). Switch ports are named `sw0`; on a generated or
+/// imported fabric the ends are node names, with a port if needed (fabric/select.rs).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FaultSection {
@@ -365,6 +366,11 @@ pub struct FaultSection {
     /// dropped by the receiver's CRC check (SymbolErrorCounter, PortRcvErrors).
     #[serde(default)]
     pub ber: f64,
+    /// Errors per second as `SymbolErrorCounter` shows them on a loaded link, each corrupting
+    /// the packet it falls in: a packet is corrupted with probability rate × its time on the
+    /// wire (fabric/channel.rs `ErrorModel::symbol_errors_per_ps`).
+    #[serde(default)]
+    pub symbol_errors_per_s: f64,
     /// Drop exactly these packets (1-based count of packets sent on the direction), for tests.
     #[serde(default)]
     pub drop_nth: Vec<u64>,
