@@ -417,6 +417,9 @@ impl Simulation {
                 "cpu_utilization": if elapsed > Time::ZERO { cpu.as_secs_f64() / elapsed.as_secs_f64() } else { 0.0 },
             })));
         }
+        if let Some(r) = &self.scenario.topology.rerouted {
+            r.push_table(&mut t);
+        }
         t.push("run", row(json!({
             "events": w.q.popped(), "packet_hops": w.packet_hops, "unroutable_packets": w.unroutable_packets, "sim_time_us": elapsed.as_us_f64(),
             "profile": self.world.profile().name, "overridden": self.overridden,

@@ -1,6 +1,6 @@
 //! Link selectors on a graph fabric, for `[[faults]] link` and `[topology] disable`: `"*"`
 //! (every link, both directions), `"a-b"` (both directions of the links between a and b),
-//! `"a->b"` (a to b only). An end is a host by name (`h3`: any of its HCAs' ports), an HCA by
+//! `"a->b"` (a to b only), `"a <-> b"` (both, as `rdmasim doctor` prints a cable). An end is a host by name (`h3`: any of its HCAs' ports), an HCA by
 //! its node name (`"h3 mlx4_1"`), a switch by name (`r0-L1-s2`: any of its ports), or one port
 //! of a node, `name[port]` (`r0-L1-s3[5]`, `"h3 mlx4_1"[1]`: the name may be quoted, as
 //! perfquery-style output and the doctor print ports), which picks one cable of a switch pair
@@ -18,7 +18,10 @@ pub fn select_links(sel: &str, g: &FabricGraph) -> Result<Vec<(PortId, PortId)>,
     if s == "*" {
         return Ok(all().collect());
     }
-    let (a, b, both) = if let Some((a, b)) = s.split_once("->") {
+    let (a, b, both) = if let Some((a, b)) = s.split_once("<->") {
+        // As `rdmasim doctor` and the `routing` table print a cable.
+        (a, b, true)
+    } else if let Some((a, b)) = s.split_once("->") {
         (a, b, false)
     } else if let Some((a, b)) = s.split_once('-') {
         // Names may contain '-' (switches `r0-L1-s2`): split at the '-' that leaves a known
@@ -28,7 +31,7 @@ pub fn select_links(sel: &str, g: &FabricGraph) -> Result<Vec<(PortId, PortId)>,
             None => (a, b, true),
         }
     } else {
-        return Err(format!("invalid link selector {s:?}; expected \"*\", \"a-b\" or \"a->b\" with host, HCA or switch names, each optionally with a port, as \"r0-L1-s3[5]\""));
+        return Err(format!("invalid link selector {s:?}; expected \"*\", \"a-b\", \"a<->b\" or \"a->b\" with host, HCA or switch names, each optionally with a port, as \"r0-L1-s3[5]\""));
     };
     let (pa, pb) = (ports_named(a.trim(), g)?, ports_named(b.trim(), g)?);
     let picked: Vec<(PortId, PortId)> =

@@ -85,6 +85,8 @@ pub struct FlowRun {
     max_events: u64,
     stop_reason: Option<String>,
     end_s: f64,
+    /// The disabled cables and how the rails were routed after (`[topology] disable`).
+    rerouted: Option<std::sync::Arc<crate::fabric::disable::Rerouted>>,
 }
 
 impl FlowRun {
@@ -165,6 +167,7 @@ impl FlowRun {
             max_events: l.max_events.unwrap_or(u64::MAX),
             stop_reason: None,
             end_s: 0.0,
+            rerouted: scenario.topology.rerouted.clone(),
         })
     }
 
@@ -277,6 +280,9 @@ impl FlowRun {
             })));
         }
         let unroutable = self.engine.routes().errors.iter().filter(|e| e.is_some()).count();
+        if let Some(r) = &self.rerouted {
+            r.push_table(&mut t);
+        }
         t.push("run", row(json!({
             "engine": "flow", "events": self.engine.events, "sim_time_us": end * 1e6, "profile": self.profile, "overridden": self.overridden,
             "solves": self.engine.solves, "rerated_flows": self.engine.rerated, "unroutable_flows": unroutable,

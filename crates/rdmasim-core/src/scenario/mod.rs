@@ -164,6 +164,11 @@ pub struct TopologySection {
     /// Root switches (names or GUIDs) for `route = "updn"` or `"ftree"`.
     #[serde(default)]
     pub roots: Vec<String>,
+    /// Cables taken down before routing, by link selector (fabric/select.rs, as `[[faults]]
+    /// link`): each rail is routed by its engine (`route`, or the fabric's default) as OpenSM
+    /// would after the link went down (fabric/disable.rs). Not with `lfts` alone (fixed tables).
+    #[serde(default)]
+    pub disable: Vec<String>,
     /// What a credit loop in the routed fabric does before the packet simulation starts:
     /// `"refuse"` (an error naming the loop; the default: such a fabric can deadlock),
     /// `"warn"` (run it anyway), as the routing-engines issue asks.
@@ -172,6 +177,9 @@ pub struct TopologySection {
     /// The routed fabric the generator built (`resolve_topology`), kept so it is built once.
     #[serde(skip)]
     pub routed: Option<std::sync::Arc<crate::fabric::graph::RoutedFabric>>,
+    /// With `disable`: the cables taken down and how each rail was routed after.
+    #[serde(skip)]
+    pub rerouted: Option<std::sync::Arc<crate::fabric::disable::Rerouted>>,
 }
 
 /// `[topology] credit_loops`.
@@ -203,8 +211,10 @@ impl Default for TopologySection {
             lfts: None,
             route: None,
             roots: Vec::new(),
+            disable: Vec::new(),
             credit_loops: CreditLoopPolicy::default(),
             routed: None,
+            rerouted: None,
         }
     }
 }
@@ -438,6 +448,9 @@ pub fn resolve_topology(s: &mut Scenario, source: &str) -> Result<(), (String, S
         if t.lfts.is_some() && t.file.is_none() {
             return Err(("topology.lfts".into(), "forwarding tables need the fabric they route; expected topology.file beside topology.lfts".into()));
         }
+        if !t.disable.is_empty() && t.routed.is_none() {
+            return Err(("topology.disable".into(), "links are disabled on a generated or imported fabric; expected topology.generator or topology.file beside topology.disable".into()));
+        }
         return Ok(());
     }
     let what = if t.generator.is_some() { "topology.generator" } else { "topology.file" };
@@ -463,6 +476,25 @@ pub fn resolve_topology(s: &mut Scenario, source: &str) -> Result<(), (String, S
         (None, None) => return Ok(()),
     };
     let routed = match &t.route {
+        _ if !t.disable.is_empty() => {
+            if t.lfts.is_some() && t.route.is_none() {
+                return Err((
+                    "topology.disable".into(),
+                    "the forwarding tables of topology.lfts are fixed and would still send packets into the disabled links; expected topology.route beside topology.disable (the fabric is routed again, as OpenSM does after a link goes down), or no topology.disable".into(),
+                ));
+            }
+            // The engine that routed the fabric routes it again; without `route`, the
+            // generator's default or, for a file without tables, minhop (fabric/io import_routed).
+            let engines = match (&t.route, &t.generator) {
+                (Some(names), _) => crate::fabric::routing::Engine::parse_list(names).map_err(|e| ("topology.route".to_string(), e.0))?,
+                (None, Some(spec)) => vec![spec.default_engine()],
+                (None, None) => vec![crate::fabric::routing::Engine::Minhop],
+            };
+            let opts = crate::fabric::routing::RouteOptions { roots: t.roots.clone(), ..Default::default() };
+            let (routing, rerouted) = crate::fabric::disable::route_without(routed.graph, &t.disable, &engines, &opts)?;
+            t.rerouted = Some(std::sync::Arc::new(rerouted));
+            routing.fabric
+        }
         None => routed,
         Some(names) => {
             let engines = crate::fabric::routing::Engine::parse_list(names).map_err(|e| ("topology.route".to_string(), e.0))?;
