@@ -25,6 +25,9 @@ use serde_json::json;
 /// What the flow engine cannot run, named by key (scenario validation calls this).
 pub fn check(s: &Scenario) -> Result<(), (String, String)> {
     if s.engine != EngineKind::Flow {
+        if !s.flow.is_default() {
+            return Err(("flow.hol".into(), "[flow] sets the flow engine's options; expected engine = \"flow\" beside it (the packet engine has its credits and FIFOs already)".into()));
+        }
         return Ok(());
     }
     let WorkloadSection::Flows(f) = &s.workload else {
@@ -159,7 +162,7 @@ impl FlowRun {
             hw: prof.clone(),
             overridden,
             plans,
-            engine: Engine::new(routes, capacity, input, until),
+            engine: Engine::new(routes, capacity, input, until).with_hol(scenario.flow.hol),
             until: section.until,
             open_s,
             at_open: None,

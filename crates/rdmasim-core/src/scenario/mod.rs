@@ -38,6 +38,9 @@ pub struct Scenario {
     /// workload at max-min fair rates over the same routed fabric: docs/flow.md).
     #[serde(default)]
     pub engine: EngineKind,
+    /// Options of the flow engine (`[flow] hol`: head-of-line blocking, flow/hol.rs).
+    #[serde(default, skip_serializing_if = "crate::flow::hol::FlowSection::is_default")]
+    pub flow: crate::flow::hol::FlowSection,
 }
 
 /// `engine`: the packet engine, or the flow-level engine.
