@@ -97,9 +97,9 @@ fn a_disabled_uplink_is_routed_around_by_the_default_engine_and_carries_nothing(
     }
     let routing = &table(&r, "routing")[0];
     assert_eq!((routing["asked"].as_str(), routing["used"].as_str()), (Some("dmodk"), Some("dmodk")));
-    assert_eq!(routing["disabled"][0].as_str().unwrap(), format!("{:?}[{}] <-> {:?}[{}]", ends[0].0, ends[0].1, ends[1].0, ends[1].1));
+    assert_eq!(routing["disabled"].as_str().unwrap(), format!("{:?}[{}] <-> {:?}[{}]", ends[0].0, ends[0].1, ends[1].0, ends[1].1));
     // The cable as printed (the doctor prints its suspects so) names it again.
-    let label = routing["disabled"][0].as_str().unwrap();
+    let label = routing["disabled"].as_str().unwrap();
     let (again, _) = resolved(&scenario("packet", &format!("disable = ['{label}']"), &shift_flows()));
     assert_eq!(again.lfts.tables, rf.lfts.tables, "{label}");
 }

@@ -38,7 +38,8 @@ pub fn route_without(mut g: FabricGraph, selectors: &[String], engines: &[Engine
 
 impl Rerouted {
     /// The `routing` table of a run on a fabric with disabled links: one row per rail, its
-    /// engine asked and used and OpenSM's reason when it fell back, and the disabled cables.
+    /// engine asked and used and OpenSM's reason when it fell back, and the disabled cables
+    /// (joined by "; ", one cell in a CSV).
     pub fn push_table(&self, t: &mut Tables) {
         for s in &self.subnets {
             t.push(
@@ -47,7 +48,7 @@ impl Rerouted {
                     "rail": s.rail, "switches": s.switches, "endpoints": s.endpoints,
                     "asked": s.asked.name(), "used": s.used.name(),
                     "fallback": s.fallback.as_ref().map(|f| f.reason.as_str()),
-                    "disabled": self.disabled,
+                    "disabled": self.disabled.join("; "),
                 })),
             );
         }
