@@ -83,6 +83,7 @@ impl Simulation {
             for c in fabric.channels.iter_mut().filter(|c| picked.contains(&(c.src_port, c.dst_port))) {
                 c.errors.loss_rate = f.loss_rate;
                 c.errors.ber = f.ber;
+                c.errors.symbol_errors_per_ps = f.symbol_errors_per_s * 1e-12;
                 c.errors.drop_nth = f.drop_nth.clone();
                 c.errors.drop_nth.sort_unstable();
             }
@@ -415,6 +416,9 @@ impl Simulation {
                 "cpu_busy_us": cpu.as_us_f64(), "cpu_verbs_us": verbs.as_us_f64(),
                 "cpu_utilization": if elapsed > Time::ZERO { cpu.as_secs_f64() / elapsed.as_secs_f64() } else { 0.0 },
             })));
+        }
+        if let Some(r) = &self.scenario.topology.rerouted {
+            r.push_table(&mut t);
         }
         t.push("run", row(json!({
             "events": w.q.popped(), "packet_hops": w.packet_hops, "unroutable_packets": w.unroutable_packets, "sim_time_us": elapsed.as_us_f64(),

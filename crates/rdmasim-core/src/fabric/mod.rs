@@ -3,6 +3,7 @@
 pub mod analysis;
 pub mod build;
 pub mod channel;
+pub mod disable;
 pub mod doctor;
 pub mod forward;
 pub mod from_scenario;

@@ -29,8 +29,7 @@ impl World {
         // One FIFO per output holds only while all traffic is on one VL.
         let one_vl = self.vls_in_use().count_ones() <= 1;
         for c in self.channels.iter_mut() {
-            let e = &c.errors;
-            c.faulty = e.down || e.loss_rate > 0.0 || e.ber > 0.0 || !e.drop_nth.is_empty();
+            c.faulty = c.can_damage();
         }
         for sw in &mut self.switches {
             let alike = sw.inputs_in_send_order;

@@ -12,6 +12,7 @@
 //! Determinism: arrivals are taken by (start, flow id), departures by (time, flow id); the
 //! connected set is listed in the order it is found from the batch's flows, and the solver breaks
 //! ties by port and flow id. Times are seconds in `f64`, computed the same way for every run.
+use super::hol::HolModel;
 use super::maxmin::{FlowSet, MaxMin};
 use super::paths::Routes;
 use crate::ids::{FlowId, PortId, TiSlice, TiVec};
@@ -65,6 +66,7 @@ struct View<'a> {
     routes: &'a Routes,
     input: &'a TiSlice<FlowId, FlowInput>,
     on_link: &'a TiSlice<PortId, Vec<FlowId>>,
+    hol: HolModel,
 }
 impl FlowSet for View<'_> {
     #[inline]
@@ -78,6 +80,10 @@ impl FlowSet for View<'_> {
     #[inline]
     fn on_link(&self, p: PortId) -> &[FlowId] {
         &self.on_link[p]
+    }
+    #[inline]
+    fn full_fifos(&self, f: FlowId, at: PortId) -> &[PortId] {
+        super::hol::full_fifos(self.hol, self.routes.of(f), &at)
     }
 }
 
@@ -97,6 +103,9 @@ pub struct Engine {
     next_arrival: usize,
     departures: BinaryHeap<Departure>,
     solver: MaxMin,
+    /// Head-of-line blocking in the rates (flow/hol.rs; `with_hol`), and its solver.
+    hol: HolModel,
+    hol_solver: Option<super::hol::InputFair>,
     until: Until,
     foreground_left: usize,
     departed: usize,
@@ -145,6 +154,8 @@ impl Engine {
             next_arrival: 0,
             departures: BinaryHeap::new(),
             solver: MaxMin::new(ports, n),
+            hol: HolModel::None,
+            hol_solver: None,
             until,
             foreground_left,
             departed: 0,
@@ -160,6 +171,13 @@ impl Engine {
             over: foreground_left == 0,
             input,
         }
+    }
+
+    /// The engine with head-of-line blocking modelled as `hol` says.
+    pub fn with_hol(mut self, hol: HolModel) -> Engine {
+        self.hol = hol;
+        self.hol_solver = (hol != HolModel::None).then(|| super::hol::InputFair::new(self.capacity.len(), self.input.len()));
+        self
     }
 
     /// The time of the next batch, if any.
@@ -315,8 +333,11 @@ impl Engine {
             self.remaining[f] = (self.remaining[f] - carried).max(0.0);
             self.since[f] = t;
         }
-        let view = View { routes: &self.routes, input: &self.input, on_link: &self.on_link };
-        self.solver.solve(&view, &self.capacity, &self.set, &mut self.rate);
+        let view = View { routes: &self.routes, input: &self.input, on_link: &self.on_link, hol: self.hol };
+        match &mut self.hol_solver {
+            Some(s) => s.solve(&view, &self.capacity, &self.set, &mut self.rate),
+            None => self.solver.solve(&view, &self.capacity, &self.set, &mut self.rate),
+        }
         self.solves += 1;
         self.rerated += self.set.len() as u64;
         for &f in &self.set {

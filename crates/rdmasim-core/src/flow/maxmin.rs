@@ -24,6 +24,11 @@ pub trait FlowSet {
     fn cap(&self, f: FlowId) -> f64;
     /// The flows active on the link out of `p` (all of them in the set being solved).
     fn on_link(&self, p: PortId) -> &[FlowId];
+    /// The links into the input FIFOs that fill when flow `f` is held at link `at`, whose flows
+    /// are then held at its rate (head-of-line blocking: flow/hol.rs, which solves with it).
+    fn full_fifos(&self, _f: FlowId, _at: PortId) -> &[PortId] {
+        &[]
+    }
 }
 
 /// A link's fair share, ordered smallest first (then by port) for a max-heap.

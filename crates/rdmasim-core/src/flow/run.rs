@@ -25,6 +25,9 @@ use serde_json::json;
 /// What the flow engine cannot run, named by key (scenario validation calls this).
 pub fn check(s: &Scenario) -> Result<(), (String, String)> {
     if s.engine != EngineKind::Flow {
+        if !s.flow.is_default() {
+            return Err(("flow.hol".into(), "[flow] sets the flow engine's options; expected engine = \"flow\" beside it (the packet engine has its credits and FIFOs already)".into()));
+        }
         return Ok(());
     }
     let WorkloadSection::Flows(f) = &s.workload else {
@@ -85,6 +88,8 @@ pub struct FlowRun {
     max_events: u64,
     stop_reason: Option<String>,
     end_s: f64,
+    /// The disabled cables and how the rails were routed after (`[topology] disable`).
+    rerouted: Option<std::sync::Arc<crate::fabric::disable::Rerouted>>,
 }
 
 impl FlowRun {
@@ -157,7 +162,7 @@ impl FlowRun {
             hw: prof.clone(),
             overridden,
             plans,
-            engine: Engine::new(routes, capacity, input, until),
+            engine: Engine::new(routes, capacity, input, until).with_hol(scenario.flow.hol),
             until: section.until,
             open_s,
             at_open: None,
@@ -165,6 +170,7 @@ impl FlowRun {
             max_events: l.max_events.unwrap_or(u64::MAX),
             stop_reason: None,
             end_s: 0.0,
+            rerouted: scenario.topology.rerouted.clone(),
         })
     }
 
@@ -277,6 +283,9 @@ impl FlowRun {
             })));
         }
         let unroutable = self.engine.routes().errors.iter().filter(|e| e.is_some()).count();
+        if let Some(r) = &self.rerouted {
+            r.push_table(&mut t);
+        }
         t.push("run", row(json!({
             "engine": "flow", "events": self.engine.events, "sim_time_us": end * 1e6, "profile": self.profile, "overridden": self.overridden,
             "solves": self.engine.solves, "rerated_flows": self.engine.rerated, "unroutable_flows": unroutable,

@@ -38,6 +38,9 @@ pub struct Scenario {
     /// workload at max-min fair rates over the same routed fabric: docs/flow.md).
     #[serde(default)]
     pub engine: EngineKind,
+    /// Options of the flow engine (`[flow] hol`: head-of-line blocking, flow/hol.rs).
+    #[serde(default, skip_serializing_if = "crate::flow::hol::FlowSection::is_default")]
+    pub flow: crate::flow::hol::FlowSection,
 }
 
 /// `engine`: the packet engine, or the flow-level engine.
@@ -164,6 +167,11 @@ pub struct TopologySection {
     /// Root switches (names or GUIDs) for `route = "updn"` or `"ftree"`.
     #[serde(default)]
     pub roots: Vec<String>,
+    /// Cables taken down before routing, by link selector (fabric/select.rs, as `[[faults]]
+    /// link`): each rail is routed by its engine (`route`, or the fabric's default) as OpenSM
+    /// would after the link went down (fabric/disable.rs). Not with `lfts` alone (fixed tables).
+    #[serde(default)]
+    pub disable: Vec<String>,
     /// What a credit loop in the routed fabric does before the packet simulation starts:
     /// `"refuse"` (an error naming the loop; the default: such a fabric can deadlock),
     /// `"warn"` (run it anyway), as the routing-engines issue asks.
@@ -172,6 +180,9 @@ pub struct TopologySection {
     /// The routed fabric the generator built (`resolve_topology`), kept so it is built once.
     #[serde(skip)]
     pub routed: Option<std::sync::Arc<crate::fabric::graph::RoutedFabric>>,
+    /// With `disable`: the cables taken down and how each rail was routed after.
+    #[serde(skip)]
+    pub rerouted: Option<std::sync::Arc<crate::fabric::disable::Rerouted>>,
 }
 
 /// `[topology] credit_loops`.
@@ -203,8 +214,10 @@ impl Default for TopologySection {
             lfts: None,
             route: None,
             roots: Vec::new(),
+            disable: Vec::new(),
             credit_loops: CreditLoopPolicy::default(),
             routed: None,
+            rerouted: None,
         }
     }
 }
@@ -353,7 +366,8 @@ fn d_one() -> u32 {
 }
 
 /// Which link direction(s) a fault applies to: `"h0->h1"` (one direction), `"h0-h1"` (both),
-/// `"*"` (every link, both directions). Switch ports are named `sw0`.
+/// `"*"` (every link, both directions). Switch ports are named `sw0`; on a generated or
+/// imported fabric the ends are node names, with a port if needed (fabric/select.rs).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FaultSection {
@@ -365,6 +379,11 @@ pub struct FaultSection {
     /// dropped by the receiver's CRC check (SymbolErrorCounter, PortRcvErrors).
     #[serde(default)]
     pub ber: f64,
+    /// Errors per second as `SymbolErrorCounter` shows them on a loaded link, each corrupting
+    /// the packet it falls in: a packet is corrupted with probability rate × its time on the
+    /// wire (fabric/channel.rs `ErrorModel::symbol_errors_per_ps`).
+    #[serde(default)]
+    pub symbol_errors_per_s: f64,
     /// Drop exactly these packets (1-based count of packets sent on the direction), for tests.
     #[serde(default)]
     pub drop_nth: Vec<u64>,
@@ -432,6 +451,9 @@ pub fn resolve_topology(s: &mut Scenario, source: &str) -> Result<(), (String, S
         if t.lfts.is_some() && t.file.is_none() {
             return Err(("topology.lfts".into(), "forwarding tables need the fabric they route; expected topology.file beside topology.lfts".into()));
         }
+        if !t.disable.is_empty() && t.routed.is_none() {
+            return Err(("topology.disable".into(), "links are disabled on a generated or imported fabric; expected topology.generator or topology.file beside topology.disable".into()));
+        }
         return Ok(());
     }
     let what = if t.generator.is_some() { "topology.generator" } else { "topology.file" };
@@ -457,6 +479,25 @@ pub fn resolve_topology(s: &mut Scenario, source: &str) -> Result<(), (String, S
         (None, None) => return Ok(()),
     };
     let routed = match &t.route {
+        _ if !t.disable.is_empty() => {
+            if t.lfts.is_some() && t.route.is_none() {
+                return Err((
+                    "topology.disable".into(),
+                    "the forwarding tables of topology.lfts are fixed and would still send packets into the disabled links; expected topology.route beside topology.disable (the fabric is routed again, as OpenSM does after a link goes down), or no topology.disable".into(),
+                ));
+            }
+            // The engine that routed the fabric routes it again; without `route`, the
+            // generator's default or, for a file without tables, minhop (fabric/io import_routed).
+            let engines = match (&t.route, &t.generator) {
+                (Some(names), _) => crate::fabric::routing::Engine::parse_list(names).map_err(|e| ("topology.route".to_string(), e.0))?,
+                (None, Some(spec)) => vec![spec.default_engine()],
+                (None, None) => vec![crate::fabric::routing::Engine::Minhop],
+            };
+            let opts = crate::fabric::routing::RouteOptions { roots: t.roots.clone(), ..Default::default() };
+            let (routing, rerouted) = crate::fabric::disable::route_without(routed.graph, &t.disable, &engines, &opts)?;
+            t.rerouted = Some(std::sync::Arc::new(rerouted));
+            routing.fabric
+        }
         None => routed,
         Some(names) => {
             let engines = crate::fabric::routing::Engine::parse_list(names).map_err(|e| ("topology.route".to_string(), e.0))?;

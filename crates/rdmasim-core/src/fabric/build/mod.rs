@@ -107,3 +107,15 @@ pub fn generate(spec: &GeneratorSpec) -> Result<RoutedFabric, GraphError> {
     };
     Ok(RoutedFabric::new(graph, lfts))
 }
+
+impl GeneratorSpec {
+    /// The engine [`generate`] routes with, by name (to route the graph again after a change,
+    /// as `[topology] disable` does): dor on the hyper-crossbar (whose crossbars are not
+    /// cabled to each other, where `Engine::Dor` is [`routing::dor::route`]), dmodk elsewhere.
+    pub fn default_engine(&self) -> routing::Engine {
+        match self {
+            GeneratorSpec::Hyperx(_) => routing::Engine::Dor,
+            _ => routing::Engine::Dmodk,
+        }
+    }
+}

@@ -342,6 +342,12 @@ fn check_faults(s: &Scenario) -> Result<(), Problem> {
         if !f.ber.is_finite() || !(0.0..=MAX_BER).contains(&f.ber) {
             return problem(&k("ber"), format!("ber = {} is out of range; expected a bit error rate in [0, 0.001]", fmt_f(f.ber)));
         }
+        if !f.symbol_errors_per_s.is_finite() || f.symbol_errors_per_s < 0.0 {
+            return problem(&k("symbol_errors_per_s"), format!("symbol_errors_per_s = {} is out of range; expected a finite number of errors per second >= 0", fmt_f(f.symbol_errors_per_s)));
+        }
+        if f.symbol_errors_per_s > 0.0 && f.ber > 0.0 {
+            return problem(&k("symbol_errors_per_s"), "ber and symbol_errors_per_s both say how often bits go wrong; expected one of them".into());
+        }
         if let Some(j) = f.drop_nth.iter().position(|&n| n == 0) {
             return problem(&format!("faults[{i}].drop_nth[{j}]"), "packet number 0 is invalid; drop_nth counts packets from 1, expected >= 1".into());
         }
