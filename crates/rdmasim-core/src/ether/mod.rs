@@ -7,3 +7,5 @@ pub mod framing;
 pub mod link;
 pub mod switch;
 pub mod switch_profiles;
+pub mod host_cost;
+pub mod nic;
