@@ -305,7 +305,7 @@ impl PyFabric {
 #[pyfunction]
 #[pyo3(signature = (toml_text, source = "<string>"))]
 fn validate(py: Python<'_>, toml_text: &str, source: &str) -> PyResult<()> {
-    api::validate_toml(toml_text, source).map(|_| ()).map_err(|e| scenario_err(py, e))
+    api::validate_any(toml_text, source).map_err(|e| scenario_err(py, e))
 }
 
 /// Every built-in hardware-profile parameter as JSON rows

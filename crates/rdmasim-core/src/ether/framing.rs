@@ -84,7 +84,7 @@ impl PmHeader {
         for v in [self.seq, self.ack, self.msg, self.len] {
             out.extend_from_slice(&v.to_be_bytes());
         }
-        out.extend_from_slice(&[0u8; 8]); // reserved
+        out.extend_from_slice(&[0u8; 6]); // reserved
     }
 }
 

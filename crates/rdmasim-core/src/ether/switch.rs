@@ -56,6 +56,13 @@ impl EthSwitch {
         self.held + bytes <= self.profile.buffer_bytes && self.held_out[out] + bytes <= self.out_limit()
     }
 
+    /// Whether a frame fits in the pool, whatever its output holds: the admission of a lossless
+    /// (PAUSE) input, whose XOFF threshold bounds what it holds, as switches keep lossless
+    /// classes out of egress drop limits and give them headroom instead.
+    pub fn fits_pool(&self, bytes: u32) -> bool {
+        self.held + bytes <= self.profile.buffer_bytes
+    }
+
     /// Buffer an input may use under credit flow control: an equal share of the pool.
     pub fn credit_bytes_per_input(&self) -> u32 {
         self.profile.buffer_bytes / self.ports.len().max(1) as u32
