@@ -99,7 +99,11 @@ impl PySimulation {
     /// `take_capture`). Written straight into the bytes object; raises MemoryError when it
     /// does not fit.
     fn pcap<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
-        self.inner.capture().map(|c| pcap_bytes(py, c)).transpose()
+        if let Some(c) = self.inner.capture() {
+            return pcap_bytes(py, c).map(Some);
+        }
+        // A PM run (engine = "pm") keeps Ethernet frames, made into a pcap by the core.
+        Ok(self.inner.pcap().map(|b| PyBytes::new_bound(py, &b)))
     }
 
     /// Hands the captured packets over as a `Capture`, so the pcap is built only when wanted

@@ -29,10 +29,12 @@ pub struct SwitchProfile {
     pub source: &'static str,
 }
 
-/// The switch latency of seeds/003 ("次元あたり通信遅延: 12 usec (Switch 5usec)"), read as the
-/// port-to-port latency of a minimum frame, which includes that frame's reception at 1 Gb/s
-/// (84 B of line time, 0.672 µs) in a store-and-forward switch: 5 µs − 0.672 µs of pipeline.
-const SEED_PIPELINE_NS: u64 = 5_000 - 672;
+/// The switch latency of seeds/003 ("次元あたり通信遅延: 12 usec (Switch 5usec)", with 6.9 µs of
+/// it the relay's routing), read as the time a minimum frame takes from one host's NIC through
+/// the switch to the next host's NIC: its line time into the switch (84 B at 1 Gb/s, 0.672 µs:
+/// store-and-forward), the switch's pipeline, and its line time out. So the pipeline is
+/// 5 µs − 2 × 0.672 µs; the seed's 12 µs per dimension is then 6.9 + 5 + 0.1.
+const SEED_PIPELINE_NS: u64 = 5_000 - 2 * 672;
 
 /// Foundry FastIron "FWFx 448" (FESX448 class: 48 × GigE), the evaluation cluster's switch.
 pub fn foundry_fwfx448() -> SwitchProfile {
