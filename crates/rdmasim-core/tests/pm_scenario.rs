@@ -67,3 +67,20 @@ fn tshark_reads_the_pm_capture_without_a_malformed_frame() {
     assert_eq!(lens.trim(), "8238", "a data frame: 14 B header + 32 B PM header + 8192 B, no FCS");
     let _ = std::fs::remove_file(&path);
 }
+
+/// Values that would hang, loop or exhaust memory are refused up front.
+#[test]
+fn pm_limits_are_checked_before_the_run() {
+    for (from, to, key) in [
+        ("window = 32", "window = 4000000000", "pm.window"),
+        ("rto_us = 5000", "rto_us = 0.0001", "pm.rto_us"),
+        ("packet_bytes = 8192", "packet_bytes = 8192\nnic_depth = 0", "pm.nic_depth"),
+        ("count = 4", "count = 0", "workload.count"),
+        ("dims = [2, 2, 2]", "dims = [2, 2, 40000]", "ethernet.topology"),
+    ] {
+        let e = error_of(&EXAMPLE.replace(from, to));
+        assert!(e.contains(key), "{to}: {e}");
+    }
+    let a2a = EXAMPLE.replace("kind = \"neighbor\"\ndims = 3\nmode = \"both\"\nbytes = 1048576\ncount = 4", "kind = \"alltoall\"\nbytes = 100\nrounds = 1\nskew_us = 1e300");
+    assert!(error_of(&a2a).contains("workload.skew_us"));
+}

@@ -7,6 +7,9 @@ use crate::engine::Time;
 use crate::scenario::ScenarioError;
 use crate::sim::RunResult;
 
+/// The largest PM window: a receive array of 4 B slots per channel.
+const MAX_WINDOW: u32 = 1 << 16;
+
 pub struct PmRun {
     pub world: EtherWorld,
     name: Option<String>,
@@ -39,14 +42,22 @@ impl PmRun {
         if !(s.host.cpu_ghz > 0.0 && s.host.cpu_ghz.is_finite()) {
             return Err(err("host.cpu_ghz".into(), format!("{}: expected a positive number", s.host.cpu_ghz)));
         }
-        if s.pm.window == 0 || s.pm.ack_every == 0 || s.pm.ack_every > s.pm.window {
-            return Err(err("pm.window".into(), format!("window = {}, ack_every = {}: expected 1 ≤ ack_every ≤ window", s.pm.window, s.pm.ack_every)));
+        if s.pm.window == 0 || s.pm.window > MAX_WINDOW || s.pm.ack_every == 0 || s.pm.ack_every > s.pm.window {
+            return Err(err("pm.window".into(), format!("window = {}, ack_every = {}: expected 1 ≤ ack_every ≤ window ≤ {MAX_WINDOW}", s.pm.window, s.pm.ack_every)));
+        }
+        if s.pm.nic_depth == 0 {
+            return Err(err("pm.nic_depth".into(), "0: expected at least 1 (no packet could ever be sent)".into()));
         }
         if s.pm.packet_bytes == 0 || s.pm.packet_bytes + super::framing::PmHeader::BYTES > super::framing::JUMBO_MTU {
             return Err(err("pm.packet_bytes".into(), format!("{}: expected 1..={} (a jumbo frame less the PM header)", s.pm.packet_bytes, super::framing::JUMBO_MTU - super::framing::PmHeader::BYTES)));
         }
-        if !(s.pm.rto_us > 0.0 && s.pm.rto_us.is_finite()) {
-            return Err(err("pm.rto_us".into(), format!("{}: expected a positive number of µs", s.pm.rto_us)));
+        if !(s.pm.rto_us >= 1.0 && s.pm.rto_us <= 1e9) {
+            return Err(err("pm.rto_us".into(), format!("{}: expected 1 ≤ rto_us ≤ 1e9 µs", s.pm.rto_us)));
+        }
+        if let super::config::PmWorkload::Alltoall { skew_us, .. } = s.workload {
+            if !(0.0..=1e9).contains(&skew_us) {
+                return Err(err("workload.skew_us".into(), format!("{skew_us}: expected 0 ≤ skew_us ≤ 1e9 µs")));
+            }
         }
         if let super::link::FlowControl::Pause { xoff_bytes, xon_bytes } = s.ethernet.flow_control {
             if xon_bytes > xoff_bytes || xoff_bytes >= profile.buffer_bytes {
