@@ -50,3 +50,19 @@ fn credits_make_the_lossy_incast_lossless() {
     assert_eq!(f(&s, "switch_drops"), 0.0, "{s:?}");
     assert_eq!(f(&s, "retransmitted"), 0.0);
 }
+
+/// Flow control is a link's: PAUSE on host 0's cable only pauses host 0; the other senders'
+/// frames are still dropped at the congested output.
+#[test]
+fn flow_control_is_chosen_per_link() {
+    let toml = incast("{ kind = \"none\" }").replace(
+        "[workload]",
+        "[[ethernet.links]]\nhosts = [0]\nflow_control = { kind = \"pause\", xoff_bytes = 4096, xon_bytes = 2048 }\n[workload]",
+    );
+    let r = pm_run(&toml);
+    let s = pm_summary(&r);
+    assert!(f(&s, "switch_drops") > 0.0);
+    let res = r.result();
+    let pausing: Vec<&str> = res.tables["eth_ports"].iter().filter(|p| p["dot3OutPauseFrames"].as_u64().unwrap() > 0).map(|p| p["port"].as_str().unwrap()).collect();
+    assert_eq!(pausing, ["\"eth-s0\"[1]"], "only the switch port facing host 0 sends PAUSE");
+}

@@ -42,6 +42,17 @@ pub struct EthernetSection {
     #[serde(default = "default_cable")]
     pub cable_m: f64,
     pub topology: PmTopology,
+    /// Links with their own flow control: `[[ethernet.links]] hosts = [0, 3]
+    /// flow_control = { kind = "pause", … }` (both directions of those hosts' cables).
+    #[serde(default)]
+    pub links: Vec<LinkOverride>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkOverride {
+    pub hosts: Vec<u32>,
+    pub flow_control: FlowControl,
 }
 
 fn default_switch() -> String {

@@ -59,9 +59,13 @@ impl PmRun {
                 return Err(err("workload.skew_us".into(), format!("{skew_us}: expected 0 ≤ skew_us ≤ 1e9 µs")));
             }
         }
-        if let super::link::FlowControl::Pause { xoff_bytes, xon_bytes } = s.ethernet.flow_control {
-            if xon_bytes > xoff_bytes || xoff_bytes >= profile.buffer_bytes {
-                return Err(err("ethernet.flow_control".into(), format!("xon_bytes = {xon_bytes}, xoff_bytes = {xoff_bytes}: expected xon ≤ xoff < the switch buffer ({} B)", profile.buffer_bytes)));
+        let fcs = std::iter::once(("ethernet.flow_control".to_string(), s.ethernet.flow_control))
+            .chain(s.ethernet.links.iter().enumerate().map(|(i, l)| (format!("ethernet.links[{i}].flow_control"), l.flow_control)));
+        for (key, fc) in fcs {
+            if let super::link::FlowControl::Pause { xoff_bytes, xon_bytes } = fc {
+                if xon_bytes > xoff_bytes || xoff_bytes >= profile.buffer_bytes {
+                    return Err(err(key, format!("xon_bytes = {xon_bytes}, xoff_bytes = {xoff_bytes}: expected xon ≤ xoff < the switch buffer ({} B)", profile.buffer_bytes)));
+                }
             }
         }
         if s.limits.max_time_us.is_nan() || s.limits.max_time_us <= 0.0 {

@@ -196,13 +196,6 @@ impl EtherWorld {
             let _ = nid;
             switches.push(EthSwitch::new(node.name.clone(), profile.clone(), used));
         }
-        // Credits: each host port starts with its switch input's share.
-        for p in ports.iter_mut() {
-            if let (Some(peer), FlowControl::Credits) = (p.peer, p.fc) {
-                let _ = peer;
-                p.credits = switches.first().map(|s| s.credit_bytes_per_input()).unwrap_or(0);
-            }
-        }
         let mut nics = Vec::new();
         let mut hosts = Vec::new();
         let mut buses = Vec::new();
@@ -240,6 +233,28 @@ impl EtherWorld {
                 relay_drops: 0,
                 rng: SimRng::new(s.seed, 0x504d_0000 + u64::from(h.0)),
             });
+        }
+        // Links with their own flow control: both directions of each named host's cables.
+        for (i, o) in s.ethernet.links.iter().enumerate() {
+            for &h in &o.hosts {
+                let spec = graph.hosts.get(HostId(h)).ok_or_else(|| (format!("ethernet.links[{i}].hosts"), format!("host {h} does not exist; expected 0..{}", graph.hosts.len())))?;
+                for &ca in &spec.hcas {
+                    for p in graph.nodes[ca].ports() {
+                        ports[p].fc = o.flow_control;
+                        if let Some(peer) = ports[p].peer {
+                            ports[peer].fc = o.flow_control;
+                        }
+                    }
+                }
+            }
+        }
+        // Credits: a port sending into a switch starts with its share of that switch's buffer.
+        for p in (0..ports.len()).map(PortId::from) {
+            if let (Some(peer), FlowControl::Credits) = (ports[p].peer, ports[p].fc) {
+                if let Owner::Switch(sw, _) = ports[peer].owner {
+                    ports[p].credits = switches[sw as usize].credit_bytes_per_input();
+                }
+            }
         }
         let mut w = EtherWorld {
             q: EventQueue::new(),
