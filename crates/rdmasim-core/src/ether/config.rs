@@ -83,6 +83,10 @@ pub enum PmWorkload {
         count: u32,
         #[serde(default)]
         two_way: bool,
+        /// Through an MPI library over PM: each packet's payload copied into PM's buffer by
+        /// the sender and out of it by the receiver, on their CPUs (docs/pm.md, D5).
+        #[serde(default)]
+        mpi: bool,
     },
     /// Every other host streams `count` messages of `bytes` to `dst`.
     Incast {

@@ -8,7 +8,13 @@ use super::frame::{Frame, FrameKind};
 use super::nic::book_bus;
 use super::relay::next_hop;
 use super::world::{Ev, EtherWorld, Job};
+use crate::engine::Time;
 use crate::fabric::build::hyperx::host_at;
+
+/// An MPI library's copy of a packet's payload, when the workload runs through one.
+fn mpi_copy(on: bool, cost: &super::host_cost::HostCost, payload: u32) -> Time {
+    if on { Time(u64::from(payload) * cost.copy_ps_per_byte) } else { Time::ZERO }
+}
 
 impl EtherWorld {
     pub(super) fn nic_in(&mut self, n: u32, f: u32) {
@@ -107,7 +113,7 @@ impl EtherWorld {
                 let fr = self.frames.get(f);
                 let cost = match fr.kind {
                     _ if fr.dst != h => host.cost.relay,
-                    FrameKind::Data => host.cost.recv,
+                    FrameKind::Data => host.cost.recv + mpi_copy(self.mpi_copies, &host.cost, fr.payload),
                     _ => host.cost.ack,
                 };
                 if fr.dst != h {
@@ -141,7 +147,7 @@ impl EtherWorld {
             self.nics[nic as usize].tx_held += 1;
             // Remember the far NIC in the frame until the CPU hands it over.
             self.frames.get_mut(f).to_port = self.nics[to as usize].port;
-            let cost = host.cost.send;
+            let cost = host.cost.send + mpi_copy(self.mpi_copies, &host.cost, self.frames.get(f).payload);
             host.cpu_time += cost;
             self.q.at(now + cost, Ev::CpuDone(h));
             return;

@@ -50,15 +50,26 @@ pub struct HostCostConfig {
     pub stack: Stack,
     #[serde(default)]
     pub rx_path: RxPath,
+    /// Memory copy rate, MB/s (`rx_path = "copy"` and MPI's copies, `[workload] mpi`).
+    /// ASSUMPTION: 1230 MB/s, derived from one published figure: MPICH over PM on 8 links
+    /// (seeds/003, 862 MB/s one-way) is receiver bound at 8192 B / 862 MB/s = 9.50 µs a packet,
+    /// of which PM takes 2.83 µs; the other 6.67 µs copy 8 KB. A Xeon on an 800 MHz FSB (6.4
+    /// GB/s peak) copying while six to nine NICs DMA into the same memory is in that range.
+    /// Memory bound: not scaled with the clock.
+    #[serde(default = "default_copy")]
+    pub copy_mb_s: f64,
 }
 
 fn default_ghz() -> f64 {
     REFERENCE_GHZ
 }
+fn default_copy() -> f64 {
+    1230.0
+}
 
 impl Default for HostCostConfig {
     fn default() -> Self {
-        HostCostConfig { cpu_ghz: REFERENCE_GHZ, stack: Stack::Hxb, rx_path: RxPath::Premapped }
+        HostCostConfig { cpu_ghz: REFERENCE_GHZ, stack: Stack::Hxb, rx_path: RxPath::Premapped, copy_mb_s: default_copy() }
     }
 }
 
@@ -73,9 +84,6 @@ pub enum Stack {
 /// ASSUMPTION: a system call's entry and exit, 0.1 µs at 3.6 GHz (a few hundred cycles on a
 /// 2005 Xeon; not in the seed).
 const SYSCALL_US: f64 = 0.1;
-/// ASSUMPTION: a memory copy at 2 GB/s (a Xeon on an 800 MHz FSB, 6.4 GB/s peak, copies at a
-/// third of it); memory bound, so it does not scale with the clock.
-const COPY_BYTES_PER_US: f64 = 2_000.0;
 /// ASSUMPTION: handling an acknowledgement (no payload, no delivery), 0.5 µs at 3.6 GHz.
 const ACK_US: f64 = 0.5;
 /// The relay's own work per packet at 3.6 GHz: seeds/003's routing delay 6.9 µs less its
@@ -91,6 +99,8 @@ pub struct HostCost {
     pub recv: Time,
     pub ack: Time,
     pub relay: Time,
+    /// Copying one byte (an MPI library's copy into or out of PM's buffers), in ps.
+    pub copy_ps_per_byte: u64,
 }
 
 impl HostCostConfig {
@@ -109,13 +119,14 @@ impl HostCostConfig {
         let (extra_cpu, extra_mem) = match self.rx_path {
             RxPath::Premapped => (0.0, 0.0),
             RxPath::MapUnmap => (2.0 * SYSCALL_US + 2.0 * MAP_US_PER_PAGE * f64::from(pages), 0.0),
-            RxPath::Copy => (0.0, f64::from(payload) / COPY_BYTES_PER_US),
+            RxPath::Copy => (0.0, f64::from(payload) / self.copy_mb_s),
         };
         HostCost {
             send: self.scale(packet),
             recv: self.scale(packet + extra_cpu) + Time::from_ns_f64(extra_mem * 1e3),
             ack: self.scale(ACK_US),
             relay: self.scale(RELAY_US),
+            copy_ps_per_byte: (1e6 / self.copy_mb_s).round() as u64,
         }
     }
 }

@@ -39,6 +39,9 @@ impl PmRun {
             let names: Vec<&str> = switch_profiles::builtin().iter().map(|p| p.name).collect();
             err("ethernet.switch".into(), format!("unknown switch profile {:?}; expected one of {}", s.ethernet.switch, names.join(", ")))
         })?;
+        if !(s.host.copy_mb_s >= 1.0 && s.host.copy_mb_s.is_finite()) {
+            return Err(err("host.copy_mb_s".into(), format!("{}: expected at least 1 MB/s", s.host.copy_mb_s)));
+        }
         if !(s.host.cpu_ghz > 0.0 && s.host.cpu_ghz.is_finite()) {
             return Err(err("host.cpu_ghz".into(), format!("{}: expected a positive number", s.host.cpu_ghz)));
         }

@@ -27,7 +27,8 @@ impl WorkloadState {
     pub fn start(w: &mut EtherWorld, spec: &PmWorkload) -> Result<WorkloadState, (String, String)> {
         let positive = |key: &str, v: u64| if v == 0 { Err((key.to_string(), "must be at least 1".to_string())) } else { Ok(()) };
         match *spec {
-            PmWorkload::Bandwidth { src, dst, bytes, count, two_way } => {
+            PmWorkload::Bandwidth { src, dst, bytes, count, two_way, mpi } => {
+                w.mpi_copies = mpi;
                 check_host(w, "src", src)?;
                 check_host(w, "dst", dst)?;
                 positive("bytes", bytes)?;

@@ -125,6 +125,8 @@ pub struct EtherWorld {
     pub capture: Option<Vec<(Time, Frame)>>,
     pub capture_max: u64,
     pub unroutable: u64,
+    /// Applications copy each data packet's payload on send and on receive (an MPI library).
+    pub mpi_copies: bool,
     pub done: bool,
 }
 
@@ -274,6 +276,7 @@ impl EtherWorld {
             capture: s.output.capture.then(Vec::new),
             capture_max: s.output.capture_max_packets,
             unroutable: 0,
+            mpi_copies: false,
             done: false,
         };
         w.workload = WorkloadState::start(&mut w, &s.workload).map_err(|(k, m)| (format!("workload.{k}"), m))?;
