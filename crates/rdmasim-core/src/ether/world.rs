@@ -183,7 +183,7 @@ impl EtherWorld {
             });
         }
         let mut switches = Vec::new();
-        for (nid, node) in graph.nodes.iter_enumerated() {
+        for node in graph.nodes.iter() {
             if node.kind != NodeKind::Switch {
                 continue;
             }
@@ -195,7 +195,6 @@ impl EtherWorld {
             for (i, &p) in used.iter().enumerate() {
                 ports[p].owner = Owner::Switch(si, i as u16);
             }
-            let _ = nid;
             switches.push(EthSwitch::new(node.name.clone(), profile.clone(), used));
         }
         let mut nics = Vec::new();
@@ -292,10 +291,6 @@ impl EtherWorld {
         self.chans.push(Channel::new(src, dst, self.pm.window));
         self.hosts[src as usize].chans_out.push(c);
         c
-    }
-
-    pub fn host_of(&self, h: u32) -> HostId {
-        HostId(h)
     }
 
     pub fn dispatch(&mut self, ev: Ev) {
