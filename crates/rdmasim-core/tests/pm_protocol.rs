@@ -119,3 +119,23 @@ fn mpi_copies_make_the_receiver_cpu_bound() {
     // backlog runs dry between bursts of the eight links.
     assert!(got <= want && got / want > 0.98, "{got:.1} MB/s, CPU bound at {want:.1}");
 }
+
+/// PACS-CS itself (16 x 16 x 10 hosts, 2 GigE links a dimension, 576 crossbar switches): a
+/// ping-pong between opposite corners relays twice each way (X, then Y, then Z) and takes the
+/// same half round trip as across three dimensions of the 2 x 2 x 2 example: only the
+/// number of dimensions crossed matters on a hyper-crossbar.
+#[test]
+fn pacs_cs_16x16x10_relays_twice_across_three_dimensions() {
+    let half = |dims: &str, dst: u32| {
+        let toml = scenario(&format!("{{ kind = \"hyperx\", dims = {dims}, links_per_dim = 2 }}"), &format!("kind = \"pingpong\"\ndst = {dst}\nbytes = 8\niters = 20"), "");
+        let r = pm_run(&toml);
+        assert_eq!(r.world.switches.len(), if dst == 7 { 12 } else { 16 * 10 + 16 * 10 + 16 * 16 });
+        let s = pm_summary(&r);
+        (f(&s, "half_rtt_us"), f(&s, "relay_packets"))
+    };
+    let (pacs, relays) = half("[16, 16, 10]", 2559);
+    let (small, _) = half("[2, 2, 2]", 7);
+    assert!((pacs - small).abs() < 1e-6, "{pacs} against {small}");
+    // 40 data packets and 39 acknowledgements (the last one is in flight at the end), twice each.
+    assert_eq!(relays, 2.0 * 79.0);
+}
