@@ -40,8 +40,11 @@ def validate(scenario: ScenarioLike) -> None:
 
 
 def _result(sim: _core.Simulation, interrupted: bool = False) -> Result:
-    # The capture is handed over, not copied: the pcap is made when it is written or read.
-    return Result.from_json(sim.result_json(), interrupted=interrupted, capture=sim.take_capture())
+    # The capture is handed over, not copied: the pcap is made when it is written or read. A PM
+    # run (engine = "pm") keeps Ethernet frames, not IB packets, and gives its pcap as bytes.
+    capture = sim.take_capture()
+    pcap = sim.pcap() if capture is None else None
+    return Result.from_json(sim.result_json(), pcap, interrupted=interrupted, capture=capture)
 
 
 def as_integer(x: object) -> Optional[int]:

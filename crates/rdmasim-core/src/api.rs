@@ -5,6 +5,7 @@
 //! default) or the flow-level engine ([`crate::flow::run::FlowRun`]); [`Simulation`] is either,
 //! with one interface. The packet engine's world stays reachable through it (`sim.world`) for
 //! callers that inspect it; a flow-level run has none.
+use crate::ether::run::{is_pm, PmRun};
 use crate::flow::run::FlowRun;
 use crate::hca::profile::HwProfile;
 use crate::report::capture::Capture;
@@ -16,10 +17,16 @@ pub use crate::sim::RunResult;
 pub enum Simulation {
     Packet(Box<crate::sim::Simulation>),
     Flow(Box<FlowRun>),
+    /// PM over Ethernet (`engine = "pm"`, ether/): its own scenario sections, so it is told
+    /// apart before the common scenario is parsed.
+    Pm(Box<PmRun>),
 }
 
 impl Simulation {
     pub fn from_toml(text: &str, source: &str) -> Result<Simulation, ScenarioError> {
+        if is_pm(text) {
+            return PmRun::from_toml(text, source).map(|r| Simulation::Pm(Box::new(r)));
+        }
         Self::from_scenario(validate::parse_toml(text, source)?, source)
     }
 
@@ -38,6 +45,7 @@ impl Simulation {
         match self {
             Simulation::Packet(s) => s.step(max_events),
             Simulation::Flow(f) => f.step(max_events),
+            Simulation::Pm(r) => r.step(max_events),
         }
     }
 
@@ -46,6 +54,7 @@ impl Simulation {
         match self {
             Simulation::Packet(s) => s.run(),
             Simulation::Flow(f) => f.run(),
+            Simulation::Pm(r) => r.run(),
         }
     }
 
@@ -54,6 +63,7 @@ impl Simulation {
         match self {
             Simulation::Packet(s) => s.progress(),
             Simulation::Flow(f) => f.progress(),
+            Simulation::Pm(r) => r.progress(),
         }
     }
 
@@ -61,6 +71,7 @@ impl Simulation {
         match self {
             Simulation::Packet(s) => s.events(),
             Simulation::Flow(f) => f.events(),
+            Simulation::Pm(r) => r.events(),
         }
     }
 
@@ -68,6 +79,7 @@ impl Simulation {
         match self {
             Simulation::Packet(s) => s.result(),
             Simulation::Flow(f) => f.result(),
+            Simulation::Pm(r) => r.result(),
         }
     }
 
@@ -77,27 +89,32 @@ impl Simulation {
 
     /// The RoCEv2 pcap capture, when the scenario asked for one (a flow-level run has none).
     pub fn pcap(&self) -> Option<Vec<u8>> {
-        self.capture().map(|c| c.to_pcap())
+        match self {
+            Simulation::Pm(r) => r.pcap(),
+            _ => self.capture().map(|c| c.to_pcap()),
+        }
     }
 
     pub fn capture(&self) -> Option<&Capture> {
         match self {
             Simulation::Packet(s) => s.capture(),
-            Simulation::Flow(_) => None,
+            Simulation::Flow(_) | Simulation::Pm(_) => None,
         }
     }
 
     pub fn take_capture(&mut self) -> Option<Capture> {
         match self {
             Simulation::Packet(s) => s.take_capture(),
-            Simulation::Flow(_) => None,
+            Simulation::Flow(_) | Simulation::Pm(_) => None,
         }
     }
 
-    pub fn profile(&self) -> &HwProfile {
+    /// The HCA profile the run used; a PM run has none (its NIC is ether/nic.rs's E1000).
+    pub fn profile(&self) -> Option<&HwProfile> {
         match self {
-            Simulation::Packet(s) => s.profile(),
-            Simulation::Flow(f) => f.profile(),
+            Simulation::Packet(s) => Some(s.profile()),
+            Simulation::Flow(f) => Some(f.profile()),
+            Simulation::Pm(_) => None,
         }
     }
 
@@ -111,6 +128,7 @@ impl std::ops::Deref for Simulation {
         match self {
             Simulation::Packet(s) => s,
             Simulation::Flow(_) => panic!("a flow-level run (engine = \"flow\") has no packet world"),
+            Simulation::Pm(_) => panic!("a PM run (engine = \"pm\") has no packet world"),
         }
     }
 }
@@ -120,8 +138,18 @@ impl std::ops::DerefMut for Simulation {
         match self {
             Simulation::Packet(s) => s,
             Simulation::Flow(_) => panic!("a flow-level run (engine = \"flow\") has no packet world"),
+            Simulation::Pm(_) => panic!("a PM run (engine = \"pm\") has no packet world"),
         }
     }
+}
+
+/// Parses and validates a scenario of any engine (a PM scenario is built, which checks it
+/// whole), without running it.
+pub fn validate_any(text: &str, source: &str) -> Result<(), ScenarioError> {
+    if is_pm(text) {
+        return PmRun::from_toml(text, source).map(|_| ());
+    }
+    validate::parse_toml(text, source).map(|_| ())
 }
 
 /// Parses and validates a TOML scenario without running it.

@@ -15,6 +15,7 @@
 pub mod api;
 pub mod bench;
 pub mod engine;
+pub mod ether;
 pub mod fabric;
 pub mod flow;
 pub mod hca;

@@ -99,7 +99,11 @@ impl PySimulation {
     /// `take_capture`). Written straight into the bytes object; raises MemoryError when it
     /// does not fit.
     fn pcap<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
-        self.inner.capture().map(|c| pcap_bytes(py, c)).transpose()
+        if let Some(c) = self.inner.capture() {
+            return pcap_bytes(py, c).map(Some);
+        }
+        // A PM run (engine = "pm") keeps Ethernet frames, made into a pcap by the core.
+        Ok(self.inner.pcap().map(|b| PyBytes::new_bound(py, &b)))
     }
 
     /// Hands the captured packets over as a `Capture`, so the pcap is built only when wanted
@@ -305,7 +309,7 @@ impl PyFabric {
 #[pyfunction]
 #[pyo3(signature = (toml_text, source = "<string>"))]
 fn validate(py: Python<'_>, toml_text: &str, source: &str) -> PyResult<()> {
-    api::validate_toml(toml_text, source).map(|_| ()).map_err(|e| scenario_err(py, e))
+    api::validate_any(toml_text, source).map_err(|e| scenario_err(py, e))
 }
 
 /// Every built-in hardware-profile parameter as JSON rows

@@ -3,6 +3,7 @@
 pub mod fuzz;
 pub mod mpi_trace;
 pub mod opensm;
+pub mod pm;
 use rdmasim_core::api::Simulation;
 use serde_json::Value;
 use std::io::Write;

@@ -19,6 +19,7 @@ mod workload_checks;
 pub use checks::checked_time_parameters;
 pub use links::{parse_link_selector, topology_links, Endpoint};
 pub use messages::{expected_for, explain};
+pub use parse_errors::parse_error;
 pub use spans::SpanIndex;
 
 use super::{Scenario, ScenarioError};

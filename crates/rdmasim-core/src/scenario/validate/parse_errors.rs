@@ -13,7 +13,7 @@ use std::ops::Range;
 
 /// Turns one deserialization error into a [`ScenarioError`] with the right key, line and a
 /// message saying what was expected.
-pub(super) fn parse_error(text: &str, source: &str, path: &str, raw: &str, span: Option<Range<usize>>) -> ScenarioError {
+pub fn parse_error(text: &str, source: &str, path: &str, raw: &str, span: Option<Range<usize>>) -> ScenarioError {
     let spans = SpanIndex::build(text);
     if let Some(e) = table_written_as_array(text, source, path, spans.as_ref()) {
         return e;

@@ -1,0 +1,172 @@
+//! A PM run's description: the `[ethernet]`, `[host]`, `[pm]`, `[workload]`, `[output]` and
+//! `[limits]` sections of a scenario with `engine = "pm"` (docs/pm.md).
+use super::host_cost::HostCostConfig;
+use super::link::{EthRate, FlowControl};
+use super::pm::PmConfig;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PmScenario {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default = "one")]
+    pub seed: u64,
+    pub engine: String,
+    pub ethernet: EthernetSection,
+    #[serde(default)]
+    pub host: HostCostConfig,
+    #[serde(default)]
+    pub pm: PmConfig,
+    pub workload: PmWorkload,
+    #[serde(default)]
+    pub output: PmOutput,
+    #[serde(default)]
+    pub limits: PmLimits,
+}
+
+fn one() -> u64 {
+    1
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EthernetSection {
+    #[serde(default)]
+    pub rate: EthRate,
+    /// A switch profile: foundry-fwfx448, broadcom-12port, extreme-summit7i.
+    #[serde(default = "default_switch")]
+    pub switch: String,
+    #[serde(default)]
+    pub flow_control: FlowControl,
+    #[serde(default = "default_cable")]
+    pub cable_m: f64,
+    pub topology: PmTopology,
+    /// Links with their own flow control: `[[ethernet.links]] hosts = [0, 3]
+    /// flow_control = { kind = "pause", … }` (both directions of those hosts' cables).
+    #[serde(default)]
+    pub links: Vec<LinkOverride>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkOverride {
+    pub hosts: Vec<u32>,
+    pub flow_control: FlowControl,
+}
+
+fn default_switch() -> String {
+    "foundry-fwfx448".into()
+}
+fn default_cable() -> f64 {
+    2.0
+}
+
+/// Hosts on one switch with `links` NICs each, or the 3-D hyper-crossbar.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum PmTopology {
+    SingleSwitch { hosts: u32, links: u16 },
+    Hyperx { dims: [u16; 3], links_per_dim: u16 },
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum PmWorkload {
+    /// `count` messages of `bytes` from `src` to `dst` (hosts), and back too with `two_way`.
+    Bandwidth {
+        #[serde(default)]
+        src: u32,
+        #[serde(default = "one_u32")]
+        dst: u32,
+        bytes: u64,
+        count: u32,
+        #[serde(default)]
+        two_way: bool,
+        /// Through an MPI library over PM: each packet's payload copied into PM's buffer by
+        /// the sender and out of it by the receiver, on their CPUs (docs/pm.md, D5).
+        #[serde(default)]
+        mpi: bool,
+    },
+    /// Every other host streams `count` messages of `bytes` to `dst`.
+    Incast {
+        #[serde(default)]
+        dst: u32,
+        bytes: u64,
+        count: u32,
+    },
+    /// `iters` round trips of `bytes` between `src` and `dst`.
+    Pingpong {
+        #[serde(default)]
+        src: u32,
+        #[serde(default = "one_u32")]
+        dst: u32,
+        #[serde(default = "eight")]
+        bytes: u64,
+        iters: u32,
+    },
+    /// Host 0 and its neighbours in the first `dims` dimensions: `send` (host 0 to each),
+    /// `recv` (each to host 0) or `both` (every host with all its neighbours).
+    Neighbor { dims: u8, mode: NeighborMode, bytes: u64, count: u32 },
+    /// scstest-like all-to-all: `rounds` rounds, each host sending `count` messages of `bytes`
+    /// to every other host after a random start skew up to `skew_us`.
+    Alltoall {
+        bytes: u64,
+        rounds: u32,
+        #[serde(default = "one_u32")]
+        count: u32,
+        #[serde(default)]
+        skew_us: f64,
+    },
+}
+
+fn one_u32() -> u32 {
+    1
+}
+fn eight() -> u64 {
+    8
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NeighborMode {
+    Send,
+    Recv,
+    Both,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PmOutput {
+    #[serde(default)]
+    pub capture: bool,
+    #[serde(default = "default_cap_packets")]
+    pub capture_max_packets: u64,
+}
+
+fn default_cap_packets() -> u64 {
+    10_000
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PmLimits {
+    /// Simulated time after which the run stops, µs.
+    #[serde(default = "default_max_time")]
+    pub max_time_us: f64,
+    #[serde(default = "default_max_events")]
+    pub max_events: u64,
+}
+
+fn default_max_time() -> f64 {
+    10_000_000.0
+}
+fn default_max_events() -> u64 {
+    200_000_000
+}
+
+impl Default for PmLimits {
+    fn default() -> Self {
+        PmLimits { max_time_us: default_max_time(), max_events: default_max_events() }
+    }
+}

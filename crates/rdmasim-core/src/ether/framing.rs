@@ -1,0 +1,118 @@
+//! Ethernet framing on the wire (IEEE 802.3-2018 clause 3 and 4): what a frame costs in line
+//! time beyond its payload, and the PM header it carries under the local experimental
+//! EtherType 0x88B5 (IEEE 802 "Local Experimental Ethertype 1").
+//!
+//! A frame on the wire: preamble + SFD (8 B), header (destination MAC 6, source MAC 6,
+//! EtherType 2 = 14 B), payload, FCS (4 B), then the inter-frame gap (12 B of idle line time).
+//! A frame shorter than 64 B (header to FCS) is padded to 64 B. Jumbo frames (not in 802.3,
+//! but what the Foundry switch and the E1000 of seeds/003 ran, "Jumbo Frame利用") carry up
+//! to 9000 B of payload.
+
+/// Preamble (7 B) and start-of-frame delimiter (1 B).
+pub const PREAMBLE_SFD: u32 = 8;
+/// Destination MAC, source MAC, EtherType.
+pub const ETH_HEADER: u32 = 14;
+/// Frame check sequence (CRC-32).
+pub const FCS: u32 = 4;
+/// Minimum inter-frame gap: 96 bit times.
+pub const IFG: u32 = 12;
+/// Minimum frame, header to FCS.
+pub const MIN_FRAME: u32 = 64;
+/// Largest payload of a standard frame.
+pub const STD_MTU: u32 = 1500;
+/// Largest jumbo payload (the common 9000 B jumbo MTU; the E1000 takes up to 16110 B, the
+/// switches of seeds/003 9 KB class jumbo frames).
+pub const JUMBO_MTU: u32 = 9000;
+/// IEEE 802 Local Experimental EtherType 1: what PM frames carry in our captures.
+pub const ETHERTYPE_PM: u16 = 0x88B5;
+/// MAC control (802.3x PAUSE frames).
+pub const ETHERTYPE_MAC_CONTROL: u16 = 0x8808;
+
+/// Bytes from destination MAC to FCS for `payload` bytes of payload (padded to the minimum).
+pub const fn frame_bytes(payload: u32) -> u32 {
+    let f = ETH_HEADER + payload + FCS;
+    if f < MIN_FRAME { MIN_FRAME } else { f }
+}
+
+/// Line time a frame takes, in bytes: preamble, frame and inter-frame gap.
+pub const fn wire_bytes(payload: u32) -> u32 {
+    PREAMBLE_SFD + frame_bytes(payload) + IFG
+}
+
+/// The interval between packets of `packet_bytes` arriving at `mb_per_s` (10^6 B/s), in µs:
+/// seeds/003's design table (D1), which divides the packet size by the bandwidth.
+pub fn arrival_interval_us(packet_bytes: u32, mb_per_s: f64) -> f64 {
+    f64::from(packet_bytes) / mb_per_s
+}
+
+/// The PM header in every PM frame's payload (32 B). PM/Ethernet's real header layout is not
+/// public in the sources we have; ASSUMPTION: these fields are what the seed says the protocol
+/// needs (source and destination coordinates for relaying, "パケットヘッダに送信元、送信先の
+/// 座標を格納"; a per-destination sequence number for the receive array; a cumulative
+/// acknowledgement), padded to 32 B, which also makes a 8192 B packet's overhead match the
+/// seed's 248 MB/s on two links (see docs/pm.md, D2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PmHeader {
+    /// 1 data, 2 ack.
+    pub kind: u8,
+    /// Bit 0: last packet of a message.
+    pub flags: u8,
+    /// Source and final destination coordinates (x, y, z).
+    pub src: [u8; 3],
+    pub dst: [u8; 3],
+    /// Sequence number of this data packet on its (source, destination) channel.
+    pub seq: u32,
+    /// Cumulative acknowledgement: every packet before this one arrived.
+    pub ack: u32,
+    /// Message number on the channel.
+    pub msg: u32,
+    /// Payload bytes after the header.
+    pub len: u32,
+}
+
+impl PmHeader {
+    pub const BYTES: u32 = 32;
+    pub const DATA: u8 = 1;
+    pub const ACK: u8 = 2;
+
+    pub fn emit(&self, out: &mut Vec<u8>) {
+        out.push(self.kind);
+        out.push(self.flags);
+        out.extend_from_slice(&self.src);
+        out.extend_from_slice(&self.dst);
+        out.extend_from_slice(&[0, 0]); // reserved, keeps the words aligned
+        for v in [self.seq, self.ack, self.msg, self.len] {
+            out.extend_from_slice(&v.to_be_bytes());
+        }
+        out.extend_from_slice(&[0u8; 6]); // reserved
+    }
+}
+
+/// A locally administered unicast MAC for a host's NIC: 02:00:hh:hh:dd:ll (host, dimension,
+/// lane), so a capture shows which trunk lane carried each frame.
+pub fn mac_of(host: u32, dim: u8, lane: u8) -> [u8; 6] {
+    let h = host.to_be_bytes();
+    [0x02, 0x00, h[2], h[3], dim, lane]
+}
+
+/// The 802.3x PAUSE frame's payload: opcode 0x0001 and the pause time in quanta of 512 bit
+/// times, padded to the minimum frame.
+pub const PAUSE_PAYLOAD: u32 = 46;
+/// The PAUSE frames' reserved multicast destination (802.3 Annex 31B).
+pub const PAUSE_DST: [u8; 6] = [0x01, 0x80, 0xC2, 0x00, 0x00, 0x01];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minimum_and_jumbo_frames_on_the_wire() {
+        assert_eq!(wire_bytes(0), 84); // the 64 B minimum frame: 672 ns at 1 Gb/s
+        assert_eq!(wire_bytes(46), 84);
+        assert_eq!(wire_bytes(1500), 1538);
+        assert_eq!(wire_bytes(9000), 9038);
+        let mut b = Vec::new();
+        PmHeader::default().emit(&mut b);
+        assert_eq!(b.len() as u32, PmHeader::BYTES);
+    }
+}

@@ -1,0 +1,139 @@
+//! A PM run as `rdmasim run` drives it: built from a scenario with `engine = "pm"`, stepped,
+//! and its result in the common form (summary and tables).
+use super::config::PmScenario;
+use super::switch_profiles;
+use super::world::EtherWorld;
+use crate::engine::Time;
+use crate::scenario::ScenarioError;
+use crate::sim::RunResult;
+
+/// The largest PM window: a receive array of 4 B slots per channel.
+const MAX_WINDOW: u32 = 1 << 16;
+
+pub struct PmRun {
+    pub world: EtherWorld,
+    name: Option<String>,
+    seed: u64,
+    max_time: Time,
+    max_events: u64,
+    stop_reason: Option<String>,
+}
+
+/// True when the scenario text names the PM engine (`engine = "pm"` at the top level).
+pub fn is_pm(text: &str) -> bool {
+    toml::from_str::<toml::Table>(text).ok().and_then(|t| t.get("engine").and_then(|e| e.as_str().map(|s| s == "pm"))).unwrap_or(false)
+}
+
+impl PmRun {
+    pub fn from_toml(text: &str, source: &str) -> Result<PmRun, ScenarioError> {
+        let de = toml::Deserializer::new(text);
+        let s: PmScenario = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            crate::scenario::validate::parse_error(text, source, &path, inner.message(), inner.span())
+        })?;
+        let spans = crate::scenario::validate::SpanIndex::build(text);
+        let line = |key: &str| spans.as_ref().and_then(|sp| sp.line(key));
+        let err = |key: String, message: String| ScenarioError { source: source.into(), line: line(&key), key, message };
+        let profile = switch_profiles::by_name(&s.ethernet.switch).ok_or_else(|| {
+            let names: Vec<&str> = switch_profiles::builtin().iter().map(|p| p.name).collect();
+            err("ethernet.switch".into(), format!("unknown switch profile {:?}; expected one of {}", s.ethernet.switch, names.join(", ")))
+        })?;
+        if !(s.host.copy_mb_s >= 1.0 && s.host.copy_mb_s.is_finite()) {
+            return Err(err("host.copy_mb_s".into(), format!("{}: expected at least 1 MB/s", s.host.copy_mb_s)));
+        }
+        if !(s.host.cpu_ghz > 0.0 && s.host.cpu_ghz.is_finite()) {
+            return Err(err("host.cpu_ghz".into(), format!("{}: expected a positive number", s.host.cpu_ghz)));
+        }
+        if s.pm.window == 0 || s.pm.window > MAX_WINDOW || s.pm.ack_every == 0 || s.pm.ack_every > s.pm.window {
+            return Err(err("pm.window".into(), format!("window = {}, ack_every = {}: expected 1 ≤ ack_every ≤ window ≤ {MAX_WINDOW}", s.pm.window, s.pm.ack_every)));
+        }
+        if s.pm.nic_depth == 0 {
+            return Err(err("pm.nic_depth".into(), "0: expected at least 1 (no packet could ever be sent)".into()));
+        }
+        if s.pm.packet_bytes == 0 || s.pm.packet_bytes + super::framing::PmHeader::BYTES > super::framing::JUMBO_MTU {
+            return Err(err("pm.packet_bytes".into(), format!("{}: expected 1..={} (a jumbo frame less the PM header)", s.pm.packet_bytes, super::framing::JUMBO_MTU - super::framing::PmHeader::BYTES)));
+        }
+        if !(s.pm.rto_us >= 1.0 && s.pm.rto_us <= 1e9) {
+            return Err(err("pm.rto_us".into(), format!("{}: expected 1 ≤ rto_us ≤ 1e9 µs", s.pm.rto_us)));
+        }
+        if let super::config::PmWorkload::Alltoall { skew_us, .. } = s.workload {
+            if !(0.0..=1e9).contains(&skew_us) {
+                return Err(err("workload.skew_us".into(), format!("{skew_us}: expected 0 ≤ skew_us ≤ 1e9 µs")));
+            }
+        }
+        let fcs = std::iter::once(("ethernet.flow_control".to_string(), s.ethernet.flow_control))
+            .chain(s.ethernet.links.iter().enumerate().map(|(i, l)| (format!("ethernet.links[{i}].flow_control"), l.flow_control)));
+        for (key, fc) in fcs {
+            if let super::link::FlowControl::Pause { xoff_bytes, xon_bytes } = fc {
+                if xon_bytes > xoff_bytes || xoff_bytes >= profile.buffer_bytes {
+                    return Err(err(key, format!("xon_bytes = {xon_bytes}, xoff_bytes = {xoff_bytes}: expected xon ≤ xoff < the switch buffer ({} B)", profile.buffer_bytes)));
+                }
+            }
+        }
+        if s.limits.max_time_us.is_nan() || s.limits.max_time_us <= 0.0 {
+            return Err(err("limits.max_time_us".into(), "expected a positive number".into()));
+        }
+        let world = EtherWorld::new(&s, profile).map_err(|(k, m)| err(k, m))?;
+        Ok(PmRun { world, name: s.name.clone(), seed: s.seed, max_time: Time::from_ns_f64(s.limits.max_time_us * 1e3), max_events: s.limits.max_events, stop_reason: None })
+    }
+
+    /// Runs at most `max_events` events; true when the run is over.
+    pub fn step(&mut self, max_events: u64) -> bool {
+        if self.stop_reason.is_some() {
+            return true;
+        }
+        for _ in 0..max_events {
+            if self.world.done {
+                self.stop_reason = Some("workload complete".into());
+                return true;
+            }
+            if self.world.q.popped() >= self.max_events {
+                self.stop_reason = Some(format!("limits.max_events ({}) reached", self.max_events));
+                return true;
+            }
+            match self.world.q.pop_until(self.max_time) {
+                Ok((_, ev)) => self.world.dispatch(ev),
+                Err(Some(_)) => {
+                    self.stop_reason = Some("limits.max_time_us reached".into());
+                    return true;
+                }
+                Err(None) => {
+                    self.stop_reason = Some("stalled: no event left before the workload completed".into());
+                    return true;
+                }
+            }
+        }
+        self.world.done && { self.stop_reason = Some("workload complete".into()); true }
+    }
+
+    pub fn run(&mut self) {
+        while !self.step(1 << 20) {}
+    }
+
+    pub fn progress(&self) -> f64 {
+        if self.stop_reason.is_some() { 1.0 } else { (self.world.q.now().as_ps() as f64 / self.max_time.as_ps() as f64).min(0.99) }
+    }
+
+    pub fn events(&self) -> u64 {
+        self.world.q.popped()
+    }
+
+    pub fn result(&self) -> RunResult {
+        RunResult {
+            name: self.name.clone(),
+            seed: self.seed,
+            profile: "e1000".into(),
+            finished: self.world.done,
+            stop_reason: self.stop_reason.clone().unwrap_or_default(),
+            sim_time_us: self.world.q.now().as_us_f64(),
+            events: self.events(),
+            error_completions: 0,
+            tables: self.world.tables(),
+        }
+    }
+
+    pub fn pcap(&self) -> Option<Vec<u8>> {
+        self.world.pcap()
+    }
+}

@@ -1,0 +1,202 @@
+//! What the applications send: one-way or two-way streams (PM's bandwidth test), ping-pong
+//! (half round trip), the neighbour exchange of seeds/003 on the hyper-crossbar, and an
+//! scstest-like all-to-all whose rounds start with a random skew between hosts (seeds/003:
+//! "ノード間の処理時間のずれにより、Ethernetスイッチでパケットロスが発生").
+use super::config::{NeighborMode, PmWorkload};
+use super::world::{Ev, EtherWorld};
+use crate::engine::Time;
+use crate::fabric::build::hyperx::host_at;
+
+pub enum WorkloadState {
+    None,
+    /// Every posted message must arrive; `expected` counts them.
+    Streams { expected: u64, delivered: u64, start: Time },
+    Pingpong { there: u32, back: u32, iters: u32, done: u32, bytes: u64, start: Time },
+    Alltoall { bytes: u64, rounds: u32, count: u32, skew: Time, started: Vec<u32>, received: Vec<u64>, expected: u64, delivered: u64 },
+}
+
+fn check_host(w: &EtherWorld, key: &str, h: u32) -> Result<(), (String, String)> {
+    let n = w.hosts.len() as u32;
+    if h >= n {
+        return Err((key.into(), format!("host {h} does not exist; expected 0..{n}")));
+    }
+    Ok(())
+}
+
+impl WorkloadState {
+    pub fn start(w: &mut EtherWorld, spec: &PmWorkload) -> Result<WorkloadState, (String, String)> {
+        let positive = |key: &str, v: u64| if v == 0 { Err((key.to_string(), "must be at least 1".to_string())) } else { Ok(()) };
+        match *spec {
+            PmWorkload::Bandwidth { src, dst, bytes, count, two_way, mpi } => {
+                w.mpi_copies = mpi;
+                check_host(w, "src", src)?;
+                check_host(w, "dst", dst)?;
+                positive("bytes", bytes)?;
+                positive("count", count.into())?;
+                if src == dst {
+                    return Err(("dst".into(), "must differ from src".into()));
+                }
+                let mut pairs = vec![(src, dst)];
+                if two_way {
+                    pairs.push((dst, src));
+                }
+                Ok(Self::streams(w, &pairs, bytes, count))
+            }
+            PmWorkload::Incast { dst, bytes, count } => {
+                check_host(w, "dst", dst)?;
+                positive("bytes", bytes)?;
+                positive("count", count.into())?;
+                let pairs: Vec<(u32, u32)> = (0..w.hosts.len() as u32).filter(|&h| h != dst).map(|h| (h, dst)).collect();
+                Ok(Self::streams(w, &pairs, bytes, count))
+            }
+            PmWorkload::Pingpong { src, dst, bytes, iters } => {
+                check_host(w, "src", src)?;
+                check_host(w, "dst", dst)?;
+                positive("bytes", bytes)?;
+                positive("iters", iters.into())?;
+                if src == dst {
+                    return Err(("dst".into(), "must differ from src".into()));
+                }
+                let there = w.channel(src, dst);
+                let back = w.channel(dst, src);
+                w.chans[there as usize].post(0, bytes);
+                w.cpu_kick(src);
+                Ok(WorkloadState::Pingpong { there, back, iters, done: 0, bytes, start: Time::ZERO })
+            }
+            PmWorkload::Neighbor { dims, mode, bytes, count } => {
+                positive("bytes", bytes)?;
+                positive("count", count.into())?;
+                let have = w.dims.iter().filter(|&&d| d > 1).count() as u8;
+                if dims == 0 || dims > have {
+                    return Err(("dims".into(), format!("{dims}: expected 1..={have} (dimensions of the topology with more than one host)")));
+                }
+                let neighbours = |w: &EtherWorld, h: u32| -> Vec<u32> {
+                    let c = w.hosts[h as usize].coords;
+                    (0..usize::from(dims))
+                        .map(|d| {
+                            let mut n = c;
+                            n[d] = (c[d] + 1) % w.dims[d];
+                            host_at(w.dims, n).0
+                        })
+                        .collect()
+                };
+                let pairs: Vec<(u32, u32)> = match mode {
+                    NeighborMode::Send => neighbours(w, 0).into_iter().map(|n| (0, n)).collect(),
+                    NeighborMode::Recv => neighbours(w, 0).into_iter().map(|n| (n, 0)).collect(),
+                    NeighborMode::Both => (0..w.hosts.len() as u32).flat_map(|h| neighbours(w, h).into_iter().flat_map(move |n| [(h, n), (n, h)])).collect(),
+                };
+                let mut pairs = pairs;
+                pairs.sort_unstable();
+                pairs.dedup();
+                Ok(Self::streams(w, &pairs, bytes, count))
+            }
+            PmWorkload::Alltoall { bytes, rounds, count, skew_us } => {
+                positive("count", count.into())?;
+                positive("bytes", bytes)?;
+                positive("rounds", rounds.into())?;
+                if !(skew_us >= 0.0 && skew_us.is_finite()) {
+                    return Err(("skew_us".into(), format!("{skew_us}: expected a finite number ≥ 0")));
+                }
+                let n = w.hosts.len() as u32;
+                for h in 0..n {
+                    for i in 1..n {
+                        w.channel(h, (h + i) % n);
+                    }
+                }
+                let skew = Time::from_ns_f64(skew_us * 1e3);
+                let expected = u64::from(n) * u64::from(n - 1) * u64::from(rounds) * u64::from(count);
+                // `started`: rounds begun or scheduled, per host.
+                let st = WorkloadState::Alltoall { bytes, rounds, count, skew, started: vec![1; n as usize], received: vec![0; n as usize], expected, delivered: 0 };
+                for h in 0..n {
+                    let at = w.skew_delay(h, skew);
+                    w.q.at(at, Ev::Start(h));
+                }
+                Ok(st)
+            }
+        }
+    }
+
+    fn streams(w: &mut EtherWorld, pairs: &[(u32, u32)], bytes: u64, count: u32) -> WorkloadState {
+        for &(s, d) in pairs {
+            let c = w.channel(s, d);
+            for m in 0..count {
+                w.chans[c as usize].post(m, bytes);
+            }
+        }
+        for &(s, _) in pairs {
+            w.cpu_kick(s);
+        }
+        WorkloadState::Streams { expected: pairs.len() as u64 * u64::from(count), delivered: 0, start: Time::ZERO }
+    }
+}
+
+impl EtherWorld {
+    fn skew_delay(&mut self, h: u32, skew: Time) -> Time {
+        let now = self.q.now();
+        if skew == Time::ZERO {
+            return now;
+        }
+        now + Time(self.hosts[h as usize].rng.below(skew.0 + 1))
+    }
+
+    /// Host `h` starts its next all-to-all round: a message to every other host.
+    pub(super) fn start_round(&mut self, h: u32) {
+        let WorkloadState::Alltoall { bytes, count, ref started, .. } = self.workload else { return };
+        let round = started[h as usize] - 1;
+        for i in 0..self.hosts[h as usize].chans_out.len() {
+            let c = self.hosts[h as usize].chans_out[i];
+            for m in 0..count {
+                self.chans[c as usize].post(round * count + m, bytes);
+            }
+        }
+        self.cpu_kick(h);
+    }
+
+    /// Channel `c` delivered `msgs` whole messages.
+    pub(super) fn on_messages(&mut self, c: u32, msgs: u32) {
+        let now = self.q.now();
+        let (src, dst) = (self.chans[c as usize].src, self.chans[c as usize].dst);
+        let n = self.hosts.len() as u64;
+        match &mut self.workload {
+            WorkloadState::None => {}
+            WorkloadState::Streams { expected, delivered, .. } => {
+                *delivered += u64::from(msgs);
+                if *delivered >= *expected {
+                    self.done = true;
+                }
+            }
+            WorkloadState::Pingpong { there, back, iters, done, bytes, .. } => {
+                let (there, back, bytes) = (*there, *back, *bytes);
+                if c == there {
+                    self.chans[back as usize].post(0, bytes);
+                    self.cpu_kick(dst);
+                } else {
+                    *done += 1;
+                    if *done >= *iters {
+                        self.done = true;
+                    } else {
+                        self.chans[there as usize].post(0, bytes);
+                        self.cpu_kick(dst);
+                    }
+                }
+                let _ = src;
+            }
+            WorkloadState::Alltoall { rounds, count, skew, started, received, expected, delivered, .. } => {
+                *delivered += u64::from(msgs);
+                received[dst as usize] += u64::from(msgs);
+                if *delivered >= *expected {
+                    self.done = true;
+                    return;
+                }
+                // A host starts its next round once it has everyone's message of this one.
+                let r = started[dst as usize];
+                if r < *rounds && received[dst as usize] >= u64::from(r) * (n - 1) * u64::from(*count) {
+                    started[dst as usize] += 1;
+                    let skew = *skew;
+                    let at = self.skew_delay(dst, skew);
+                    self.q.at(at.max(now), Ev::Start(dst));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,324 @@
+//! The PM/Ethernet world: NICs, switches, hosts and PM channels on one event queue, built from
+//! the fabric graph of a generator (one switch, or the 3-D hyper-crossbar). The event handlers
+//! live beside it by subject: net.rs (links and switches), host.rs (NICs, CPU, PM, relaying),
+//! workload.rs (what the applications send).
+use super::config::{PmScenario, PmTopology};
+use super::frame::Frame;
+use super::host_cost::HostCost;
+use super::link::{propagation, EthRate, FlowControl};
+use super::nic::{e1000, NicCounters, NicProfile};
+use super::pm::{Channel, PmConfig};
+use super::switch::{EthSwitch, PortCounters};
+use super::switch_profiles::SwitchProfile;
+use super::trunk::Trunk;
+use super::workload::WorkloadState;
+use crate::engine::{EventQueue, SimRng, Slab, Time};
+use crate::fabric::build::common::{add_hosts, add_rail_hca, add_switch, cable, qdr_4x};
+use crate::fabric::build::hyperx::{coords, hyperx, HyperX};
+use crate::fabric::graph::{FabricGraph, LinkProps, NodeKind};
+use crate::ids::{HostId, PortId, TiVec};
+use std::collections::VecDeque;
+
+/// No frame.
+pub const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug)]
+pub enum Ev {
+    /// A port finished putting its frame on the wire.
+    TxDone(PortId),
+    /// A frame is wholly received at a port.
+    Arrive(PortId, u32),
+    /// A switch's pipeline is done with a frame: into the output queue.
+    Forward(PortId, u32),
+    /// A NIC fetched a frame from host memory: into its transmit queue.
+    NicReady(PortId, u32),
+    /// A NIC wrote a received frame to host memory (NIC index, frame).
+    RxDone(u32, u32),
+    Irq(u32),
+    CpuDone(u32),
+    /// A channel's retransmission timer (channel, generation).
+    Timer(u32, u32),
+    /// A paused port may send again.
+    Kick(PortId),
+    /// A host starts its next all-to-all round.
+    Start(u32),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owner {
+    Unused,
+    Nic(u32),
+    Switch(u32, u16),
+}
+
+/// One direction of a link, at the port that sends into it.
+pub struct EthPort {
+    pub owner: Owner,
+    pub peer: Option<PortId>,
+    pub queue: VecDeque<u32>,
+    pub on_wire: u32,
+    /// The frame on the wire is a PAUSE made here, not the queue's head.
+    pub wire_is_pause: bool,
+    pub paused_until: Time,
+    pub kick_at: Time,
+    pub pending_pause: Option<u16>,
+    /// Credit flow control: bytes the peer switch input can still take.
+    pub credits: u32,
+    pub fc: FlowControl,
+    pub rate: EthRate,
+    pub prop: Time,
+    pub counters: PortCounters,
+}
+
+pub struct Nic {
+    pub host: u32,
+    pub port: PortId,
+    pub bus: u32,
+    pub dim: u8,
+    pub lane: u8,
+    pub tx_held: u32,
+    pub rx_held: u32,
+    pub counters: NicCounters,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Job {
+    Idle,
+    Rx(u32, u32),
+    Send(u32, u32),
+}
+
+pub struct EthHost {
+    pub coords: [u16; 3],
+    /// NIC indices by dimension and lane.
+    pub lanes: [Vec<u32>; 3],
+    pub trunk: Trunk,
+    pub chans_out: Vec<u32>,
+    pub rr: usize,
+    pub backlog: VecDeque<(u32, u32)>,
+    pub in_rx: bool,
+    pub irq_pending: bool,
+    pub job: Job,
+    pub cost: HostCost,
+    pub cpu_time: Time,
+    pub relay_time: Time,
+    pub relay_packets: u64,
+    pub relay_drops: u64,
+    pub rng: SimRng,
+}
+
+pub struct EtherWorld {
+    pub q: EventQueue<Ev>,
+    pub frames: Slab<Frame>,
+    pub graph: FabricGraph,
+    pub ports: TiVec<PortId, EthPort>,
+    pub switches: Vec<EthSwitch>,
+    pub nics: Vec<Nic>,
+    pub buses: Vec<Time>,
+    pub hosts: Vec<EthHost>,
+    pub chans: Vec<Channel>,
+    pub nic_profile: NicProfile,
+    pub pm: PmConfig,
+    pub rto: Time,
+    pub dims: [u16; 3],
+    pub workload: WorkloadState,
+    pub capture: Option<Vec<(Time, Frame)>>,
+    pub capture_max: u64,
+    pub unroutable: u64,
+    /// Applications copy each data packet's payload on send and on receive (an MPI library).
+    pub mpi_copies: bool,
+    pub done: bool,
+}
+
+/// Builds the fabric graph a PM topology stands for.
+pub fn build_graph(t: &PmTopology, cable_m: f64) -> Result<(FabricGraph, [u16; 3]), String> {
+    let speed = qdr_4x(); // the graph's IB speed is unused: Ethernet rates come from [ethernet]
+    match *t {
+        PmTopology::SingleSwitch { hosts, links } => {
+            if hosts < 2 || !(1..=36).contains(&links) {
+                return Err(format!("hosts = {hosts}, links = {links}: expected at least 2 hosts and 1..=36 links"));
+            }
+            let mut g = FabricGraph::new();
+            let hs = add_hosts(&mut g, hosts as usize);
+            let radix = u16::try_from(hosts as usize * usize::from(links)).map_err(|_| "too many switch ports".to_string())?;
+            let sw = add_switch(&mut g, "eth-s0".into(), radix, speed).map_err(|e| e.0)?;
+            for (i, &h) in hs.iter().enumerate() {
+                let ca = add_rail_hca(&mut g, h, 0, links, speed).map_err(|e| e.0)?;
+                for p in 1..=links {
+                    cable(&mut g, ca, p, sw, i as u16 * links + p, LinkProps::new(speed, cable_m)).map_err(|e| e.0)?;
+                }
+            }
+            Ok((g, [hosts as u16, 1, 1]))
+        }
+        PmTopology::Hyperx { dims, links_per_dim } => {
+            let g = hyperx(&HyperX { dims, links_per_dim, speed, cable_m }).map_err(|e| e.0)?;
+            Ok((g, dims))
+        }
+    }
+}
+
+impl EtherWorld {
+    pub fn new(s: &PmScenario, profile: SwitchProfile) -> Result<EtherWorld, (String, String)> {
+        let (graph, dims) = build_graph(&s.ethernet.topology, s.ethernet.cable_m).map_err(|m| ("ethernet.topology".to_string(), m))?;
+        let nic_profile = e1000();
+        let rate = s.ethernet.rate;
+        let mut ports: TiVec<PortId, EthPort> = TiVec::new();
+        for (pid, p) in graph.ports.iter_enumerated() {
+            let peer = p.link.map(|l| graph.links[l].other(pid));
+            let prop = p.link.map(|l| propagation(graph.links[l].length_m)).unwrap_or(Time::ZERO);
+            ports.push(EthPort {
+                owner: Owner::Unused,
+                peer,
+                queue: VecDeque::new(),
+                on_wire: NONE,
+                wire_is_pause: false,
+                paused_until: Time::ZERO,
+                kick_at: Time::MAX,
+                pending_pause: None,
+                credits: 0,
+                fc: s.ethernet.flow_control,
+                rate,
+                prop,
+                counters: PortCounters::default(),
+            });
+        }
+        let mut switches = Vec::new();
+        for node in graph.nodes.iter() {
+            if node.kind != NodeKind::Switch {
+                continue;
+            }
+            let used: Vec<PortId> = node.ports().collect();
+            if usize::from(profile.ports) < used.iter().filter(|&&p| graph.ports[p].link.is_some()).count() {
+                return Err(("ethernet.switch".into(), format!("{} has {} ports; switch {} needs {}", profile.name, profile.ports, node.name, used.len())));
+            }
+            let si = switches.len() as u32;
+            for (i, &p) in used.iter().enumerate() {
+                ports[p].owner = Owner::Switch(si, i as u16);
+            }
+            switches.push(EthSwitch::new(node.name.clone(), profile.clone(), used));
+        }
+        let mut nics = Vec::new();
+        let mut hosts = Vec::new();
+        let mut buses = Vec::new();
+        for (h, spec) in graph.hosts.iter_enumerated() {
+            let c = if let PmTopology::SingleSwitch { .. } = s.ethernet.topology { [h.0 as u16, 0, 0] } else { coords(dims, h) };
+            let mut lanes: [Vec<u32>; 3] = Default::default();
+            let mut count = 0u32;
+            for (d, &ca) in spec.hcas.iter().enumerate() {
+                for (lane, p) in graph.nodes[ca].ports().enumerate() {
+                    let n = nics.len() as u32;
+                    // Two ports of a dual card share a bus: the host's NICs pair up in order.
+                    let bus = buses.len() as u32 + count / nic_profile.ports_per_bus;
+                    nics.push(Nic { host: h.0, port: p, bus, dim: d as u8, lane: lane as u8, tx_held: 0, rx_held: 0, counters: NicCounters::default() });
+                    ports[p].owner = Owner::Nic(n);
+                    lanes[d].push(n);
+                    count += 1;
+                }
+            }
+            buses.extend(std::iter::repeat_n(Time::ZERO, count.div_ceil(nic_profile.ports_per_bus) as usize));
+            let cost = s.host.costs(count, s.pm.packet_bytes);
+            hosts.push(EthHost {
+                coords: c,
+                lanes,
+                trunk: Trunk::default(),
+                chans_out: Vec::new(),
+                rr: 0,
+                backlog: VecDeque::new(),
+                in_rx: false,
+                irq_pending: false,
+                job: Job::Idle,
+                cost,
+                cpu_time: Time::ZERO,
+                relay_time: Time::ZERO,
+                relay_packets: 0,
+                relay_drops: 0,
+                rng: SimRng::new(s.seed, 0x504d_0000 + u64::from(h.0)),
+            });
+        }
+        // Links with their own flow control: both directions of each named host's cables.
+        for (i, o) in s.ethernet.links.iter().enumerate() {
+            for &h in &o.hosts {
+                let spec = graph.hosts.get(HostId(h)).ok_or_else(|| (format!("ethernet.links[{i}].hosts"), format!("host {h} does not exist; expected 0..{}", graph.hosts.len())))?;
+                for &ca in &spec.hcas {
+                    for p in graph.nodes[ca].ports() {
+                        ports[p].fc = o.flow_control;
+                        if let Some(peer) = ports[p].peer {
+                            ports[peer].fc = o.flow_control;
+                        }
+                    }
+                }
+            }
+        }
+        // Credits: a port sending into a switch starts with its share of that switch's buffer.
+        for p in (0..ports.len()).map(PortId::from) {
+            if let (Some(peer), FlowControl::Credits) = (ports[p].peer, ports[p].fc) {
+                if let Owner::Switch(sw, _) = ports[peer].owner {
+                    ports[p].credits = switches[sw as usize].credit_bytes_per_input();
+                }
+            }
+        }
+        let mut w = EtherWorld {
+            q: EventQueue::new(),
+            frames: Slab::new(),
+            graph,
+            ports,
+            switches,
+            nics,
+            buses,
+            hosts,
+            chans: Vec::new(),
+            nic_profile,
+            pm: s.pm,
+            rto: Time::from_ns_f64(s.pm.rto_us * 1e3),
+            dims,
+            workload: WorkloadState::None,
+            capture: s.output.capture.then(Vec::new),
+            capture_max: s.output.capture_max_packets,
+            unroutable: 0,
+            mpi_copies: false,
+            done: false,
+        };
+        w.workload = WorkloadState::start(&mut w, &s.workload).map_err(|(k, m)| (format!("workload.{k}"), m))?;
+        Ok(w)
+    }
+
+    /// The channel from `src` to `dst`, made on first use.
+    pub fn channel(&mut self, src: u32, dst: u32) -> u32 {
+        if let Some(&c) = self.hosts[src as usize].chans_out.iter().find(|&&c| self.chans[c as usize].dst == dst) {
+            return c;
+        }
+        let c = self.chans.len() as u32;
+        self.chans.push(Channel::new(src, dst, self.pm.window));
+        self.hosts[src as usize].chans_out.push(c);
+        c
+    }
+
+    pub fn dispatch(&mut self, ev: Ev) {
+        match ev {
+            Ev::TxDone(p) => self.tx_done(p),
+            Ev::Arrive(p, f) => self.arrive(p, f),
+            Ev::Forward(p, f) => {
+                self.ports[p].queue.push_back(f);
+                self.try_tx(p);
+            }
+            Ev::NicReady(p, f) => {
+                self.ports[p].queue.push_back(f);
+                self.try_tx(p);
+            }
+            Ev::RxDone(n, f) => self.rx_done(n, f),
+            Ev::Irq(h) => {
+                let host = &mut self.hosts[h as usize];
+                host.irq_pending = false;
+                host.in_rx = true;
+                self.cpu_kick(h);
+            }
+            Ev::CpuDone(h) => self.cpu_done(h),
+            Ev::Timer(c, gen) => self.timer(c, gen),
+            Ev::Kick(p) => {
+                self.ports[p].kick_at = Time::MAX;
+                self.try_tx(p);
+            }
+            Ev::Start(h) => self.start_round(h),
+        }
+    }
+}

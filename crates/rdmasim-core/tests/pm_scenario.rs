@@ -1,0 +1,86 @@
+//! PM scenarios (`engine = "pm"`) as `rdmasim run` takes them: bad keys are named with their
+//! line, the same seed gives the same result, and the capture is Ethernet that tshark reads
+//! without a malformed frame.
+mod common;
+use common::{find_tshark, tshark};
+use rdmasim_core::api::Simulation;
+
+const EXAMPLE: &str = include_str!("../../../scenarios/pm_hxb_neighbor.toml");
+
+fn error_of(text: &str) -> String {
+    match Simulation::from_toml(text, "pm.toml") {
+        Ok(_) => panic!("accepted:\n{text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn bad_pm_scenarios_are_refused_naming_the_key_and_line() {
+    let e = error_of(&EXAMPLE.replace("switch = \"foundry-fwfx448\"", "switch = \"cisco\""));
+    assert!(e.contains("pm.toml:10") && e.contains("ethernet.switch") && e.contains("broadcom-12port"), "{e}");
+    let e = error_of(&EXAMPLE.replace("ack_every = 8", "ack_every = 8\nwindoww = 3"));
+    assert!(e.contains("pm.windoww") || e.contains("windoww"), "{e}");
+    let e = error_of(&EXAMPLE.replace("dims = 3", "dims = 4"));
+    assert!(e.contains("workload.dims") && e.contains("expected 1..=3"), "{e}");
+    let e = error_of(&EXAMPLE.replace("cpu_ghz = 3.6", "cpu_ghz = 0.0"));
+    assert!(e.contains("host.cpu_ghz") && e.contains("pm.toml:15"), "{e}");
+    let e = error_of(&EXAMPLE.replace("packet_bytes = 8192", "packet_bytes = 9000"));
+    assert!(e.contains("pm.packet_bytes") && e.contains("8968"), "{e}");
+    let e = error_of(&EXAMPLE.replace("{ kind = \"none\" }", "{ kind = \"pause\", xoff_bytes = 100, xon_bytes = 200 }"));
+    assert!(e.contains("ethernet.flow_control") && e.contains("xon"), "{e}");
+}
+
+#[test]
+fn the_same_pm_scenario_and_seed_give_identical_results() {
+    let text = EXAMPLE.replace("kind = \"neighbor\"\ndims = 3\nmode = \"both\"\nbytes = 1048576\ncount = 4", "kind = \"alltoall\"\nbytes = 8800\nrounds = 5\ncount = 10\nskew_us = 30");
+    let text = text.replace("foundry-fwfx448", "broadcom-12port").replace("dims = [2, 2, 2]", "dims = [4, 2, 2]").replace("packet_bytes = 8192", "packet_bytes = 8968");
+    let run = || {
+        let mut s = Simulation::from_toml(&text, "pm.toml").unwrap();
+        s.run();
+        (s.result_json(), s.pcap())
+    };
+    let (a, pa) = run();
+    let (b, pb) = run();
+    assert_eq!(a, b);
+    assert_eq!(pa, pb);
+    assert!(a.contains("\"relay_packets\""));
+}
+
+/// The example's capture: every frame decodes as Ethernet with our EtherType, none malformed.
+/// Without tshark the test says so and passes, unless `CI` is set (find_tshark fails then).
+#[test]
+fn tshark_reads_the_pm_capture_without_a_malformed_frame() {
+    let mut s = Simulation::from_toml(EXAMPLE, "pm.toml").unwrap();
+    s.run();
+    let pcap = s.pcap().expect("the example asks for a capture");
+    let Some(bin) = find_tshark() else { return };
+    let path = std::env::temp_dir().join(format!("rdmasim-pm-capture-{}.pcap", std::process::id()));
+    std::fs::write(&path, &pcap).unwrap();
+    let p = path.to_str().unwrap();
+    let types = tshark(&bin, &["-r", p, "-T", "fields", "-e", "eth.type"]);
+    let lines: Vec<&str> = types.lines().collect();
+    assert_eq!(lines.len(), 2000, "capture_max_packets frames");
+    assert!(lines.iter().all(|l| *l == "0x88b5"), "every frame carries the PM EtherType");
+    let malformed = tshark(&bin, &["-r", p, "-Y", "_ws.malformed || _ws.expert.severity >= warning"]);
+    assert_eq!(malformed.trim(), "", "tshark flags frames:\n{malformed}");
+    let lens = tshark(&bin, &["-r", p, "-T", "fields", "-e", "frame.len", "-c", "1"]);
+    assert_eq!(lens.trim(), "8238", "a data frame: 14 B header + 32 B PM header + 8192 B, no FCS");
+    let _ = std::fs::remove_file(&path);
+}
+
+/// Values that would hang, loop or exhaust memory are refused up front.
+#[test]
+fn pm_limits_are_checked_before_the_run() {
+    for (from, to, key) in [
+        ("window = 32", "window = 4000000000", "pm.window"),
+        ("rto_us = 5000", "rto_us = 0.0001", "pm.rto_us"),
+        ("packet_bytes = 8192", "packet_bytes = 8192\nnic_depth = 0", "pm.nic_depth"),
+        ("count = 4", "count = 0", "workload.count"),
+        ("dims = [2, 2, 2]", "dims = [2, 2, 40000]", "ethernet.topology"),
+    ] {
+        let e = error_of(&EXAMPLE.replace(from, to));
+        assert!(e.contains(key), "{to}: {e}");
+    }
+    let a2a = EXAMPLE.replace("kind = \"neighbor\"\ndims = 3\nmode = \"both\"\nbytes = 1048576\ncount = 4", "kind = \"alltoall\"\nbytes = 100\nrounds = 1\nskew_us = 1e300");
+    assert!(error_of(&a2a).contains("workload.skew_us"));
+}
