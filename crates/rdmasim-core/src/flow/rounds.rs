@@ -140,7 +140,8 @@ pub struct CaseOutcome {
     /// Flows whose route does not reach the destination (their rounds take forever).
     pub unroutable: u64,
     /// The link that holds the case's slowest round back (`"switch"[port] -> "peer"[port]`) and
-    /// the flows it carries then.
+    /// the flows it carries then (by flows per capacity, under either striping: with `rate` it
+    /// is the busiest link of that round, not necessarily the slowest pair's).
     pub worst_link: Option<String>,
     pub worst_link_flows: u32,
 }
