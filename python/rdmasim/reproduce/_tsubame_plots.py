@@ -81,3 +81,6 @@ def write_plots(runs: Runs, d: Path) -> None:
             _legend(a)
         fig.tight_layout()
         save(fig, d / "e3_e6_alltoall_time.png")
+    from ._tsubame_rate import write_plot
+
+    write_plot(runs, d)

@@ -3,7 +3,9 @@ to ``rdmasim._core.flow_rounds`` (crates/rdmasim-core/src/flow/rounds.rs), which
 tsubame2 fabric, plants the bad links, routes it once and runs every case's rounds.
 
 A configuration is a routing strategy of the study's Table 2 with the bad links kept or
-disabled. Every figure comes from these runs; nothing here is a published number.
+disabled. Its case kinds: ``random-pair`` and ``alltoall`` as MVAPICH2 stripes (evenly), and
+``rate-pair``, the random-pair round with each pair's payload split over its rails by their
+rates (``striping = "rate"``, flow/rail_share.rs): the sensitivity of ``_tsubame_rate.py``. Every figure comes from these runs; nothing here is a published number.
 """
 from __future__ import annotations
 
@@ -60,9 +62,12 @@ CONFIGS = {c.label: c for c in [
 DISABLED = {"minhop-d": "MinHop", "updn2": "UpDn", "ftree-d": "FatTree", "dfsssp-d": "DFSSSP", "hetero": "hetero"}
 
 
-def request(cfg: Config, pair_nodes: Sequence[int], alltoall_nodes: Sequence[int]) -> Dict[str, Any]:
+def request(cfg: Config, pair_nodes: Sequence[int], alltoall_nodes: Sequence[int],
+            rate_nodes: Sequence[int] = ()) -> Dict[str, Any]:
     common = {"up": UP_NODES, "missing_seed": MISSING_SEED, "seed": PAIR_SEED, "rails": 2}
     cases = [dict(common, kind="random-pair", nodes=n, bytes=PAIR_BYTES, trials=PAIR_TRIALS) for n in pair_nodes]
+    # The sensitivity's best case is its stall-free time: one trial.
+    cases += [dict(common, kind="random-pair", nodes=n, bytes=PAIR_BYTES, trials=1, striping="rate") for n in rate_nodes]
     cases += [dict(common, kind="alltoall", nodes=n, bytes=ALLTOALL_BYTES, trials=ALLTOALL_TRIALS) for n in alltoall_nodes]
     return {
         "generator": {"kind": "tsubame2"},
@@ -87,7 +92,9 @@ class Runs:
         return self.cases(label, kind)[nodes]
 
     def cases(self, label: str, kind: str) -> Dict[int, Dict[str, Any]]:
-        return {c["nodes"]: c for c in self.out[label]["cases"] if c["kind"] == kind}
+        """Cases of `kind`; ``rate-pair`` is the random-pair round striped by rate."""
+        kind, striping = ("random-pair", "rate") if kind == "rate-pair" else (kind, "even")
+        return {c["nodes"]: c for c in self.out[label]["cases"] if c["kind"] == kind and c.get("striping", "even") == striping}
 
 
 def gbps(case: Dict[str, Any], seconds: Optional[float]) -> float:
@@ -105,7 +112,7 @@ def run_all(needs: Dict[str, Sequence[str]], progress: bool = False,
             pair_nodes: Sequence[int] = PAIR_NODES, alltoall_nodes: Sequence[int] = ALLTOALL_NODES) -> Runs:
     """Runs each configuration of `needs` (label -> the case kinds it needs) in a process pool."""
     reqs = {label: request(CONFIGS[label], pair_nodes if "random-pair" in kinds else [],
-                           alltoall_nodes if "alltoall" in kinds else [])
+                           alltoall_nodes if "alltoall" in kinds else [], pair_nodes if "rate-pair" in kinds else [])
             for label, kinds in needs.items()}
     # The Alltoall configurations are the long ones: submit them first.
     order = sorted(reqs, key=lambda k: -len(reqs[k]["cases"]) - 100 * ("alltoall" in needs[k]))

@@ -14,6 +14,8 @@ once and every round runs on it at flow level (max-min fair rates: ``flow/round_
 - E5: the bad links' mechanisms: a 10 Gb/s link caps the pairs routed over it; a corrupted
   tail packet or final ACK costs a local ACK timeout (4.3 s, ``flow/tail_loss.rs``); disabling.
 - E6: Alltoall bandwidth beyond 600 nodes, per strategy.
+- E1s, E4s (sensitivity, ``_tsubame_rate.py``): E1's steps and E4's gains if a pair's two rails
+  added their rates (``striping = "rate"``), which MVAPICH2 does not do by default.
 
 Parts: ``rdmasim reproduce tsubame:e1`` ... ``tsubame:e6``. Plots go to ``$RDMASIM_PLOTS/tsubame``
 (default ``out/tsubame``). docs/tsubame.md explains every row and gap.
@@ -51,10 +53,10 @@ SAME_TOL = 0.15
 
 #: What each part needs: configuration -> case kinds.
 NEEDS: Dict[str, Dict[str, Tuple[str, ...]]] = {
-    "e1": {"updn": ("random-pair",)},
+    "e1": {"updn": ("random-pair", "rate-pair")},
     "e2": {"updn": ("random-pair",)},
     "e3": {"updn": ("alltoall",)},
-    "e4": {label: ("random-pair",) for label in DISABLED},
+    "e4": {label: ("random-pair", "rate-pair") for label in DISABLED},
     "e5": {"updn": ("random-pair", "alltoall"), "updn2": ("random-pair", "alltoall")},
     "e6": {label: ("random-pair", "alltoall") for label in DISABLED},
 }
@@ -67,9 +69,9 @@ def out_dir() -> Path:
     return (Path(base) if base else Path("out")) / "tsubame"
 
 
-def best_bw(runs: Runs, label: str) -> Dict[int, float]:
+def best_bw(runs: Runs, label: str, kind: str = "random-pair") -> Dict[int, float]:
     """The best trial's minimum injection bandwidth per node count (GB/s): the stall-free one."""
-    return {n: gbps(c, c["fluid_s"]) for n, c in sorted(runs.cases(label, "random-pair").items())}
+    return {n: gbps(c, c["fluid_s"]) for n, c in sorted(runs.cases(label, kind).items())}
 
 
 def trial_bws(runs: Runs, label: str, kind: str = "random-pair") -> Dict[int, List[float]]:
@@ -100,14 +102,8 @@ def e1_rows(runs: Runs) -> List[Dict[str, Any]]:
                 f"({', '.join(f'{n}: {v:.2f}' for n, v in bws.items() if n <= PUB_FLAT_NODES)}); a pair goes at both rails' "
                 "4x QDR payload rate (2 x 3.95 GB/s at 2 KiB MTU) unless two flows meet on a link", PUB_FLAT,
                 f"{min(small):.2f}-{max(small):.2f}", "GB/s", bool(small) and max(off) <= STEP_TOL)]
-    lv = levels(bws, PUB_FLAT_NODES)
-    for step in PUB_STEPS:
-        near = min(lv, key=lambda t: abs(t[0] / step - 1)) if lv else None
-        ok = near is not None and abs(near[0] / step - 1) <= STEP_TOL
-        rows.append(row("E1", f"step {step} GB/s: nearest simulated level beyond {PUB_FLAT_NODES} nodes (first at "
-                        f"{near[1] if near else '-'} nodes); levels are 7.9 GB/s / n for n flows on the worst link "
-                        "(even striping: a pair is as slow as its slower rail)", step,
-                        near[0] if near else None, "GB/s", ok))
+    rows += step_rows("E1", bws, "levels are 7.9 GB/s / n for n flows on the worst link (even striping: a pair is as "
+                      "slow as its slower rail)")
     big = {n: v for n, v in bws.items() if n > 1000}
     low_n = min(big, key=big.get) if big else None
     low = big[low_n] if big else float("nan")
@@ -115,6 +111,20 @@ def e1_rows(runs: Runs) -> List[Dict[str, Any]]:
     rows.append(row("E1", f"lowest best-case level beyond 1000 nodes (at {low_n} nodes the worst link, "
                     f"{worst.get('worst_link')}, carries {worst.get('worst_link_flows')} flows; a degraded 10 Gb/s link "
                     "has a quarter of the rate)", PUB_STEPS[-1], low, "GB/s", abs(low / PUB_STEPS[-1] - 1) <= STEP_TOL))
+    from ._tsubame_rate import e1s_rows
+
+    return rows + e1s_rows(runs)
+
+
+def step_rows(rid: str, bws: Dict[int, float], why: str) -> List[Dict[str, Any]]:
+    """One row per published step: the nearest simulated level beyond the flat part."""
+    lv = levels(bws, PUB_FLAT_NODES)
+    rows = []
+    for step in PUB_STEPS:
+        near = min(lv, key=lambda t: abs(t[0] / step - 1)) if lv else None
+        ok = near is not None and abs(near[0] / step - 1) <= STEP_TOL
+        rows.append(row(rid, f"step {step} GB/s: nearest simulated level beyond {PUB_FLAT_NODES} nodes (first at "
+                        f"{near[1] if near else '-'} nodes); {why}", step, near[0] if near else None, "GB/s", ok))
     return rows
 
 
@@ -172,19 +182,27 @@ def large_mean(bws: Dict[int, float]) -> float:
     return mean([v for n, v in bws.items() if n > LARGE])
 
 
-def e4_rows(runs: Runs) -> List[Dict[str, Any]]:
-    means = {DISABLED[label]: large_mean(best_bw(runs, label)) for label in DISABLED}
+def hetero_gains(runs: Runs, kind: str = "random-pair") -> Tuple[Dict[str, float], Dict[str, float]]:
+    """Each strategy's mean minimum injection bandwidth beyond 600 nodes (bad links disabled) and
+    hetero's gain over each other one, %."""
+    means = {DISABLED[label]: large_mean(best_bw(runs, label, kind)) for label in DISABLED}
     het = means["hetero"]
-    gains = {k: 100 * (het / v - 1) for k, v in means.items() if k != "hetero"}
+    return means, {k: 100 * (het / v - 1) for k, v in means.items() if k != "hetero"}
+
+
+def e4_rows(runs: Runs) -> List[Dict[str, Any]]:
+    means, gains = hetero_gains(runs)
     detail = ", ".join(f"{k} {v:.2f}" for k, v in means.items())
     lo, hi = min(gains.values()), max(gains.values())
     gtxt = ", ".join(f"{k} {v:+.1f}%" for k, v in gains.items())
+    from ._tsubame_rate import e4s_rows
+
     return [
         row("E4", f"bad links disabled, > {LARGE} nodes: mean minimum injection bandwidth per strategy ({detail} GB/s); "
             f"hetero's gain ({gtxt}): the smallest", PUB_GAIN[0], lo, "%", abs(lo - PUB_GAIN[0]) <= GAIN_TOL),
         row("E4", "hetero's largest gain (a pair is as slow as its slower rail: two engines help only when neither rail's "
             "worst link is worse than one engine's)", PUB_GAIN[1], hi, "%", abs(hi - PUB_GAIN[1]) <= GAIN_TOL),
-    ]
+    ] + e4s_rows(runs)
 
 
 # ---- E5 ----------------------------------------------------------------------------------------

@@ -12,13 +12,15 @@
 //! - [`run`]: a scenario's `flows` workload on the flow engine, with the packet engine's tables.
 //! - [`rounds`]: many rounds of equal flows on one routed fabric (the TSUBAME2.0 sweeps), each
 //!   round's time from [`round_time`], its flows from [`round_patterns`], bad links from
-//!   [`bad_links`] and the stalls an erroring link causes from [`tail_loss`].
+//!   [`bad_links`] and the stalls an erroring link causes from [`tail_loss`]; with a pair's
+//!   payload split over its rails by their rates, the round's time from [`rail_share`].
 pub mod engine;
 pub mod fixed;
 pub mod hol;
 pub mod link_model;
 pub mod maxmin;
 pub mod paths;
+pub mod rail_share;
 pub mod run;
 pub mod bad_links;
 pub mod round_patterns;

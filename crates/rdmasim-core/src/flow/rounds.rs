@@ -12,11 +12,16 @@
 //! split evenly over the rails, one RDMA WRITE per rail and chunk, packets of the path MTU with
 //! their headers (`link_model::message_wire_bytes`).
 //!
+//! `striping = "rate"` on a case splits each pair's payload over its rails in proportion to the
+//! rates they give it instead ([`super::rail_share`]): not what MVAPICH2 does by default, a
+//! sensitivity (docs/tsubame.md).
+//!
 //! Left out: the per-round software and handshake latencies (RTS/CTS/FIN of the rendezvous, a
 //! few µs against a round's tens of µs to seconds; docs/tsubame.md), and credits (docs/flow.md).
 use super::bad_links::{plant, BadLinkPlan, Planted};
 use super::link_model::{capacities, message_wire_bytes};
 use super::round_patterns::{alltoall_step, random_pair_round};
+use super::rail_share::RailShare;
 use super::round_time::RoundLoads;
 use super::tail_loss::TailLoss;
 use crate::engine::SimRng;
@@ -76,6 +81,19 @@ pub enum CaseKind {
     Alltoall,
 }
 
+/// How a rank's payload to one partner is divided over its rails.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Striping {
+    /// Every chunk cut evenly over the rails: MVAPICH2's rendezvous (`ibv_rndv.c`, `inc =
+    /// nbytes / rdma_num_rails`), so a pair is as slow as its slower rail.
+    #[default]
+    Even,
+    /// In proportion to each rail's max-min rate for the pair, so both rails finish together
+    /// (adaptive striping, [`super::rail_share`]): a sensitivity, not MVAPICH2's default.
+    Rate,
+}
+
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Case {
@@ -97,12 +115,15 @@ pub struct Case {
     pub rails: u16,
     #[serde(default = "default_trials")]
     pub trials: u32,
+    #[serde(default)]
+    pub striping: Striping,
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct CaseOutcome {
     pub kind: CaseKind,
     pub nodes: u32,
+    pub striping: Striping,
     pub rounds: u32,
     /// Payload each rank sends in the whole case (random pair: `bytes`; Alltoall:
     /// `(nodes - 1) × bytes`).
@@ -119,7 +140,8 @@ pub struct CaseOutcome {
     /// Flows whose route does not reach the destination (their rounds take forever).
     pub unroutable: u64,
     /// The link that holds the case's slowest round back (`"switch"[port] -> "peer"[port]`) and
-    /// the flows it carries then.
+    /// the flows it carries then (by flows per capacity, under either striping: with `rate` it
+    /// is the busiest link of that round, not necessarily the slowest pair's).
     pub worst_link: Option<String>,
     pub worst_link_flows: u32,
 }
@@ -137,6 +159,8 @@ pub struct RoundsOutcome {
 /// per wire byte (once the round's loads are complete) and its stall probability.
 struct Exposed {
     route: std::ops::Range<usize>,
+    /// Index of its pair in the round's flow list (the rate policy's bound is the pair's).
+    pair: u32,
     bound_per_byte: f64,
     probability: f64,
 }
@@ -157,6 +181,7 @@ struct Runner<'a> {
     ends: Vec<Vec<(PortId, u16)>>,
     loss: &'a TailLoss,
     loads: RoundLoads,
+    share: RailShare,
     hops: Vec<Hop>,
     route: Vec<PortId>,
 }
@@ -169,11 +194,13 @@ impl Runner<'_> {
     /// Builds one round's loads from `flows` (rank pairs) over `kept` hosts and `rails`;
     /// appends its exposed flows (routes kept in `routes`) and returns the round's record and
     /// its unroutable flows.
-    fn round(&mut self, flows: &[(u32, u32)], kept: &[HostId], rails: u16, exposed: &mut Vec<Exposed>, routes: &mut Vec<PortId>) -> (RoundRecord, u64) {
+    fn round(&mut self, flows: &[(u32, u32)], kept: &[HostId], rails: u16, striping: Striping, exposed: &mut Vec<Exposed>, routes: &mut Vec<PortId>) -> (RoundRecord, u64) {
         self.loads.clear();
+        self.share.clear();
         let first = exposed.len();
         let mut unroutable = 0;
-        for &(a, b) in flows {
+        for (pair, &(a, b)) in flows.iter().enumerate() {
+            let pair = pair as u32;
             for rail in 0..usize::from(rails) {
                 let (src, slid) = self.ends[kept[a as usize].idx()][rail];
                 let (dst, dlid) = self.ends[kept[b as usize].idx()][rail];
@@ -184,6 +211,9 @@ impl Runner<'_> {
                 self.route.clear();
                 self.route.extend(self.hops.iter().map(|h| h.from));
                 self.loads.add(&self.route);
+                if striping == Striping::Rate {
+                    self.share.add(pair, &self.route);
+                }
                 if !self.any_errors {
                     continue;
                 }
@@ -195,16 +225,24 @@ impl Runner<'_> {
                 if data + ack > 0.0 {
                     let start = routes.len();
                     routes.extend_from_slice(&self.route);
-                    exposed.push(Exposed { route: start..routes.len(), bound_per_byte: 0.0, probability: TailLoss::stall_probability(data + ack) });
+                    exposed.push(Exposed { route: start..routes.len(), pair, bound_per_byte: 0.0, probability: TailLoss::stall_probability(data + ack) });
                 }
             }
         }
-        let slowest = if unroutable > 0 { f64::INFINITY } else { self.loads.worst(&self.capacity) };
+        let slowest = if unroutable > 0 {
+            f64::INFINITY
+        } else if striping == Striping::Rate {
+            self.share.drained(&self.capacity, flows.len())
+        } else {
+            self.loads.worst(&self.capacity)
+        };
         (RoundRecord { slowest_per_byte: slowest, exposed: first..exposed.len(), worst: self.loads.worst_link(&self.capacity) }, unroutable)
     }
 }
 
 /// Wire bytes of the larger rail's share of `bytes` (`max_rdma` chunks, each split evenly).
+/// With `rails` = 1, the whole payload's: what the rate policy divides over the rails (its
+/// uneven pieces' headers differ from these by a packet's worth per chunk at most).
 fn rail_wire_bytes(bytes: u64, rails: u16, max_rdma: u64, mtu: u32) -> f64 {
     let rails = u64::from(rails.max(1));
     let max_rdma = max_rdma.max(1);
@@ -233,7 +271,7 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
         .collect();
     let capacity = capacities(gr);
     let any_errors = errors.iter().any(|&e| e > 0.0);
-    let mut runner = Runner { rf, loads: RoundLoads::new(gr.ports.len()), capacity, errors, any_errors, ends, loss: &req.tail_loss, hops: Vec::new(), route: Vec::new() };
+    let mut runner = Runner { rf, loads: RoundLoads::new(gr.ports.len()), share: RailShare::new(gr.ports.len()), capacity, errors, any_errors, ends, loss: &req.tail_loss, hops: Vec::new(), route: Vec::new() };
     let stall_s = req.tail_loss.stall_s();
     let mut cases = Vec::with_capacity(req.cases.len());
     let (mut flows, mut exposed, mut routes, mut records) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -250,7 +288,11 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
         if c.rails == 0 || runner.ends.iter().any(|e| e.len() < usize::from(c.rails)) {
             return Err(bad_request(format!("{}: rails = {}; expected 1..= the rails every host has", key("rails"), c.rails)));
         }
-        let wire = rail_wire_bytes(c.bytes, c.rails, req.max_rdma_bytes, req.mtu);
+        // Seconds per byte are per rail's share (even) or per the pair's whole payload (rate).
+        let wire = match c.striping {
+            Striping::Even => rail_wire_bytes(c.bytes, c.rails, req.max_rdma_bytes, req.mtu),
+            Striping::Rate => rail_wire_bytes(c.bytes, 1, req.max_rdma_bytes, req.mtu),
+        };
         let steps = match c.kind {
             CaseKind::RandomPair => 1,
             CaseKind::Alltoall => c.nodes - 1,
@@ -264,11 +306,15 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
                 CaseKind::RandomPair => random_pair_round(c.nodes, c.seed, &mut flows),
                 CaseKind::Alltoall => alltoall_step(c.nodes, step, &mut flows),
             }
-            let (rec, stuck) = runner.round(&flows, &kept, c.rails, &mut exposed, &mut routes);
+            let (rec, stuck) = runner.round(&flows, &kept, c.rails, c.striping, &mut exposed, &mut routes);
             unroutable += stuck;
             // The bounds of this round's exposed flows need its complete loads.
             for e in &mut exposed[rec.exposed.clone()] {
-                e.bound_per_byte = runner.loads.bound(&routes[e.route.clone()], &runner.capacity);
+                e.bound_per_byte = match c.striping {
+                    Striping::Even => runner.loads.bound(&routes[e.route.clone()], &runner.capacity),
+                    Striping::Rate if stuck == 0 => runner.share.pair_time(e.pair),
+                    Striping::Rate => f64::INFINITY,
+                };
             }
             records.push(rec);
         }
@@ -300,6 +346,7 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
         cases.push(CaseOutcome {
             kind: c.kind,
             nodes: c.nodes,
+            striping: c.striping,
             rounds: steps,
             payload_bytes,
             fluid_s,
