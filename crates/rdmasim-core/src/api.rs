@@ -2,9 +2,10 @@
 //! (so a caller can show progress), and collect its result tables and capture.
 //!
 //! A scenario's `engine` picks what runs it: the packet engine ([`crate::sim::Simulation`], the
-//! default) or the flow-level engine ([`crate::flow::run::FlowRun`]); [`Simulation`] is either,
-//! with one interface. The packet engine's world stays reachable through it (`sim.world`) for
-//! callers that inspect it; a flow-level run has none.
+//! default), the flow-level engine ([`crate::flow::run::FlowRun`]) or PM over Ethernet
+//! ([`crate::ether::run::PmRun`]); [`Simulation`] is any of them, with one interface. The packet
+//! engine's world is reachable through [`Simulation::packet`] for callers that inspect it (None
+//! on the other engines: no panic for asking).
 use crate::ether::run::{is_pm, PmRun};
 use crate::flow::run::FlowRun;
 use crate::hca::profile::HwProfile;
@@ -120,25 +121,20 @@ impl Simulation {
 
 }
 
-/// The packet engine's fields (`sim.world`) for the callers that inspect them. Panics on a
-/// flow-level run, which has no packet world: such callers run packet scenarios only.
-impl std::ops::Deref for Simulation {
-    type Target = crate::sim::Simulation;
-    fn deref(&self) -> &Self::Target {
+impl Simulation {
+    /// The packet engine's run (`.world` and the rest), for callers that inspect it; None for
+    /// a flow-level or a PM run, which have no packet world.
+    pub fn packet(&self) -> Option<&crate::sim::Simulation> {
         match self {
-            Simulation::Packet(s) => s,
-            Simulation::Flow(_) => panic!("a flow-level run (engine = \"flow\") has no packet world"),
-            Simulation::Pm(_) => panic!("a PM run (engine = \"pm\") has no packet world"),
+            Simulation::Packet(s) => Some(s),
+            Simulation::Flow(_) | Simulation::Pm(_) => None,
         }
     }
-}
 
-impl std::ops::DerefMut for Simulation {
-    fn deref_mut(&mut self) -> &mut Self::Target {
+    pub fn packet_mut(&mut self) -> Option<&mut crate::sim::Simulation> {
         match self {
-            Simulation::Packet(s) => s,
-            Simulation::Flow(_) => panic!("a flow-level run (engine = \"flow\") has no packet world"),
-            Simulation::Pm(_) => panic!("a PM run (engine = \"pm\") has no packet world"),
+            Simulation::Packet(s) => Some(s),
+            Simulation::Flow(_) | Simulation::Pm(_) => None,
         }
     }
 }

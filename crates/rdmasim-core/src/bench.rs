@@ -111,7 +111,8 @@ pub fn fat_tree(iterations: u32) -> FatTreeReport {
     let wall = t1.elapsed().as_secs_f64();
     let r = sim.result();
     assert_eq!(r.stop_reason, "completed", "the fat-tree bench ran to completion");
-    let hops = sim.world.packet_hops;
+    let world = &sim.packet().expect("the fat-tree bench runs on the packet engine").world;
+    let (hops, peak_packets) = (world.packet_hops, world.packets.peak() as u64);
     let tsubame = "[hardware]\nprofile = \"cx3-fdr\"\n[topology]\ngenerator = { kind = \"tsubame2\" }\n\
                    [workload]\nkind = \"perftest\"\ntest = \"ib_write_bw\"\nclient = 0\nserver = 1407\n";
     let mut tsubame_build = f64::INFINITY;
@@ -131,7 +132,7 @@ pub fn fat_tree(iterations: u32) -> FatTreeReport {
         fat_tree_packet_hops_per_sec: hops as f64 / wall,
         fat_tree_sim_time_us: r.sim_time_us,
         fat_tree_peak_rss_mib: if reset { peak_rss_bytes() as f64 / (1024.0 * 1024.0) } else { 0.0 },
-        fat_tree_peak_packets_in_flight: sim.world.packets.peak() as u64,
+        fat_tree_peak_packets_in_flight: peak_packets,
         bytes_per_packet_in_flight: std::mem::size_of::<crate::hca::packet::Packet>() as u64,
         tsubame2_build_s: tsubame_build,
     }
@@ -338,7 +339,7 @@ pub fn run(iterations: u32) -> BenchReport {
         sim.run();
         let wall = t0.elapsed().as_secs_f64();
         let r = sim.result();
-        let hops = sim.world.packet_hops;
+        let hops = sim.packet().expect("the bench runs on the packet engine").world.packet_hops;
         let rep = BenchReport {
             workload: "ib_write_bw 4 KiB, 8 QPs x 40000 iters, cx4-edr, 2 hosts via 1 switch, 1e-4 loss on h0->sw0",
             events: r.events,

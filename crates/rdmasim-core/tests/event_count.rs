@@ -23,10 +23,10 @@ fn a_lone_busy_polled_mouse_costs_five_events_per_message() {
 
 /// The result of a run, without its event count, with idle events skipped or kept.
 fn result_without_event_count(toml: &str, skip_idle_events: bool) -> serde_json::Value {
-    let mut sim = rdmasim_core::api::Simulation::from_toml(toml, "<test>").unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = rdmasim_core::sim::Simulation::from_toml(toml, "<test>").unwrap_or_else(|e| panic!("{e}"));
     sim.world.skip_idle_events = skip_idle_events;
     sim.run();
-    let mut r = results(&sim);
+    let mut r = packet_results(&sim);
     assert_eq!(r["stop_reason"], "completed", "{toml}");
     r["events"] = 0.into();
     r["tables"]["run"][0]["events"] = 0.into();

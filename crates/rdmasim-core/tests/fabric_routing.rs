@@ -83,7 +83,7 @@ count = 20
 
 #[test]
 fn a_credit_loop_is_refused_unless_warned_and_dfsssp_breaks_it_with_path_sls() {
-    use rdmasim_core::api::Simulation;
+    use rdmasim_core::sim::Simulation;
     let dir = std::env::temp_dir().join(format!("rdmasim-ring-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let net = ring_net_file(&dir);

@@ -4,7 +4,7 @@
 mod common;
 use rdmasim_core::ids::HcaId;
 use common::*;
-use rdmasim_core::api::Simulation;
+use rdmasim_core::sim::Simulation;
 use rdmasim_core::hca::packet::PktKind;
 
 fn scenario(profile: &str, workload: &str, rest: &str) -> String {
@@ -34,7 +34,7 @@ fn responder_fault_draws_an_rnr_nak_and_the_retry_lands_after_the_fault() {
     let resp = recs.iter().find(|(_, p)| matches!(p.kind, PktKind::ReadResp { .. })).unwrap();
     let t = resp.0.as_us_f64();
     assert!((500.0..520.0).contains(&t), "response at {t} µs");
-    let r = results(&s);
+    let r = packet_results(&s);
     assert_eq!(odp(&r, 1, "responder_page_faults"), 1);
     assert!(odp(&r, 1, "fault_rnr_naks") >= 45, "one RNR NAK per 10 µs retry during the fault");
     assert!((500.0..520.0).contains(&run_time(&r)));
@@ -184,7 +184,7 @@ fn reads_spanning_pages_complete_with_both_side_odp() {
     let last_resp_of_read1 = recs.iter().position(|(_, p)| p.kind == PktKind::ReadResp { first: false, last: true } && p.psn == 1).unwrap();
     let nak_for_read2 = recs.iter().position(|(_, p)| matches!(p.kind, PktKind::RnrNak { .. }) && p.psn == 2).unwrap();
     assert!(nak_for_read2 > last_resp_of_read1, "the RNR NAK for READ 2 left before READ 1's responses");
-    let r = results(&s);
+    let r = packet_results(&s);
     // Client pages 0, 1, 2 fault one after the other (fault 0.5 ms + re-request 3.5 ms each),
     // after the server's 0.5 ms fault: ~12.5 ms.
     assert_eq!(odp(&r, 0, "requester_page_faults"), 3);

@@ -3,7 +3,7 @@
 mod common;
 use rdmasim_core::ids::HcaId;
 use common::*;
-use rdmasim_core::api::Simulation;
+use rdmasim_core::sim::Simulation;
 use rdmasim_core::engine::Time;
 use rdmasim_core::hca::packet::PktKind;
 
@@ -50,7 +50,7 @@ fn rnr_wait_follows_the_ibta_timer_table() {
             &format!("[qp]\nmin_rnr_timer = {code}\n[output]\ncapture = true"),
         );
         let s = sim(&toml);
-        let r = results(&s);
+        let r = packet_results(&s);
         assert_eq!(r["stop_reason"], "completed", "{r}");
         assert!(counter(&r, 0, "rnr_nak_retry_err") >= 1);
         assert!(counter(&r, 1, "out_of_buffer") >= 1);
@@ -75,7 +75,7 @@ fn timeout_wait(qp_timeout: u8, floor_override: &str) -> Time {
         &format!("[hardware.overrides]\n{floor_override}\n[qp]\ntimeout = {qp_timeout}\n[[faults]]\nlink = \"h0->h1\"\ndrop_nth = [3]\n[output]\ncapture = true"),
     );
     let s = sim(&toml);
-    let r = results(&s);
+    let r = packet_results(&s);
     assert_eq!(r["stop_reason"], "completed", "{r}");
     assert_eq!(counter(&r, 0, "local_ack_timeout_err"), 1);
     let recs: Vec<_> = s.world.capture.as_ref().unwrap().records.iter().filter(|(_, p)| p.slid == 1 && p.kind.is_request()).copied().collect();
@@ -158,7 +158,7 @@ fn an_ack_never_overtakes_read_responses() {
     s.world.post_send(a, wr(WrOp::Read, 65536));
     s.world.post_send(a, wr(WrOp::Write, 4096));
     s.run();
-    let r = results(&s);
+    let r = packet_results(&s);
     assert_eq!(counter(&r, 0, "implied_nak_seq_err"), 0);
     assert_eq!(counter(&r, 1, "duplicate_request"), 0);
     assert_eq!(counter(&r, 0, "retransmitted_packets"), 0);
@@ -191,7 +191,7 @@ fn read_then_send(send_len: u32, rest: &str) -> (Vec<(PktKind, u32)>, serde_json
     s.world.post_send(client, send);
     s.run();
     let recs = s.world.capture.as_ref().unwrap().records.iter().map(|(_, p)| (p.kind, p.psn)).collect();
-    (recs, results(&s))
+    (recs, packet_results(&s))
 }
 
 /// Asserts that the first NAK matching `is_nak` left after the READ's last response and that

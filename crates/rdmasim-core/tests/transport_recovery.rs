@@ -5,7 +5,7 @@
 mod common;
 use rdmasim_core::ids::HcaId;
 use common::*;
-use rdmasim_core::api::Simulation;
+use rdmasim_core::sim::Simulation;
 use rdmasim_core::engine::Time;
 use rdmasim_core::hca::packet::PktKind;
 use rdmasim_core::hca::qp::{QpAttr, WorkRequest, WrOp};
@@ -119,7 +119,7 @@ fn a_queued_ack_keeps_the_psn_it_was_generated_for() {
     s.world.post_send(a, wr(90, WrOp::Write, 64));
     s.world.post_send(a, wr(91, WrOp::Read, 4096));
     s.run();
-    let r = results(&s);
+    let r = packet_results(&s);
     assert!(s.world.qp(a).sq.is_empty());
     let acks: Vec<u32> = packets_of(&s, a).iter().filter(|p| p.0 == PktKind::Ack).map(|p| p.1).collect();
     assert_eq!(acks, vec![0], "the WRITE's ACK names PSN 0, not the READ's");
@@ -147,7 +147,7 @@ fn a_sequence_nak_beyond_an_incomplete_read_restarts_at_the_read() {
     run_until(&mut s, 2);
     s.world.post_send(c, wr(3, WrOp::Write, 1 << 20));
     run_until(&mut s, 200);
-    let r = results(&s);
+    let r = packet_results(&s);
     assert!(s.world.qp(a).sq.is_empty());
     let requests: Vec<(PktKind, u32)> =
         packets_of(&s, a).iter().filter(|p| p.0.is_request()).map(|p| (p.0, p.1)).collect();
@@ -169,7 +169,7 @@ fn an_rnr_naked_write_with_immediate_is_counted_once() {
     run_until(&mut s, 25);
     s.world.post_recv(b, 7, 4096);
     run_until(&mut s, 200);
-    let r = results(&s);
+    let r = packet_results(&s);
     assert!(s.world.qp(a).sq.is_empty());
     assert!(counter(&r, 1, "out_of_buffer") >= 2, "the case needs RNR NAKs");
     assert_eq!(s.world.qp(b).rx_bytes, 4096);
@@ -189,7 +189,7 @@ fn a_late_ack_after_a_timer_rewind_is_honoured() {
     let (a, _) = s.world.connect_rc(HcaId(0), 0, HcaId(1), 0, at);
     s.world.post_send(a, wr(1, WrOp::Write, 1 << 20));
     run_until(&mut s, 4000);
-    let r = results(&s);
+    let r = packet_results(&s);
     assert!(s.world.qp(a).sq.is_empty());
     assert!(counter(&r, 0, "local_ack_timeout_err") > 10, "the case needs spurious timeouts");
     // Capture times are departures. An ACK is at the requester 10 us later (2 km at 5 ns/m)
@@ -239,7 +239,7 @@ fn a_lost_read_response_before_a_large_read_recovers_without_the_timer() {
             done_at = Some(s.world.now());
         }
     }
-    let r = results(&s);
+    let r = packet_results(&s);
     let done = done_at.expect("both READs done by 4.9 ms");
     assert!(done < Time::us(250), "done at {done:?}");
     assert_eq!(counter(&r, 0, "local_ack_timeout_err"), 0);

@@ -22,6 +22,11 @@ pub fn results(sim: &Simulation) -> Value {
     serde_json::from_str(&sim.result_json()).unwrap()
 }
 
+/// [`results`] of a packet-engine run driven directly (tests that read its world too).
+pub fn packet_results(sim: &rdmasim_core::sim::Simulation) -> Value {
+    serde_json::from_str(&sim.result_json()).unwrap()
+}
+
 /// A scenario for a perftest run: `extra` is appended to the [workload] table, `rest` after it.
 pub fn perftest(profile: &str, test: &str, extra: &str, rest: &str) -> String {
     format!("[hardware]\nprofile = \"{profile}\"\n[workload]\nkind = \"perftest\"\ntest = \"{test}\"\n{extra}\n{rest}\n")
