@@ -4,7 +4,7 @@ mod common;
 use common::pm::{f, pm_run, pm_summary};
 
 /// Three hosts stream to host 3 over one link each: its switch output takes three times its
-/// rate and drops what its 24 KiB share of the Broadcom buffer cannot hold.
+/// rate and drops what its 128 KiB of the Broadcom buffer cannot hold.
 fn incast(flow_control: &str) -> String {
     format!(
         "engine = \"pm\"\n[ethernet]\nswitch = \"broadcom-12port\"\nflow_control = {flow_control}\ntopology = {{ kind = \"single-switch\", hosts = 4, links = 1 }}\n[workload]\nkind = \"incast\"\ndst = 3\nbytes = 262144\ncount = 4\n"
@@ -27,8 +27,8 @@ fn tail_drop_is_counted_at_the_congested_output_only() {
 
 #[test]
 fn pause_makes_the_lossy_incast_lossless() {
-    // XOFF at 6 KiB held for an input: a jumbo frame in flight and one more fit under the
-    // output's 24 KiB cap for three inputs... with room for what arrives before the PAUSE does.
+    // XOFF at 4 KiB held for an input: a paused input is admitted against the pool, so what
+    // arrives before the PAUSE does finds room.
     let r = pm_run(&incast("{ kind = \"pause\", xoff_bytes = 4096, xon_bytes = 2048 }"));
     let s = pm_summary(&r);
     assert_eq!(f(&s, "switch_drops"), 0.0, "{s:?}");

@@ -24,8 +24,8 @@ fn bad_pm_scenarios_are_refused_naming_the_key_and_line() {
     assert!(e.contains("workload.dims") && e.contains("expected 1..=3"), "{e}");
     let e = error_of(&EXAMPLE.replace("cpu_ghz = 3.6", "cpu_ghz = 0.0"));
     assert!(e.contains("host.cpu_ghz") && e.contains("pm.toml:15"), "{e}");
-    let e = error_of(&EXAMPLE.replace("packet_bytes = 8192", "packet_bytes = 9000"));
-    assert!(e.contains("pm.packet_bytes") && e.contains("8968"), "{e}");
+    let e = error_of(&EXAMPLE.replace("packet_bytes = 8192", "packet_bytes = 9200"));
+    assert!(e.contains("pm.packet_bytes") && e.contains("9166"), "{e}");
     let e = error_of(&EXAMPLE.replace("{ kind = \"none\" }", "{ kind = \"pause\", xoff_bytes = 100, xon_bytes = 200 }"));
     assert!(e.contains("ethernet.flow_control") && e.contains("xon"), "{e}");
 }
@@ -73,7 +73,7 @@ fn tshark_reads_the_pm_capture_without_a_malformed_frame() {
 fn pm_limits_are_checked_before_the_run() {
     for (from, to, key) in [
         ("window = 32", "window = 4000000000", "pm.window"),
-        ("rto_us = 5000", "rto_us = 0.0001", "pm.rto_us"),
+        ("rto_us = 4800", "rto_us = 0.0001", "pm.rto_us"),
         ("packet_bytes = 8192", "packet_bytes = 8192\nnic_depth = 0", "pm.nic_depth"),
         ("count = 4", "count = 0", "workload.count"),
         ("dims = [2, 2, 2]", "dims = [2, 2, 40000]", "ethernet.topology"),

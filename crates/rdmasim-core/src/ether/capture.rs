@@ -1,5 +1,6 @@
 //! A capture of the frames hosts send (a tap at each sending NIC, before any loss): Ethernet II
-//! frames with the PM header (framing.rs) under EtherType 0x88B5 and the payload as zeros,
+//! frames with the PM header (framing.rs, an ASSUMPTION layout) under EtherType 0x88B5 (IEEE
+//! Std 802a-2003 Local Experimental Ethertype 1, framing.rs) and the payload as zeros,
 //! written as pcap (LINKTYPE_ETHERNET, no FCS).
 use super::frame::{Frame, FrameKind};
 use super::framing::{mac_of, PmHeader, ETHERTYPE_PM};

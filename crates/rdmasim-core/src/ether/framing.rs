@@ -1,12 +1,24 @@
-//! Ethernet framing on the wire (IEEE 802.3-2018 clause 3 and 4): what a frame costs in line
-//! time beyond its payload, and the PM header it carries under the local experimental
-//! EtherType 0x88B5 (IEEE 802 "Local Experimental Ethertype 1").
+//! Ethernet framing on the wire (IEEE 802.3 clause 3, frame format, and clause 4, MAC
+//! parameters): what a frame costs in line time beyond its payload, and the PM header it
+//! carries under the local experimental EtherType 0x88B5.
 //!
 //! A frame on the wire: preamble + SFD (8 B), header (destination MAC 6, source MAC 6,
 //! EtherType 2 = 14 B), payload, FCS (4 B), then the inter-frame gap (12 B of idle line time).
 //! A frame shorter than 64 B (header to FCS) is padded to 64 B. Jumbo frames (not in 802.3,
-//! but what the Foundry switch and the E1000 of seeds/003 ran, "Jumbo Frame利用") carry up
-//! to 9000 B of payload.
+//! but what the Foundry switch and the E1000 of seeds/003 ran, "Jumbo Frame利用") are bounded
+//! by the NIC's and the switch's limits (`NicProfile::max_frame_bytes`,
+//! `SwitchProfile::max_frame_bytes`).
+//!
+//! Sources for the constants: IEEE 802.3 §3.2 (frame fields) and §4.4.2 (MAC parameters:
+//! interFrameGap 96 bits, minFrameSize 512 bits, maxUntaggedFrameSize 1518 octets; as listed in
+//! HP NonStop "OSI PICS manual" p. 55, "MAC Parameter Values",
+//! https://www.manualshelf.com/manual/hp/hp-nonstop-g-series/osi-pics-manual/page-55.html);
+//! preamble 7 B + SFD 1 B (C. Spurgeon, Ethernet quick reference,
+//! http://www.ethermanage.com/ethernet/10quickref/ch7_enet_confg_FootNote_102.html: "seven
+//! bytes of an alternating pattern of ones and zeroes, followed by eight bits of the Start
+//! Frame Delimiter"); PAUSE: IEEE 802.3 clause 31, Annex 31B (AMD/Xilinx UG1085, "MAC 802.3
+//! Pause Frame", https://docs.amd.com/r/en-US/ug1085-zynq-ultrascale-trm/MAC-802.3-Pause-Frame:
+//! destination 0x0180C2000001, type 0x8808, opcode 0x0001, 2 B pause time).
 
 /// Preamble (7 B) and start-of-frame delimiter (1 B).
 pub const PREAMBLE_SFD: u32 = 8;
@@ -14,19 +26,25 @@ pub const PREAMBLE_SFD: u32 = 8;
 pub const ETH_HEADER: u32 = 14;
 /// Frame check sequence (CRC-32).
 pub const FCS: u32 = 4;
-/// Minimum inter-frame gap: 96 bit times.
+/// Minimum inter-frame gap: 96 bit times (802.3 §4.4.2, interFrameGap).
 pub const IFG: u32 = 12;
-/// Minimum frame, header to FCS.
+/// Minimum frame, header to FCS (802.3 §4.4.2, minFrameSize 512 bits).
 pub const MIN_FRAME: u32 = 64;
-/// Largest payload of a standard frame.
+/// Largest payload of a standard frame (maxUntaggedFrameSize 1518 B less header and FCS).
 pub const STD_MTU: u32 = 1500;
-/// Largest jumbo payload (the common 9000 B jumbo MTU; the E1000 takes up to 16110 B, the
-/// switches of seeds/003 9 KB class jumbo frames).
-pub const JUMBO_MTU: u32 = 9000;
-/// IEEE 802 Local Experimental EtherType 1: what PM frames carry in our captures.
+/// IEEE Std 802a-2003 §3.2 "Local Experimental Ethertypes": 0x88B5 is Local Experimental
+/// Ethertype 1 (http://standards.ieee.org/reading/ieee/std_public/description/lanman/802a-2003_desc.html;
+/// the value as Wireshark's EtherType table and other public code list it). What PM frames
+/// carry in our captures. ASSUMPTION: which EtherType PM/Ethernet used was not found; it does
+/// not change any timing.
 pub const ETHERTYPE_PM: u16 = 0x88B5;
-/// MAC control (802.3x PAUSE frames).
+/// MAC control (802.3x PAUSE frames): 0x8808 (802.3 clause 31; UG1085, above).
 pub const ETHERTYPE_MAC_CONTROL: u16 = 0x8808;
+
+/// The largest payload a frame of at most `max_frame` bytes (destination MAC to FCS) carries.
+pub const fn max_payload(max_frame: u32) -> u32 {
+    max_frame - ETH_HEADER - FCS
+}
 
 /// Bytes from destination MAC to FCS for `payload` bytes of payload (padded to the minimum).
 pub const fn frame_bytes(payload: u32) -> u32 {
@@ -45,8 +63,10 @@ pub fn arrival_interval_us(packet_bytes: u32, mb_per_s: f64) -> f64 {
     f64::from(packet_bytes) / mb_per_s
 }
 
-/// The PM header in every PM frame's payload (32 B). PM/Ethernet's real header layout is not
-/// public in the sources we have; ASSUMPTION: these fields are what the seed says the protocol
+/// The PM header in every PM frame's payload (32 B). ASSUMPTION: PM/Ethernet's header layout
+/// was not found (searched: the ICS 2006 PM/Ethernet-HXB paper, whose full text is not in any
+/// corpus we could read, the HPDC 2000 PM/Ethernet abstract, SCore's manual pages; SCore's PM
+/// sources are not on GitHub). So: these fields are what the seed says the protocol
 /// needs (source and destination coordinates for relaying, "パケットヘッダに送信元、送信先の
 /// 座標を格納"; a per-destination sequence number for the receive array; a cumulative
 /// acknowledgement), padded to 32 B, which also makes a 8192 B packet's overhead match the
@@ -96,7 +116,8 @@ pub fn mac_of(host: u32, dim: u8, lane: u8) -> [u8; 6] {
 }
 
 /// The 802.3x PAUSE frame's payload: opcode 0x0001 and the pause time in quanta of 512 bit
-/// times, padded to the minimum frame.
+/// times (512 ns at 1 Gb/s: Xilinx UG144, "Pause Control Frames", after 802.3-2005 clause 31),
+/// padded to the minimum frame.
 pub const PAUSE_PAYLOAD: u32 = 46;
 /// The PAUSE frames' reserved multicast destination (802.3 Annex 31B).
 pub const PAUSE_DST: [u8; 6] = [0x01, 0x80, 0xC2, 0x00, 0x00, 0x01];
@@ -111,6 +132,7 @@ mod tests {
         assert_eq!(wire_bytes(46), 84);
         assert_eq!(wire_bytes(1500), 1538);
         assert_eq!(wire_bytes(9000), 9038);
+        assert_eq!(max_payload(9216), 9198);
         let mut b = Vec::new();
         PmHeader::default().emit(&mut b);
         assert_eq!(b.len() as u32, PmHeader::BYTES);

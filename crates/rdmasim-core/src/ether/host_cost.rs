@@ -54,8 +54,10 @@ pub struct HostCostConfig {
     /// ASSUMPTION: 1230 MB/s, derived from one published figure: MPICH over PM on 8 links
     /// (seeds/003, 862 MB/s one-way) is receiver bound at 8192 B / 862 MB/s = 9.50 µs a packet,
     /// of which PM takes 2.83 µs; the other 6.67 µs copy 8 KB. A Xeon on an 800 MHz FSB (6.4
-    /// GB/s peak) copying while six to nine NICs DMA into the same memory is in that range.
-    /// Memory bound: not scaled with the clock.
+    /// GB/s peak: Intel Server Board SE7320SP2/SE7525GP2 TPS rev 2.0 §3.2.1.1 "Front Side Bus",
+    /// of the E7520's family) copying while six to nine NICs DMA into the same memory is in
+    /// that range. No independent copy-rate measurement for that platform was found, so the
+    /// D5 ×8 MPICH one-way row is a fit (docs/pm.md). Memory bound: not scaled with the clock.
     #[serde(default = "default_copy")]
     pub copy_mb_s: f64,
 }
@@ -82,9 +84,10 @@ pub enum Stack {
 }
 
 /// ASSUMPTION: a system call's entry and exit, 0.1 µs at 3.6 GHz (a few hundred cycles on a
-/// 2005 Xeon; not in the seed).
+/// 2005 Xeon; not in the seed, and no Linux 2.6 / Xeon 3.6 GHz measurement was found).
 const SYSCALL_US: f64 = 0.1;
-/// ASSUMPTION: handling an acknowledgement (no payload, no delivery), 0.5 µs at 3.6 GHz.
+/// ASSUMPTION: handling an acknowledgement (no payload, no delivery), 0.5 µs at 3.6 GHz (the
+/// seed and the PM/Ethernet papers' abstracts give no per-ack cost; nothing else was found).
 const ACK_US: f64 = 0.5;
 /// The relay's own work per packet at 3.6 GHz: seeds/003's routing delay 6.9 µs less its
 /// interrupt 5 µs and the NIC's receive write-back (0.2 µs) and transmit start (0.5 µs) that

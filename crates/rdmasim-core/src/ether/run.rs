@@ -51,8 +51,10 @@ impl PmRun {
         if s.pm.nic_depth == 0 {
             return Err(err("pm.nic_depth".into(), "0: expected at least 1 (no packet could ever be sent)".into()));
         }
-        if s.pm.packet_bytes == 0 || s.pm.packet_bytes + super::framing::PmHeader::BYTES > super::framing::JUMBO_MTU {
-            return Err(err("pm.packet_bytes".into(), format!("{}: expected 1..={} (a jumbo frame less the PM header)", s.pm.packet_bytes, super::framing::JUMBO_MTU - super::framing::PmHeader::BYTES)));
+        // The largest frame both the E1000 and the switch take, less the PM header.
+        let max_packet = super::framing::max_payload(profile.max_frame_bytes.min(super::nic::e1000().max_frame_bytes)) - super::framing::PmHeader::BYTES;
+        if s.pm.packet_bytes == 0 || s.pm.packet_bytes > max_packet {
+            return Err(err("pm.packet_bytes".into(), format!("{}: expected 1..={max_packet} (the largest jumbo frame of the NIC and the {} switch, {} B, less the Ethernet and PM headers)", s.pm.packet_bytes, profile.name, profile.max_frame_bytes)));
         }
         if !(s.pm.rto_us >= 1.0 && s.pm.rto_us <= 1e9) {
             return Err(err("pm.rto_us".into(), format!("{}: expected 1 ≤ rto_us ≤ 1e9 µs", s.pm.rto_us)));

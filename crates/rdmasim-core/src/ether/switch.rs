@@ -88,12 +88,16 @@ mod tests {
     use crate::ether::switch_profiles::broadcom_12port;
 
     #[test]
-    fn an_output_s_cap_drops_before_the_pool_is_full() {
+    fn an_output_s_128_kib_drops_before_the_pool_is_full() {
+        // The BCM5690's 128 KB a port: 14 jumbo frames of 8838 B (8800 B of PM payload) fit
+        // at one output, a 15th does not, while another output still has room.
         let ports = (0..12).map(PortId).collect();
         let mut s = EthSwitch::new("s".into(), broadcom_12port(), ports);
-        s.hold(0, 3, 8838);
-        s.hold(1, 3, 8838);
-        assert!(!s.fits(3, 8838), "a third jumbo frame exceeds the 24 KiB cap");
+        for i in 0..14 {
+            assert!(s.fits(3, 8838), "frame {i}");
+            s.hold(i % 3, 3, 8838);
+        }
+        assert!(!s.fits(3, 8838), "a 15th jumbo frame exceeds the output's 128 KiB");
         assert!(s.fits(4, 8838), "another output still has room");
         s.release(0, 3, 8838);
         assert!(s.fits(3, 8838));

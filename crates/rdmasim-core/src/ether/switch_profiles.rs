@@ -26,6 +26,9 @@ pub struct SwitchProfile {
     /// From the last bit of a frame in (store-and-forward) to its first bit out, on an idle
     /// output.
     pub latency: Time,
+    /// Largest frame the switch forwards, destination MAC to FCS (what a jumbo MTU setting
+    /// bounds).
+    pub max_frame_bytes: u32,
     pub source: &'static str,
 }
 
@@ -34,54 +37,94 @@ pub struct SwitchProfile {
 /// the switch to the next host's NIC: its line time into the switch (84 B at 1 Gb/s, 0.672 µs:
 /// store-and-forward), the switch's pipeline, and its line time out. So the pipeline is
 /// 5 µs − 2 × 0.672 µs; the seed's 12 µs per dimension is then 6.9 + 5 + 0.1.
+///
+/// ASSUMPTION for all three: store-and-forward, and the seed's 5 µs for each. No latency
+/// figure and no cut-through/store-and-forward statement was found for the Foundry FWSX448,
+/// the Summit 7i or the BCM5690 (searched: the FastIron X-series configuration guides, the
+/// ExtremeWare user guide and hardware guide, Broadcom's and Lau et al.'s descriptions of the
+/// chip; research notes /work/research/pm_sources.md §1).
 const SEED_PIPELINE_NS: u64 = 5_000 - 2 * 672;
 
-/// Foundry FastIron "FWFx 448" (FESX448 class: 48 × GigE), the evaluation cluster's switch.
+/// 9216 B on the wire, CRC included: the largest jumbo frame of the Extreme "i" chipset
+/// (ExtremeWare Software User Guide, p. 4-7 "Jumbo Frames": "The jumbo_frame_mtu range is 1523
+/// to 9216. The value describes the maximum size on the wire, and includes 4 bytes of CRC";
+/// http://38.142.81.21:8001/manual/extreme-networks/extremeware-enterprise-manager/1-user-guide-english/page-81.html).
+const JUMBO_9216: u32 = 9216;
+
+/// Foundry "FWFx 448" of seeds/003's evaluation cluster: the FastIron WorkGroup X448 (FWSX448,
+/// 48 × GigE; "Foundry Configuration Guide for the FESX, FSX, and FWSX", About this guide,
+/// https://manualmachine.com/foundrynetworks/fastironworkgroupswitchx424/22883841-user-manual;
+/// the 48-port model: Network Computing, "10-GigE price drops continue", p. 2, "The 48-port
+/// version, the FES X448").
 pub fn foundry_fwfx448() -> SwitchProfile {
     SwitchProfile {
         name: "foundry-fwfx448",
         ports: 48,
-        // ASSUMPTION: 2 MiB shared. Foundry's FastIron Edge X datasheets give no buffer size
-        // we could cite; chips of that class (2005) carried 1-4 MB. The seed's PACS-CS switch
-        // (another model) lost 1.17 % at 4 nodes, 8800 B, near the Summit 7i's 1.22 %.
+        // ASSUMPTION: 2 MiB shared. No buffer size, total or per port, was found for the
+        // FWSX448 or the FastIron X series (searched: the FESX/FSX/FWSX configuration guide and
+        // Brocade's later FastIron guide, whose "Total Transmit Queue Depth Limit" table is
+        // not in the copy found: 53-1002494-02 p. 585, Table 104); chips of that class (2005)
+        // carried 1-4 MB. Not fitted: D6's PACS-CS row (1.17 % at 4 nodes, 8800 B) depends on
+        // this figure (docs/pm.md).
         buffer_bytes: 2 << 20,
         sharing: BufferSharing::Shared,
-        // ASSUMPTION: an output may take a quarter of the pool.
+        // ASSUMPTION: an output may take a quarter of the pool (X-series egress buffers are
+        // per-port "transmit queue depth limits" counted in buffers, Brocade FastIron
+        // Configuration Guide 53-1002494-02 p. 585, medium confidence for this model; the
+        // default limits were not found).
         per_port_cap_bytes: 512 << 10,
         latency: Time::ns(SEED_PIPELINE_NS),
-        source: "seeds/003 (5 us per switch); buffer ASSUMPTION (no public datasheet figure)",
+        // ASSUMPTION: 9216 B, the usual jumbo limit of that generation (the FESX guide's MTU
+        // section, p. 16-21, was found without its limit).
+        max_frame_bytes: JUMBO_9216,
+        source: "FWSX448, 48 ports (Foundry FESX/FSX/FWSX configuration guide); 5 us per switch (seeds/003); buffer, cap and jumbo limit ASSUMPTION (not found)",
     }
 }
 
-/// A Broadcom 12-port GigE switch chip (StrataXGS BCM5690 class), seeds/003's lossy case.
+/// The Broadcom 12-port GigE switch of seeds/003: the BCM5690 ("Draco", StrataXGS), "BCM5690
+/// 12-port Multi-Layer Gigabit Ethernet Switch" (PCI-ID table; OpenBCM SDK, `phy5690.h`,
+/// "BCM5690 (Draco)"), all packet memory on chip (Lau et al., Broadcom, "Gigabit Ethernet
+/// switches using a shared buffer architecture", IEEE Communications Magazine 41(12), Dec
+/// 2003, DOI 10.1109/MCOM.2003.1252802, abstract). seeds/003's lossy case.
 pub fn broadcom_12port() -> SwitchProfile {
     SwitchProfile {
         name: "broadcom-12port",
         ports: 12,
-        // ASSUMPTION: 256 KiB shared on chip (no public datasheet figure at hand); an output
-        // may hold 24 KiB, under three 8800 B jumbo frames: such chips cap an output
-        // statically so that one congested port cannot take the pool, and seeds/003 shows
-        // jumbo frames losing most on it ("JUMBO FRAME時のパケットロスが増加傾向").
-        buffer_bytes: 256 << 10,
-        sharing: BufferSharing::Shared,
-        per_port_cap_bytes: 24 << 10,
+        // 128 KB of packet buffer per port, medium confidence: Accton switch firmware header
+        // `sys_cpnt.h` (2007, public GitHub copy; comment on
+        // SYS_CPNT_SWDRV_MMU_CFG_OVERSUBSCRIBE_CONFIG): "BCM5690 only have 128K bytes packet
+        // per port (for 8 queues)" — a vendor engineer's code comment, not a Broadcom datasheet.
+        // Modelled as each output owning 128 KiB (one class, so all 8 queues' share), 12 × 128
+        // KiB in all; Lau et al.'s abstract calls the chip's memory shared, with no byte
+        // figure. About 14 frames of 8800 B an output.
+        buffer_bytes: 12 * (128 << 10),
+        sharing: BufferSharing::PerPort,
+        per_port_cap_bytes: 128 << 10,
         latency: Time::ns(SEED_PIPELINE_NS),
-        source: "seeds/003 (12 port, 5 us); buffer and per-port cap ASSUMPTION",
+        // ASSUMPTION: 9216 B (no BCM5690 jumbo limit found).
+        max_frame_bytes: JUMBO_9216,
+        source: "BCM5690, 12 ports (PCI-ID table; Lau et al., IEEE Commun. Mag. 41(12) 2003); 128 KB per port (Accton sys_cpnt.h comment, medium confidence); 5 us (seeds/003); jumbo limit ASSUMPTION",
     }
 }
 
-/// Extreme Networks Summit 7i (32 GigE ports), seeds/003's less lossy case.
+/// Extreme Networks Summit 7i (7iSX / 7iTX, EXTREME-BASE-MIB 1.3.6.1.4.1.1916.2.12/.13), an
+/// "i"-chipset switch (Extreme "Consolidated Hardware Guide", Dec 2002), seeds/003's less
+/// lossy case.
 pub fn extreme_summit7i() -> SwitchProfile {
     SwitchProfile {
         name: "extreme-summit7i",
+        // ASSUMPTION: 32 GigE ports (not in the sources found; it does not change D6, whose
+        // all-to-all uses 2 to 4 hosts).
         ports: 32,
-        // ASSUMPTION: 1 MiB shared with a 96 KiB per-output cap (no public datasheet figure at
-        // hand; the seed's losses are a fifth to a tenth of the Broadcom's).
+        // ASSUMPTION: 1 MiB shared with a 96 KiB per-output cap. No packet-memory figure was
+        // found (searched: the ExtremeWare user guide, the Consolidated Hardware Guide, the
+        // product MIB). Not fitted: D6's Summit 7i rows depend on it (docs/pm.md).
         buffer_bytes: 1 << 20,
         sharing: BufferSharing::Shared,
         per_port_cap_bytes: 96 << 10,
         latency: Time::ns(SEED_PIPELINE_NS),
-        source: "seeds/003 (32 port, 5 us); buffer and per-port cap ASSUMPTION",
+        max_frame_bytes: JUMBO_9216,
+        source: "Summit 7i, i chipset: jumbo frames up to 9216 B (ExtremeWare Software User Guide p. 4-7); 5 us (seeds/003); ports, buffer and cap ASSUMPTION (not found)",
     }
 }
 
