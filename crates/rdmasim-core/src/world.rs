@@ -215,38 +215,23 @@ pub(crate) fn prefetch_line<T>(p: &T) {
 }
 
 impl World {
-    /// Brings into the cache what the handlers of the next two events will read, when the
-    /// queue has them at hand (engine/queue.rs `ahead`: a large run's calendar). A k = 16 fat
-    /// tree's channels and switch outputs do not stay in cache, and each packet-hop's handler
-    /// went from one miss to the next. The event after the next gets its channel's lines; the
-    /// next one, whose channel came in one event earlier, the head of its credit returns, its
-    /// switch output and the entry at the head of that output's queue. Fat-tree bench: 7-8 %
-    /// less time. Hints only: nothing here changes what runs.
-    ///
-    /// The event about to run (`now`) had its channel and switch output brought in by the two
-    /// calls before: from its queue's head it gets the lines its handler reaches last, so that
-    /// their misses overlap rather than follow one another: the input channel's credit
-    /// returns and propagation delay, where the head's credits go back, and the entry of the
-    /// next switch's forwarding table that the head will read there. An HCA's channel gets
-    /// the same pipeline: its send state with the next event, the QP at the front of its send
-    /// list with the one about to run.
+    /// Brings into the cache what the handlers of the event about to run (`now`) and the next
+    /// two will read, when the queue has them at hand (engine/queue.rs `ahead`: a large run's
+    /// calendar). A k = 16 fat tree's channels, switch outputs and HCAs do not stay in cache,
+    /// and each packet-hop's handler went from one miss to the next. Each stage reads only
+    /// what the one before brought in, one event earlier: the event after the next gets its
+    /// channel's lines; the next one the head of its credit returns and its switch output (or
+    /// its HCA's send state); the one about to run the entry at the head of that output's
+    /// queue (or the QP at the front of its HCA's send list). The handler asks for the rest
+    /// as soon as it has the head (fabric/forward.rs `prefetch_next_hop`). Hints only:
+    /// nothing here changes what runs.
     #[inline(always)]
     pub(crate) fn prefetch_ahead(&self, now: &Event) {
         if let Event::TxDone { ch } | Event::SwitchKick { ch } | Event::CreditWake { ch } = *now {
             let c = &self.channels[ch];
-            if let NodeRef::Hca(h) = c.from {
-                self.hcas[h].prefetch_front_qp();
-            } else if let NodeRef::Switch { sw, port } = c.from {
-                if let Some(head) = self.switches[sw].outputs[port as usize].front(0) {
-                    let input = &self.channels[head.in_ch];
-                    prefetch_line(&input.returns);
-                    prefetch_line(&input.prop);
-                    if let NodeRef::Switch { sw: next, .. } = c.to {
-                        if let Some(entry) = self.switches[next].lft.get(usize::from(head.hop.dlid)) {
-                            prefetch_line(entry);
-                        }
-                    }
-                }
+            match c.from {
+                NodeRef::Hca(h) => self.hcas[h].prefetch_front_qp(),
+                NodeRef::Switch { sw, port } => self.switches[sw].outputs[port as usize].prefetch_front(),
             }
         }
         if let Some(&(Event::TxDone { ch } | Event::SwitchKick { ch } | Event::CreditWake { ch })) = self.q.ahead(1) {
@@ -261,11 +246,7 @@ impl World {
                 prefetch_line(r);
             }
             match c.from {
-                NodeRef::Switch { sw, port } => {
-                    let op = &self.switches[sw].outputs[port as usize];
-                    prefetch_line(op);
-                    op.prefetch_front();
-                }
+                NodeRef::Switch { sw, port } => prefetch_line(&self.switches[sw].outputs[port as usize]),
                 NodeRef::Hca(h) => self.hcas[h].prefetch_send_state(),
             }
         }
