@@ -1,9 +1,9 @@
 //! Runs the fat-tree bench workload once (`rdmasim bench`'s k = 16 permutation,
 //! `bench::fat_tree_scenario`) and prints its event count, packet-hops, wall time and simulated
-//! end time: the run alone, without the rest of the bench, for `perf stat` or cachegrind
-//! (`tools/bench/instructions.sh fat-tree`).
+//! end time: the run alone, without the rest of the bench, for `perf stat` or cachegrind.
 //!
-//! `cargo run --release --example fat_tree`
+//! `cargo build --release --example fat_tree && target/release/examples/fat_tree`, or under
+//! `valgrind --tool=cachegrind` for its instructions (deterministic, unlike wall time).
 use rdmasim_core::sim::Simulation;
 
 fn main() {

@@ -363,7 +363,7 @@ impl World {
             chosen = Some((vl, *head, wire));
             break;
         }
-        if let Some((_, head, _)) = chosen {
+        if let Some((_, head, _)) = chosen.filter(|_| self.q.is_large()) {
             self.prefetch_next_hop(out_ch, &head);
         }
         let Some((vl, head, wire)) = chosen else {
@@ -397,7 +397,8 @@ impl World {
     /// Asks for the lines sending `head` on `out_ch` reads last, so that their misses overlap
     /// with the work before them rather than follow it: the input channel's credit returns
     /// and propagation delay, where the head's credits go back, and the entry of the next
-    /// switch's forwarding table that it reads there. A hint: nothing changes.
+    /// switch's forwarding table that it reads there. A hint: nothing changes. Only for a
+    /// large run (`EventQueue::is_large`): a small one stays in cache.
     #[inline(always)]
     fn prefetch_next_hop(&self, out_ch: ChannelId, head: &Queued) {
         use crate::world::prefetch_line;
