@@ -245,7 +245,7 @@ impl Simulation {
             }
             match self.world.q.pop_until(self.max_time) {
                 Ok((_, ev)) => {
-                    self.world.prefetch_ahead();
+                    self.world.prefetch_ahead(&ev);
                     self.dispatch(ev)
                 }
                 Err(None) => {

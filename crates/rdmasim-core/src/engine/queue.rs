@@ -530,6 +530,12 @@ impl<E: Copy> EventQueue<E> {
         self.popped += 1;
         Ok((time, top.event))
     }
+    /// Many events are queued (the calendar holds them): a large run, whose state does not
+    /// stay in cache, where prefetching pays (world.rs `prefetch_ahead`).
+    #[inline(always)]
+    pub fn is_large(&self) -> bool {
+        self.in_calendar
+    }
     /// The `n`th event after the next one, when the calendar holds it at hand (for a prefetch).
     #[inline(always)]
     pub fn ahead(&self, n: usize) -> Option<&E> {

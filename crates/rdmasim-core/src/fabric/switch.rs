@@ -3,7 +3,7 @@
 use crate::engine::Time;
 use crate::ids::{ChannelId, PortId};
 use crate::fabric::channel::NUM_VL;
-use crate::hca::packet::PacketId;
+use crate::hca::packet::{Hop, PacketId};
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug)]
@@ -13,20 +13,34 @@ pub struct Queued {
     pub in_ch: ChannelId,
     /// Earliest departure: head arrival + traversal latency.
     pub ready_at: Time,
+    /// The packet's size, destination and VL, so that sending it on does not read the packet
+    /// (hca/packet.rs `Hop`). 24 bytes an entry with it, against 16.
+    pub hop: Hop,
+}
+
+/// Where a switch output leads and how it decides departures: what a packet reads first
+/// after the forwarding table, kept apart from the output's queues (`OutPort`, 264 bytes) in a
+/// small table per switch (`Switch::links`, 8 bytes an output) that stays in cache. With the
+/// channel in the output's line, reading the table, then the output, then its channel were
+/// three cache misses one after the other on every packet-hop through a k = 16 fat tree;
+/// now the output's queues and the channel are fetched together.
+#[derive(Clone, Copy, Debug)]
+pub struct OutLink {
+    /// Channel leaving this port.
+    pub ch: ChannelId,
+    /// Each packet's departure is decided when it is queued (fabric/switch_fifo.rs); the
+    /// output's queues stay empty.
+    pub departs_on_arrival: bool,
 }
 
 // Hot fields first, then the VL 0 queue: sending a packet on VL 0 (all HCA traffic) touches
 // one cache line of the port, where the eight queue headers and the flags behind them spanned
 // five.
 #[repr(C)]
+#[derive(Default)]
 pub struct OutPort {
-    /// Channel leaving this port.
-    pub ch: ChannelId,
     /// Next VL to serve (round robin).
     pub next_vl: u8,
-    /// Each packet's departure is decided when it is queued (fabric/switch_fifo.rs); the
-    /// queues stay empty.
-    pub departs_on_arrival: bool,
     /// Bit v set when `queues[v]` holds a packet: the round robin finds the next VL from it
     /// without reading the eight queues.
     nonempty: u8,
@@ -50,6 +64,9 @@ pub struct Switch {
     /// Half the size of `u16` entries: every packet-hop reads one at random, and a k = 16 fat
     /// tree's 320 tables did not fit in the cache.
     pub lft: Vec<u8>,
+    /// Each output's channel and departure rule, by output index (`OutLink`).
+    pub links: Vec<OutLink>,
+    /// Each output's queues, by output index.
     pub outputs: Vec<OutPort>,
     pub latency: Time,
     /// Every link into the switch has the same rate and length, so packets reach it in the
@@ -64,9 +81,6 @@ impl Switch {
 }
 
 impl OutPort {
-    pub fn new(ch: ChannelId) -> OutPort {
-        OutPort { ch, next_vl: 0, departs_on_arrival: false, nonempty: 0, queues: Default::default() }
-    }
     /// The VL whose head packet should go next among those with a packet, round robin.
     #[inline]
     pub fn pick_vl(&self) -> Option<u8> {
@@ -81,6 +95,20 @@ impl OutPort {
         if let Some(q) = self.queues[0].as_slices().0.first() {
             crate::world::prefetch_line(q);
         }
+    }
+    /// The earliest ready time of the VLs' head packets (`Time::MAX`: none queued).
+    #[inline]
+    pub fn earliest_ready(&self) -> Time {
+        let mut mask = self.nonempty;
+        let mut earliest = Time::MAX;
+        while mask != 0 {
+            let vl = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            if let Some(q) = self.queues[vl].front() {
+                earliest = earliest.min(q.ready_at);
+            }
+        }
+        earliest
     }
     /// No packet waits on any VL.
     #[inline]
@@ -121,10 +149,10 @@ mod tests {
     /// The mask's round robin picks what a scan of the queues from `next_vl` picks.
     #[test]
     fn pick_vl_matches_a_scan() {
-        let q = Queued { pkt: PacketId(0), in_ch: ChannelId(0), ready_at: Time::ZERO };
+        let q = Queued { pkt: PacketId(0), in_ch: ChannelId(0), ready_at: Time::ZERO, hop: Hop { wire_bytes: 64, dlid: 1, vl: 0 } };
         for mask in 0u16..256 {
             for next in 0..NUM_VL as u8 {
-                let mut op = OutPort::new(ChannelId(0));
+                let mut op = OutPort::default();
                 for vl in 0..NUM_VL as u8 {
                     if mask & (1 << vl) != 0 {
                         op.push(vl, q);

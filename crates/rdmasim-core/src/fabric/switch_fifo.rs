@@ -33,11 +33,11 @@ impl World {
         }
         for sw in &mut self.switches {
             let alike = sw.inputs_in_send_order;
-            for port in &mut sw.outputs {
+            for link in &mut sw.links {
                 // A faulty link (loss, bit errors, drop_nth, or down) frees a damaged or
                 // discarded packet's credits on its arrival event, too late for the decision.
-                let c = &self.channels[port.ch];
-                port.departs_on_arrival = one_vl && alike && !c.faulty && matches!(c.to, NodeRef::Hca(_));
+                let c = &self.channels[link.ch];
+                link.departs_on_arrival = one_vl && alike && !c.faulty && matches!(c.to, NodeRef::Hca(_));
             }
         }
     }
@@ -51,11 +51,8 @@ impl World {
 
     /// Sends `q` (queued at switch `sw`'s output `out`) at its departure time, decided now.
     pub(crate) fn depart_in_order(&mut self, sw: SwitchId, out: u16, q: Queued) {
-        let out_ch = self.switches[sw].outputs[out as usize].ch;
-        let (wire, vl) = {
-            let p = self.packets.get(q.pkt);
-            (p.wire_bytes, p.vl)
-        };
+        let out_ch = self.switches[sw].links[out as usize].ch;
+        let (wire, vl) = (q.hop.wire_bytes, q.hop.vl);
         let c = &mut self.channels[out_ch];
         let mut depart = q.ready_at.max(c.busy_until);
         // Credits: every return due before the departure is already queued (module doc).
@@ -77,6 +74,6 @@ impl World {
         let ser = self.channels[out_ch].ser_time(wire);
         // The input buffer frees as the packet drains out of the switch.
         self.return_credits(q.in_ch, depart + ser + in_prop, vl, wire);
-        self.put_on_wire(out_ch, q.pkt, depart, false, wait);
+        self.put_on_wire(out_ch, q.pkt, q.hop, depart, false, wait);
     }
 }

@@ -11,7 +11,7 @@ use crate::engine::{SimRng, Time};
 use crate::fabric::channel::{credit_blocks, Channel, ErrorModel, NodeRef, NUM_VL};
 use crate::fabric::graph::{LinkState, NodeKind, RoutedFabric, NO_ROUTE};
 use crate::fabric::port::Port;
-use crate::fabric::switch::{OutPort, Switch, NO_OUTPUT};
+use crate::fabric::switch::{OutLink, OutPort, Switch, NO_OUTPUT};
 use crate::hca::profile::HwProfile;
 use crate::ids::{ChannelId, HcaId, HostId, NodeId, PortId, SwitchId, TiSlice, TiVec};
 use std::collections::VecDeque;
@@ -121,7 +121,8 @@ pub fn instantiate(rf: &RoutedFabric, profile: &HwProfile, seed: u64) -> Fabric 
     let latency = Time::from_ns_f64(profile.switch_latency_ns);
     let mut switches: TiVec<SwitchId, Switch> = TiVec::with_capacity(next_sw as usize);
     for (id, n) in g.nodes.iter_enumerated().filter(|(_, n)| n.is_switch()) {
-        let outputs = n.ports().filter_map(|p| out_channel[p]).map(OutPort::new).collect();
+        let links: Vec<OutLink> = n.ports().filter_map(|p| out_channel[p]).map(|ch| OutLink { ch, departs_on_arrival: false }).collect();
+        let outputs = links.iter().map(|_| OutPort::default()).collect();
         // Graph LFT entries are port numbers; the engine forwards by output index. Port 0 (the
         // switch itself) and ports without a cable have no output: no route.
         let lft = rf.lfts.tables.get(id).map_or_else(Vec::new, |t| {
@@ -136,7 +137,7 @@ pub fn instantiate(rf: &RoutedFabric, profile: &HwProfile, seed: u64) -> Fabric 
                 })
                 .collect()
         });
-        switches.push(Switch { name: n.name.clone(), lid: n.lid, first_port: n.first_port, lft, outputs, latency, inputs_in_send_order: false });
+        switches.push(Switch { name: n.name.clone(), lid: n.lid, first_port: n.first_port, lft, links, outputs, latency, inputs_in_send_order: false });
     }
     inputs_alike(&channels, &mut switches);
     let ports = g

@@ -160,6 +160,29 @@ impl Hca {
         self.vl_mask.count_ones() > 1
     }
 
+    /// Brings into the cache what its send path (hca/nic.rs `hca_try_send`) reads first: a
+    /// hint for the event loop (world.rs `prefetch_ahead`). A k = 16 fat tree's 1024 HCAs do
+    /// not stay in cache, and these were a miss each on every packet an HCA sent.
+    #[inline(always)]
+    pub(crate) fn prefetch_send_state(&self) {
+        use crate::world::prefetch_line;
+        prefetch_line(&self.tx_staging_bytes);
+        prefetch_line(&self.control);
+        prefetch_line(&self.sched);
+        prefetch_line(&self.engine_free);
+        prefetch_line(&self.vl_mask);
+    }
+
+    /// After `prefetch_send_state`: the QP at the front of the send list, which the send
+    /// path asks for its next packet.
+    #[inline(always)]
+    pub(crate) fn prefetch_front_qp(&self) {
+        if let Some(qp) = self.sched.prefetch_front().and_then(|qi| self.qps.get(QpIdx(qi))) {
+            crate::world::prefetch_line(qp);
+            crate::world::prefetch_line(&qp.sq);
+        }
+    }
+
     /// No control packet queued and no QP listed for the send engine.
     #[inline]
     pub fn has_no_work(&self) -> bool {

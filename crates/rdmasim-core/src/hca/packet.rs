@@ -80,6 +80,27 @@ pub struct Packet {
     pub damage: Damage,
 }
 
+impl Packet {
+    /// What the fabric reads of it at each hop (`Hop`).
+    #[inline]
+    pub fn hop(&self) -> Hop {
+        Hop { wire_bytes: self.wire_bytes, dlid: self.dlid, vl: self.vl }
+    }
+}
+
+/// What links and switches read of a packet to carry it: its size on the wire, its
+/// destination and its VL, none of which change on the way. A switch keeps them with the
+/// packet in its output queue (fabric/switch.rs `Queued`) and passes them on to the next
+/// hop, so a packet crossing the fabric reads the packet store only at its ends: on a k = 16
+/// fat tree the store (some 10 000 packets in flight) does not stay in cache, and reading a
+/// packet was a cache miss on every switch hop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hop {
+    pub wire_bytes: u32,
+    pub dlid: u16,
+    pub vl: u8,
+}
+
 /// The packets in flight, by id (ids are reused).
 #[derive(Default)]
 pub struct Packets(Slab<Packet>);

@@ -73,6 +73,17 @@ impl SendSched {
         SendSched { nodes: Vec::new(), root: NIL, deque: VecDeque::new(), tree_mode: false }
     }
 
+    /// The front QP's index in deque mode, its record brought into the cache (a hint for the
+    /// event loop, world.rs `prefetch_ahead`); `None` in tree mode, whose front is a walk.
+    #[inline(always)]
+    pub fn prefetch_front(&self) -> Option<u32> {
+        let qi = *self.deque.front()?;
+        if let Some(n) = self.nodes.get(qi as usize) {
+            crate::world::prefetch_line(n);
+        }
+        Some(qi)
+    }
+
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
