@@ -7,6 +7,9 @@ use rdmasim_core::fabric::doctor::workload::Workload;
 use rdmasim_core::fabric::doctor::{cost::cost, cost_table, diagnose, Observations, Thresholds};
 use std::path::{Path, PathBuf};
 
+#[path = "common/mpi_trace.rs"]
+mod mpi_trace;
+
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/doctor").join(name)
 }
@@ -138,8 +141,6 @@ fn with_one_snapshot_errors_cost_nothing() {
 /// crosses the spines.
 #[test]
 fn a_replayed_mpi_trace_costs_the_suspects_on_the_packet_engine() {
-    #[path = "common/mpi_trace.rs"]
-    mod mpi_trace;
     const BYTES: u64 = 2_000_000;
     let ranks: Vec<Vec<String>> = (0..8u32)
         .map(|r| vec![mpi_trace::rec("sendrecv", 0, &format!("peer={} bytes={BYTES} tag=1 src={} rbytes={BYTES} rtag=1", (r + 4) % 8, (r + 4) % 8))])
@@ -170,4 +171,34 @@ fn a_replayed_mpi_trace_costs_the_suspects_on_the_packet_engine() {
     assert!(e.contains("expected the trace directory"), "{e}");
     let e = run(&req(CostOptions { trace: Some(dir), ..CostOptions::default() })).unwrap_err().to_string();
     assert!(e.contains("trace is for workload mpi-trace"), "{e}");
+}
+
+/// On a two-rail fabric the trace's ranks drive both rails (MV2_NUM_HCAS = 2), and a rail's
+/// degraded uplink is costed like any other.
+#[test]
+fn a_replayed_mpi_trace_runs_over_both_rails_of_a_two_rail_fabric() {
+    use rdmasim_core::fabric::build::{generate, FatTree, GeneratorSpec, Rails};
+    use rdmasim_core::fabric::rate::{LinkGen, LinkSpeed};
+    let qdr = LinkSpeed { gen: LinkGen::Qdr, width: 4 };
+    let of = GeneratorSpec::FatTreeK(FatTree { k: 4, speed: qdr, cable_m: 2.0 });
+    let mut g = generate(&GeneratorSpec::Rails(Rails { rails: 2, of: Box::new(of) })).unwrap().graph;
+    // One uplink of rail 0 trained to 1x.
+    let uplink = g.links.iter_enumerated().find(|(_, l)| l.ends.iter().all(|&p| g.nodes[g.ports[p].node].is_switch())).map(|(l, _)| l).unwrap();
+    g.links[uplink].speed = LinkSpeed { gen: LinkGen::Qdr, width: 1 };
+    let obs = Observations { graph: &g, links: None, before: None, after: None, trust_could_be: false };
+    let report = diagnose(&obs, &Thresholds::default()).unwrap();
+    assert_eq!(report.suspects.len(), 1);
+    const BYTES: u64 = 4_000_000;
+    let ranks: Vec<Vec<String>> = (0..16u32)
+        .map(|r| vec![mpi_trace::rec("sendrecv", 0, &format!("peer={} bytes={BYTES} tag=1 src={} rbytes={BYTES} rtag=1", r ^ 8, r ^ 8))])
+        .collect();
+    let dir = mpi_trace::trace_dir("doctor-two-rails", &ranks);
+    let c = cost(&g, &report, &CostOptions { workload: Workload::MpiTrace, trace: Some(dir), ..CostOptions::default() }).unwrap();
+    let table = cost_table::table(&report, &c);
+    // 16 ranks exchange 4 MB with the rank 8 away (64 MB in all). The pair whose rail-0 path
+    // crosses the 1x link (8 Gb/s of data) sends half its message there, striped: about 2 ms,
+    // so 64 MB / 2 ms = 256 Gb/s at most; on one rail it would take 4 ms (128 Gb/s).
+    println!("{table}");
+    assert!(c.kept_gbps > 192.0 && c.kept_gbps < 256.0, "both rails carry the exchange:\n{table}");
+    assert!(c.suspects[0].disabled_gbps > 0.0, "{table}");
 }
