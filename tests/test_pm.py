@@ -53,3 +53,20 @@ def test_the_cli_writes_a_pm_run_s_tables_and_capture(tmp_path):
 def test_d1_rows_are_the_seed_s_arithmetic():
     rows = run_study("pm:d1")
     assert len(rows) == 18 and all(r["ok"] for r in rows)
+
+
+def test_the_lane_choice_is_a_pm_key_and_defaults_to_same(tmp_path):
+    # `[pm] lanes = "random"` (the peer's NIC drawn per frame, ASSUMPTION) runs; an unknown
+    # choice is an error; leaving it out is `same`, so the default's figures do not change.
+    text = EXAMPLE.read_text()
+    base = rdmasim.run(EXAMPLE).table("pm_summary").iloc[0]
+    same = tmp_path / "same.toml"
+    same.write_text(text.replace("[pm]", "[pm]\nlanes = \"same\"", 1))
+    assert rdmasim.run(same).table("pm_summary").iloc[0].to_dict() == base.to_dict()
+    rnd = tmp_path / "random.toml"
+    rnd.write_text(text.replace("[pm]", "[pm]\nlanes = \"random\"", 1))
+    assert rdmasim.run(rnd).finished
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text.replace("[pm]", "[pm]\nlanes = \"diagonal\"", 1))
+    with pytest.raises(Exception, match="lanes"):
+        rdmasim.run(bad)

@@ -7,7 +7,8 @@ D3: bandwidth and half round trip across 1, 2 and 3 dimensions (one relay host p
 D4: neighbour exchange on the hyper-crossbar, sending, receiving and both, in 1..3 dimensions.
 D5: MPI over PM (MPICH vs YAMPII) as one copy profile: a copy on each side of every packet.
 D6: switch packet loss in an all-to-all with skew between hosts, by message length and host
-    count, on the Broadcom 12-port and Extreme Summit 7i profiles.
+    count, on the Broadcom 12-port and Extreme Summit 7i profiles; D6s: the same with the peer's
+    NIC drawn independently of the sending NIC (a sensitivity, ASSUMPTION).
 """
 from __future__ import annotations
 
@@ -176,10 +177,10 @@ def d5_rows(progress: bool = False) -> List[Dict[str, Any]]:
     return rows
 
 
-def _loss(profile: str, nodes: int, length: int, progress: bool = False) -> float:
-    s = _run(_scenario(f"pm-scstest-{profile}-{nodes}-{length}", {"kind": "single-switch", "hosts": nodes, "links": 2},
+def _loss(profile: str, nodes: int, length: int, progress: bool = False, lanes: str = "same") -> float:
+    s = _run(_scenario(f"pm-scstest-{profile}-{nodes}-{length}-{lanes}", {"kind": "single-switch", "hosts": nodes, "links": 2},
                        {"kind": "alltoall", "bytes": length, "rounds": D6_ROUNDS, "count": D6_COUNT, "skew_us": D6_SKEW_US},
-                       ethernet={"switch": profile}, pm={"packet_bytes": 8968}), progress)
+                       ethernet={"switch": profile}, pm={"packet_bytes": 8968, "lanes": lanes}), progress)
     return float(s["loss_pct"])
 
 
@@ -203,6 +204,23 @@ def d6_rows(progress: bool = False) -> List[Dict[str, Any]]:
     rows.append(row("D6-pacs-cs-8800-4n", "all-to-all loss, 8800 B, 4 nodes: PACS-CS's switch (model: the Foundry profile)",
                     D6_PACS_CS, sim, "%", _loss_ok(sim, D6_PACS_CS)))
     _plot_loss(grids)
+    return rows + d6s_rows(progress)
+
+
+#: D6s: the same all-to-all with each frame addressed to one of the peer's NICs drawn at
+#: random, independently of the sending NIC (`[pm] lanes = "random"`, ASSUMPTION: seeds/003
+#: does not say how PM picks the peer's NIC); a sensitivity, nothing tuned.
+D6S_METRIC = "sensitivity: destination NIC chosen independently of the sending NIC (ASSUMPTION)"
+
+
+def d6s_rows(progress: bool = False) -> List[Dict[str, Any]]:
+    rows = []
+    for profile, table in D6_TABLE.items():
+        for length, published in table.items():
+            for nodes, pub in zip((2, 3, 4), published):
+                sim = _loss(profile, nodes, length, progress, lanes="random")
+                rows.append(row(f"D6s-{profile}-{length}-{nodes}n", f"{D6S_METRIC}: all-to-all packet loss, {profile}, {length} B, {nodes} nodes, 2 links",
+                                pub, sim, "%", _loss_ok(sim, pub)))
     return rows
 
 

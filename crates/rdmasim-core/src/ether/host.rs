@@ -7,6 +7,7 @@
 use super::frame::{Frame, FrameKind};
 use super::nic::book_bus;
 use super::relay::next_hop;
+use super::trunk::LaneChoice;
 use super::world::{Ev, EtherWorld, Job};
 use crate::engine::Time;
 use crate::fabric::build::hyperx::host_at;
@@ -60,7 +61,8 @@ impl EtherWorld {
     }
 
     /// The NIC a frame from `h` toward `dst` leaves by, and the NIC it reaches, when the
-    /// lane's ring has room: trunking picks the lane round-robin.
+    /// lane's ring has room: trunking picks the lane round-robin, and the peer's lane as
+    /// `[pm] lanes` says (trunk.rs).
     /// `depth`: how many frames the lane's queue may already hold.
     fn pick_nic(&mut self, h: u32, dst: u32, depth: u32) -> Option<(u32, u32)> {
         let (d, next) = self.route(h, dst);
@@ -77,7 +79,12 @@ impl EtherWorld {
             return None;
         }
         self.hosts[h as usize].trunk = trunk;
-        let to = self.hosts[next as usize].lanes[usize::from(d)][usize::from(lane)];
+        let peer_lanes = self.hosts[next as usize].lanes[usize::from(d)].len() as u64;
+        let to_lane = match self.pm.lanes {
+            LaneChoice::Same => usize::from(lane),
+            LaneChoice::Random => self.hosts[h as usize].lane_rng.below(peer_lanes) as usize,
+        };
+        let to = self.hosts[next as usize].lanes[usize::from(d)][to_lane];
         Some((nic, to))
     }
 

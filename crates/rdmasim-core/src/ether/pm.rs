@@ -13,6 +13,7 @@
 //! the PM/Ethernet-HXB runs used were not found (not in seeds/003; the ICS 2006 paper's full
 //! text and SCore's sources are not available to us). Each default below says which.
 use super::pm_receive_array::{Arrival, ReceiveArray};
+pub use super::trunk::LaneChoice;
 use crate::engine::Time;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -56,6 +57,12 @@ pub struct PmConfig {
     /// documented MTU, 1468 B in pm-ether-conf(5)'s example, is for standard frames).
     #[serde(default = "default_mtu")]
     pub packet_bytes: u32,
+    /// Which of the peer's NICs a trunked frame is addressed to (trunk.rs, `LaneChoice`):
+    /// `same` (lane k to lane k, the default) or `random` (chosen per frame, independently of
+    /// the sending lane). ASSUMPTION either way: seeds/003 says only that PM trunks over
+    /// several NICs, not how it picks the peer's NIC.
+    #[serde(default)]
+    pub lanes: LaneChoice,
 }
 
 fn default_window() -> u32 {
@@ -76,7 +83,7 @@ fn default_mtu() -> u32 {
 
 impl Default for PmConfig {
     fn default() -> Self {
-        PmConfig { window: default_window(), ack_every: default_ack_every(), rto_us: default_rto_us(), nic_depth: default_nic_depth(), packet_bytes: default_mtu() }
+        PmConfig { window: default_window(), ack_every: default_ack_every(), rto_us: default_rto_us(), nic_depth: default_nic_depth(), packet_bytes: default_mtu(), lanes: LaneChoice::Same }
     }
 }
 

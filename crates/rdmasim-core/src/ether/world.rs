@@ -105,6 +105,9 @@ pub struct EthHost {
     pub relay_packets: u64,
     pub relay_drops: u64,
     pub rng: SimRng,
+    /// Draws the peer's lane under `[pm] lanes = "random"` (its own stream, so the default
+    /// draws nothing from it and the skews stay as they were).
+    pub lane_rng: SimRng,
 }
 
 pub struct EtherWorld {
@@ -233,6 +236,7 @@ impl EtherWorld {
                 relay_packets: 0,
                 relay_drops: 0,
                 rng: SimRng::new(s.seed, 0x504d_0000 + u64::from(h.0)),
+                lane_rng: SimRng::new(s.seed, 0x4c41_0000 + u64::from(h.0)),
             });
         }
         // Links with their own flow control: both directions of each named host's cables.
