@@ -45,14 +45,15 @@ pub struct TailLoss {
 
 impl Default for TailLoss {
     fn default() -> TailLoss {
-        TailLoss { timeout: 20, tail_packet_bytes: 2048.0 + 26.0, ack_bytes: 30.0 }
+        use crate::hca::packet::{AETH, LRH_BTH_CRC};
+        TailLoss { timeout: 20, tail_packet_bytes: f64::from(2048 + LRH_BTH_CRC), ack_bytes: f64::from(LRH_BTH_CRC + AETH) }
     }
 }
 
 impl TailLoss {
     /// How long a stalled transfer waits before its retransmission, seconds.
     pub fn stall_s(&self) -> f64 {
-        4.096e-6 * f64::from(1u32 << self.timeout.min(31))
+        crate::hca::timers::spec_ack_timeout(self.timeout.min(31)).as_secs_f64()
     }
 
     /// The expected number of corruptions of one packet of `bytes` crossing a direction that

@@ -15,6 +15,12 @@ pub fn rnr_delay(code: u8) -> Time {
     Time::ns(RNR_TIMER_10NS[(code & 31) as usize] * 10)
 }
 
+/// The IBTA local ACK timeout for a QP's 5-bit `timeout` field, 4.096 µs × 2^timeout, before
+/// any vendor floor (0 is "no timer" to the NIC: [`local_ack_timeout`] handles it).
+pub fn spec_ack_timeout(timeout: u8) -> Time {
+    Time::ns(4_096).saturating_shl(timeout as u32)
+}
+
 /// The local ACK timeout the NIC actually waits before retry number `retry` (0-based).
 ///
 /// IBTA: 4.096 µs × 2^timeout, 0 meaning infinite (no timer). ConnectX firmware raises it to a
@@ -26,7 +32,7 @@ pub fn local_ack_timeout(timeout: u8, floor: Time, adaptive_base: Time, retry: u
     if timeout == 0 {
         return None;
     }
-    let spec = Time::ns(4_096).saturating_shl(timeout as u32);
+    let spec = spec_ack_timeout(timeout);
     let floored = spec.max(floor);
     if adaptive_base > Time::ZERO {
         let adaptive = adaptive_base.saturating_shl(retry as u32);

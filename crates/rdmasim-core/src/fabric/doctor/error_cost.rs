@@ -43,7 +43,7 @@ pub struct ErrorModel {
 
 impl Default for ErrorModel {
     fn default() -> ErrorModel {
-        ErrorModel { mtu: 4096, rtt_s: 5e-6, outage_s: 4.096e-6 * f64::from(1u32 << 20) }
+        ErrorModel { mtu: 4096, rtt_s: 5e-6, outage_s: crate::hca::timers::spec_ack_timeout(20).as_secs_f64() }
     }
 }
 
