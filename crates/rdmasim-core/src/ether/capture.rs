@@ -3,7 +3,7 @@
 //! Std 802a-2003 Local Experimental Ethertype 1, framing.rs) and the payload as zeros,
 //! written as pcap (LINKTYPE_ETHERNET, no FCS).
 use super::frame::{Frame, FrameKind};
-use super::framing::{mac_of, PmHeader, ETHERTYPE_PM};
+use super::framing::{mac_of, PmHeader, ETHERTYPE_PM, FCS, MIN_FRAME};
 use super::world::{EtherWorld, Owner};
 use crate::engine::Time;
 use crate::wire::PcapWriter;
@@ -32,8 +32,10 @@ impl EtherWorld {
         };
         PmHeader { kind, flags: u8::from(f.last), src: coords(f.src), dst: coords(f.dst), seq, ack: f.ack, msg: f.msg, len }.emit(out);
         out.resize(out.len() + len as usize, 0);
-        if out.len() < 60 {
-            out.resize(60, 0); // padded to the minimum frame (64 B with the FCS)
+        // Padded to the minimum frame (64 B with the FCS, which pcap leaves out).
+        let min = (MIN_FRAME - FCS) as usize;
+        if out.len() < min {
+            out.resize(min, 0);
         }
     }
 

@@ -22,14 +22,16 @@
 
 /// Preamble (7 B) and start-of-frame delimiter (1 B).
 pub const PREAMBLE_SFD: u32 = 8;
-/// Destination MAC, source MAC, EtherType.
-pub const ETH_HEADER: u32 = 14;
-/// Frame check sequence (CRC-32).
-pub const FCS: u32 = 4;
+/// Destination MAC, source MAC, EtherType: the RoCE framing's (wire/packet.rs).
+pub const ETH_HEADER: u32 = crate::wire::ETHERNET_HEADER_SIZE as u32;
+/// Frame check sequence (CRC-32), as wire/packet.rs.
+pub const FCS: u32 = crate::wire::ETHERNET_FCS_SIZE as u32;
 /// Minimum inter-frame gap: 96 bit times (802.3 §4.4.2, interFrameGap).
 pub const IFG: u32 = 12;
-/// Minimum frame, header to FCS (802.3 §4.4.2, minFrameSize 512 bits).
-pub const MIN_FRAME: u32 = 64;
+/// Minimum frame, header to FCS (802.3 §4.4.2, minFrameSize 512 bits), as wire/packet.rs.
+pub const MIN_FRAME: u32 = crate::wire::ETHERNET_MIN_FRAME as u32;
+// The line time outside a frame is the same for RoCE's frames (wire/packet.rs).
+const _: () = assert!(PREAMBLE_SFD + IFG == crate::wire::ROCE_WIRE_OVERHEAD as u32);
 /// Largest payload of a standard frame (maxUntaggedFrameSize 1518 B less header and FCS).
 pub const STD_MTU: u32 = 1500;
 /// IEEE Std 802a-2003 §3.2 "Local Experimental Ethertypes": 0x88B5 is Local Experimental
