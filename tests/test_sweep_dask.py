@@ -135,7 +135,9 @@ def test_a_cluster_left_without_workers_ends_the_sweep_with_its_rows(sequential)
             rdmasim.sweep(SCENARIO, GRID, executor=client, seeds=SEEDS, no_workers_timeout=2)
         waited = time.monotonic() - started
     e = failed.value
-    assert e.total == RUNS and KILL_AFTER <= e.done < RUNS, (e.done, e.total)
+    # The KILL_AFTER-th result may still be on the worker when it closes (the scheduler saw the task
+    # finish; the client had not fetched it yet): that run is lost with its worker, not finished.
+    assert e.total == RUNS and KILL_AFTER - 1 <= e.done < RUNS, (e.done, e.total)
     # The rows kept are those of a sequential run, for the runs that finished.
     runs = ["workload.size", "workload.iters", "seed"]
     assert len(e.table) == e.done and set(e.table[runs].itertuples(index=False, name=None)) <= \
