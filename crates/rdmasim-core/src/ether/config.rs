@@ -83,10 +83,12 @@ pub enum PmWorkload {
         count: u32,
         #[serde(default)]
         two_way: bool,
-        /// Through an MPI library over PM: each packet's payload copied into PM's buffer by
-        /// the sender and out of it by the receiver, on their CPUs (docs/pm.md, D5).
+    },
+    /// An MPI program, one rank per host, over PM through `library`'s protocol (ether/mpi).
+    Mpi {
         #[serde(default)]
-        mpi: bool,
+        library: super::mpi::profile::MpiLibrary,
+        program: crate::workload::mpi::synthetic::ProgramSpec,
     },
     /// Every other host streams `count` messages of `bytes` to `dst`.
     Incast {

@@ -25,6 +25,8 @@ pub struct Frame {
     pub ack: u32,
     pub msg: u32,
     pub payload: u32,
+    /// Its payload is copied by the application on both sides (an MPI library's data).
+    pub copy: bool,
     /// This hop's sending and receiving NIC ports (the Ethernet header's MACs).
     pub from_port: PortId,
     pub to_port: PortId,

@@ -12,7 +12,7 @@ use super::world::{Ev, EtherWorld, Job};
 use crate::engine::Time;
 use crate::fabric::build::hyperx::host_at;
 
-/// An MPI library's copy of a packet's payload, when the workload runs through one.
+/// An MPI library's copy of a packet's payload, when the packet carries its data.
 fn mpi_copy(on: bool, cost: &super::host_cost::HostCost, payload: u32) -> Time {
     if on { Time(u64::from(payload) * cost.copy_ps_per_byte) } else { Time::ZERO }
 }
@@ -120,7 +120,7 @@ impl EtherWorld {
                 let fr = self.frames.get(f);
                 let cost = match fr.kind {
                     _ if fr.dst != h => host.cost.relay,
-                    FrameKind::Data => host.cost.recv + mpi_copy(self.mpi_copies, &host.cost, fr.payload),
+                    FrameKind::Data => host.cost.recv + mpi_copy(fr.copy, &host.cost, fr.payload),
                     _ => host.cost.ack,
                 };
                 if fr.dst != h {
@@ -134,6 +134,14 @@ impl EtherWorld {
             }
             host.in_rx = false;
         }
+        if host.mpi_work > Time::ZERO {
+            // The MPI library's own copies (an unexpected message's, once matched).
+            let work = std::mem::replace(&mut host.mpi_work, Time::ZERO);
+            host.cpu_time += work;
+            host.job = Job::Work;
+            self.q.at(now + work, Ev::CpuDone(h));
+            return;
+        }
         let k = host.chans_out.len();
         for i in 0..k {
             let host = &self.hosts[h as usize];
@@ -146,7 +154,7 @@ impl EtherWorld {
             let ch = &mut self.chans[c as usize];
             let (seq, p) = ch.take_packet(self.pm.packet_bytes, now);
             let ack = ch.rx.expected;
-            let f = self.frames.alloc(Frame { kind: FrameKind::Data, last: p.last, src: h, dst, chan: c, seq, ack, msg: p.msg, payload: p.payload, ..Frame::default() });
+            let f = self.frames.alloc(Frame { kind: FrameKind::Data, last: p.last, src: h, dst, chan: c, seq, ack, msg: p.msg, payload: p.payload, copy: p.copy, ..Frame::default() });
             self.arm_timer(c);
             let host = &mut self.hosts[h as usize];
             host.rr = (host.rr + i + 1) % k;
@@ -154,7 +162,7 @@ impl EtherWorld {
             self.nics[nic as usize].tx_held += 1;
             // Remember the far NIC in the frame until the CPU hands it over.
             self.frames.get_mut(f).to_port = self.nics[to as usize].port;
-            let cost = host.cost.send + mpi_copy(self.mpi_copies, &host.cost, self.frames.get(f).payload);
+            let cost = host.cost.send + mpi_copy(p.copy, &host.cost, p.payload);
             host.cpu_time += cost;
             self.q.at(now + cost, Ev::CpuDone(h));
             return;
@@ -164,11 +172,14 @@ impl EtherWorld {
     pub(super) fn cpu_done(&mut self, h: u32) {
         let job = std::mem::replace(&mut self.hosts[h as usize].job, Job::Idle);
         match job {
-            Job::Idle => {}
+            Job::Idle | Job::Work => {}
             Job::Send(f, nic) => {
-                let to_port = self.frames.get(f).to_port;
+                let (to_port, c) = (self.frames.get(f).to_port, self.frames.get(f).chan);
                 let to = self.nic_of_port(to_port);
                 self.nic_send(nic, to, f);
+                if self.mpi.is_some() {
+                    self.mpi_taken(c);
+                }
             }
             Job::Rx(n, f) => {
                 self.nics[n as usize].rx_held -= 1;
@@ -206,7 +217,7 @@ impl EtherWorld {
         let c = fr.chan;
         match fr.kind {
             FrameKind::Data => {
-                let p = super::pm::SentPacket { msg: fr.msg, payload: fr.payload, last: fr.last };
+                let p = super::pm::SentPacket { msg: fr.msg, payload: fr.payload, last: fr.last, copy: fr.copy };
                 let (_, msgs, ack) = self.chans[c as usize].on_data(fr.seq, p, self.pm.ack_every, now);
                 if ack {
                     self.send_ack(h, c);

@@ -50,7 +50,7 @@ pub struct HostCostConfig {
     pub stack: Stack,
     #[serde(default)]
     pub rx_path: RxPath,
-    /// Memory copy rate, MB/s (`rx_path = "copy"` and MPI's copies, `[workload] mpi`).
+    /// Memory copy rate, MB/s (`rx_path = "copy"` and an MPI library's copies, `[workload] kind = "mpi"`).
     /// ASSUMPTION: 1230 MB/s, derived from one published figure: MPICH over PM on 8 links
     /// (seeds/003, 862 MB/s one-way) is receiver bound at 8192 B / 862 MB/s = 9.50 µs a packet,
     /// of which PM takes 2.83 µs; the other 6.67 µs copy 8 KB. A Xeon on an 800 MHz FSB (6.4

@@ -10,6 +10,7 @@ pub mod framing;
 pub mod host;
 pub mod host_cost;
 pub mod link;
+pub mod mpi;
 pub mod net;
 pub mod nic;
 pub mod pm;

@@ -93,6 +93,8 @@ pub struct SentPacket {
     pub msg: u32,
     pub payload: u32,
     pub last: bool,
+    /// The application copies the payload into PM's buffer and out of it (an MPI library).
+    pub copy: bool,
 }
 
 /// One direction of a pair: the sender's state at `src`, the receiver's at `dst`.
@@ -100,8 +102,11 @@ pub struct Channel {
     pub src: u32,
     pub dst: u32,
     window: u32,
-    /// Messages queued to send: (message number, bytes).
-    pending: VecDeque<(u32, u64)>,
+    /// Messages queued to send: (message number, bytes, copied by the application).
+    pending: VecDeque<(u32, u64, bool)>,
+    /// Messages ever posted, and those whose last packet has been taken.
+    posted: u32,
+    taken: u64,
     /// Bytes of the front pending message already packetised.
     offset: u64,
     /// Next sequence number never sent.
@@ -138,6 +143,8 @@ impl Channel {
             dst,
             window,
             pending: VecDeque::new(),
+            posted: 0,
+            taken: 0,
             offset: 0,
             next_new: 0,
             next_seq: 0,
@@ -160,7 +167,22 @@ impl Channel {
     }
 
     pub fn post(&mut self, msg: u32, bytes: u64) {
-        self.pending.push_back((msg, bytes));
+        self.post_copied(msg, bytes, false);
+    }
+
+    /// Posts a message whose payload the application copies on both sides.
+    pub fn post_copied(&mut self, msg: u32, bytes: u64, copy: bool) {
+        self.pending.push_back((msg, bytes, copy));
+        self.posted += 1;
+    }
+
+    pub fn posted_messages(&self) -> u32 {
+        self.posted
+    }
+
+    /// Messages whose last packet has been taken (sent once).
+    pub fn messages_taken(&self) -> u64 {
+        self.taken
     }
 
     /// A packet can go now: a retransmission, or new data within the window.
@@ -184,16 +206,17 @@ impl Channel {
             self.retransmitted += 1;
             return (seq, self.sent[(seq % w) as usize]);
         }
-        let &(msg, bytes) = self.pending.front().expect("can_send checked");
+        let &(msg, bytes, copy) = self.pending.front().expect("can_send checked");
         let payload = (bytes - self.offset).min(u64::from(packet_bytes)) as u32;
         self.offset += u64::from(payload);
         let last = self.offset == bytes;
         if last {
             self.pending.pop_front();
             self.offset = 0;
+            self.taken += 1;
         }
         let seq = self.next_new;
-        let p = SentPacket { msg, payload, last };
+        let p = SentPacket { msg, payload, last, copy };
         self.sent[(seq % w) as usize] = p;
         self.next_new = seq.wrapping_add(1);
         self.next_seq = self.next_new;

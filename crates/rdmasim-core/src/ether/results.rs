@@ -100,6 +100,11 @@ impl EtherWorld {
                 "relay_cpu_us": host.relay_time.as_us_f64(), "relay_packets": host.relay_packets, "relay_drops": host.relay_drops,
             })));
         }
+        if let Some(m) = &self.mpi {
+            let mut mt = crate::report::tables::Tables::default();
+            m.tables(&mut mt);
+            t.extend(mt.0);
+        }
         for s in &self.switches {
             t.entry("eth_switches".into()).or_default().push(row(json!({
                 "switch": s.name, "profile": s.profile.name, "buffer_bytes": s.profile.buffer_bytes, "peak_held_bytes": s.peak_held,

@@ -13,6 +13,8 @@ pub enum WorkloadState {
     Streams { expected: u64, delivered: u64, start: Time },
     Pingpong { there: u32, back: u32, iters: u32, done: u32, bytes: u64, start: Time },
     Alltoall { bytes: u64, rounds: u32, count: u32, skew: Time, started: Vec<u32>, received: Vec<u64>, expected: u64, delivered: u64 },
+    /// An MPI program (`EtherWorld::mpi` holds its state).
+    Mpi,
 }
 
 fn check_host(w: &EtherWorld, key: &str, h: u32) -> Result<(), (String, String)> {
@@ -27,8 +29,7 @@ impl WorkloadState {
     pub fn start(w: &mut EtherWorld, spec: &PmWorkload) -> Result<WorkloadState, (String, String)> {
         let positive = |key: &str, v: u64| if v == 0 { Err((key.to_string(), "must be at least 1".to_string())) } else { Ok(()) };
         match *spec {
-            PmWorkload::Bandwidth { src, dst, bytes, count, two_way, mpi } => {
-                w.mpi_copies = mpi;
+            PmWorkload::Bandwidth { src, dst, bytes, count, two_way } => {
                 check_host(w, "src", src)?;
                 check_host(w, "dst", dst)?;
                 positive("bytes", bytes)?;
@@ -89,6 +90,13 @@ impl WorkloadState {
                 pairs.sort_unstable();
                 pairs.dedup();
                 Ok(Self::streams(w, &pairs, bytes, count))
+            }
+            PmWorkload::Mpi { library, ref program } => {
+                program.check().map_err(|(k, m)| (k.trim_start_matches("workload.").to_string(), m))?;
+                let run = super::mpi::MpiRun::new(library, program, w.hosts.len() as u32).map_err(|m| ("program".to_string(), m))?;
+                w.mpi = Some(Box::new(run));
+                w.mpi_start();
+                Ok(WorkloadState::Mpi)
             }
             PmWorkload::Alltoall { bytes, rounds, count, skew_us } => {
                 positive("count", count.into())?;
@@ -159,6 +167,7 @@ impl EtherWorld {
         let n = self.hosts.len() as u64;
         match &mut self.workload {
             WorkloadState::None => {}
+            WorkloadState::Mpi => self.mpi_delivered(c, msgs),
             WorkloadState::Streams { expected, delivered, .. } => {
                 *delivered += u64::from(msgs);
                 if *delivered >= *expected {

@@ -42,6 +42,8 @@ pub enum Ev {
     Kick(PortId),
     /// A host starts its next all-to-all round.
     Start(u32),
+    /// An MPI rank's compute gap ended.
+    MpiResume(u32),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,6 +88,8 @@ pub enum Job {
     Idle,
     Rx(u32, u32),
     Send(u32, u32),
+    /// The MPI library's own work (copies not tied to a packet).
+    Work,
 }
 
 pub struct EthHost {
@@ -101,6 +105,8 @@ pub struct EthHost {
     pub job: Job,
     pub cost: HostCost,
     pub cpu_time: Time,
+    /// MPI library work waiting for the CPU.
+    pub mpi_work: Time,
     pub relay_time: Time,
     pub relay_packets: u64,
     pub relay_drops: u64,
@@ -128,8 +134,8 @@ pub struct EtherWorld {
     pub capture: Option<Vec<(Time, Frame)>>,
     pub capture_max: u64,
     pub unroutable: u64,
-    /// Applications copy each data packet's payload on send and on receive (an MPI library).
-    pub mpi_copies: bool,
+    /// The MPI program running over PM, with an `mpi` workload.
+    pub mpi: Option<Box<super::mpi::MpiRun>>,
     pub done: bool,
 }
 
@@ -232,6 +238,7 @@ impl EtherWorld {
                 job: Job::Idle,
                 cost,
                 cpu_time: Time::ZERO,
+                mpi_work: Time::ZERO,
                 relay_time: Time::ZERO,
                 relay_packets: 0,
                 relay_drops: 0,
@@ -279,7 +286,7 @@ impl EtherWorld {
             capture: s.output.capture.then(Vec::new),
             capture_max: s.output.capture_max_packets,
             unroutable: 0,
-            mpi_copies: false,
+            mpi: None,
             done: false,
         };
         w.workload = WorkloadState::start(&mut w, &s.workload).map_err(|(k, m)| (format!("workload.{k}"), m))?;
@@ -323,6 +330,7 @@ impl EtherWorld {
                 self.try_tx(p);
             }
             Ev::Start(h) => self.start_round(h),
+            Ev::MpiResume(r) => self.mpi_resume(r),
         }
     }
 }

@@ -18,3 +18,10 @@ pub fn pm_summary(r: &PmRun) -> Map<String, Value> {
 pub fn f(row: &Map<String, Value>, key: &str) -> f64 {
     row[key].as_f64().unwrap_or_else(|| panic!("{key} is not a number: {:?}", row[key]))
 }
+
+/// Every table of the run, after checking that its workload completed.
+pub fn pm_tables(r: &PmRun) -> std::collections::BTreeMap<String, Vec<Map<String, Value>>> {
+    let res = r.result();
+    assert!(res.finished, "the run stopped early: {}", res.stop_reason);
+    res.tables
+}

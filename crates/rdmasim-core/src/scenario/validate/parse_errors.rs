@@ -80,6 +80,11 @@ fn table_written_as_array(text: &str, source: &str, path: &str, spans: Option<&S
 /// Re-runs the deserialization of `[workload]` on the table alone, to get the path inside it.
 fn relocate_workload_error(text: &str) -> Option<(String, String)> {
     let doc: toml::Table = toml::from_str(text).ok()?;
+    // A PM scenario's workloads are other kinds (ether/config.rs): serde's own message, which
+    // names that kind's keys and values, is the better one there.
+    if doc.get("engine").and_then(|e| e.as_str()) == Some("pm") {
+        return None;
+    }
     let w = doc.get("workload")?;
     let mut table = match w {
         toml::Value::Table(t) => t.clone(),

@@ -27,7 +27,7 @@ pub mod nodes;
 mod order;
 pub mod program;
 pub mod rails;
-mod results;
+pub mod results;
 mod stall;
 pub mod synthetic;
 pub mod trace;

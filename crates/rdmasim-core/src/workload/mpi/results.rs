@@ -5,6 +5,9 @@
 //! (Alltoall): the study takes the slowest because a collective built of such phases waits for
 //! it at every phase (seeds/004 §2.1).
 //!
+//! osu_bw and osu_bibw (`ProgramSpec::OsuBw`) report rank 0's time and the bytes of every
+//! timed window (both ways for osu_bibw), as the OSU benchmarks print them.
+//!
 //! Bandwidths are in GB/s of 10^9 bytes: the random pair's injection bandwidth is `bytes` over
 //! the slowest pair's time (what each node injected, one direction); the Alltoall's is the
 //! (n - 1) × `bytes` each rank sent over the trial's time (assumption: the study's §4 figure of
@@ -50,16 +53,17 @@ pub fn tables(spec: &ProgramSpec, marks: &[Vec<Time>], hosts: &[HostId], out: &m
             let all = times.len() == pairs.len();
             let mean = (!times.is_empty()).then(|| times.iter().map(|x| x.as_us_f64()).sum::<f64>() / times.len() as f64);
             (times.into_iter().max().filter(|_| all), mean)
+        } else if let ProgramSpec::OsuBw { .. } = spec {
+            // osu_bw reports rank 0's time (the other ranks only join the barrier).
+            let t0 = d.first().copied().flatten();
+            (t0, t0.map(|x| x.as_us_f64()))
         } else {
             let all = finished == n as usize;
             let times: Vec<Time> = d.iter().flatten().copied().collect();
             let mean = (!times.is_empty()).then(|| times.iter().map(|x| x.as_us_f64()).sum::<f64>() / times.len() as f64);
             (times.into_iter().max().filter(|_| all), mean)
         };
-        let sent = match spec {
-            ProgramSpec::RandomPairSendrecv { .. } => bytes as f64,
-            ProgramSpec::Alltoall { .. } => bytes as f64 * n.saturating_sub(1) as f64,
-        };
+        let sent = spec.bytes_timed(n);
         out.push("mpi_trials", row(json!({
             "trial": t, "program": spec.name(), "ranks": n, "bytes": bytes, "pairs": pairs.len(), "finished_ranks": finished,
             "time_us": slowest.map(|x| x.as_us_f64()), "mean_us": mean,

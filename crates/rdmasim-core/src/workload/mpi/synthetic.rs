@@ -10,6 +10,12 @@
 //! - `alltoall` (§2.2): MPI_Alltoall of `bytes` per pair as MVAPICH2 runs it for large messages,
 //!   the pairwise exchange ([`RankProgram::pairwise_alltoall`]).
 //!
+//! - `osu-bw` (OSU Micro-Benchmarks' osu_bw / osu_bibw, `bidirectional`): rank 0 streams
+//!   windows of `window` nonblocking sends of `bytes` to rank 1, which answers each window with
+//!   a 4-byte message (osu_bibw: both ranks post `window` receives and `window` sends and wait
+//!   for all); `skip` untimed iterations first, then `iterations` timed ones. Other ranks only
+//!   take part in the barrier. Used for the MPI bandwidth of seeds/003 (D5) over PM.
+//!
 //! Each trial is a barrier, a clock read, the benchmark and a clock read (`Op::Mark`), as a
 //! benchmark times MPI_Sendrecv with MPI_Wtime after a barrier; `results.rs` turns the marks
 //! into times.
@@ -41,10 +47,39 @@ pub enum ProgramSpec {
         #[serde(default = "d_trials")]
         trials: u32,
     },
+    OsuBw {
+        /// Bytes of each message.
+        bytes: u64,
+        /// Messages in flight per iteration (osu_bw's default window, 64).
+        #[serde(default = "d_window")]
+        window: u32,
+        /// Timed iterations.
+        #[serde(default = "d_iterations")]
+        iterations: u32,
+        /// Untimed iterations before them (osu_bw skips 2 at large sizes).
+        #[serde(default = "d_skip")]
+        skip: u32,
+        /// osu_bibw: both ranks send.
+        #[serde(default)]
+        bidirectional: bool,
+    },
 }
 fn d_trials() -> u32 {
     1
 }
+fn d_window() -> u32 {
+    64
+}
+fn d_iterations() -> u32 {
+    20
+}
+fn d_skip() -> u32 {
+    2
+}
+
+/// osu_bw's tags: the data and the per-window reply (osu_util.h's 100 and 101).
+const OSU_DATA_TAG: i64 = 100;
+const OSU_REPLY_TAG: i64 = 101;
 
 /// Whether the trials of a random-pair run redraw the pairing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,18 +118,21 @@ pub fn random_pairs(n: u32, seed: u64) -> Vec<(u32, u32)> {
 impl ProgramSpec {
     pub fn bytes(&self) -> u64 {
         match *self {
-            ProgramSpec::RandomPairSendrecv { bytes, .. } | ProgramSpec::Alltoall { bytes, .. } => bytes,
+            ProgramSpec::RandomPairSendrecv { bytes, .. } | ProgramSpec::Alltoall { bytes, .. } | ProgramSpec::OsuBw { bytes, .. } => bytes,
         }
     }
     pub fn trials(&self) -> u32 {
         match *self {
             ProgramSpec::RandomPairSendrecv { trials, .. } | ProgramSpec::Alltoall { trials, .. } => trials,
+            ProgramSpec::OsuBw { .. } => 1,
         }
     }
     pub fn name(&self) -> &'static str {
         match self {
             ProgramSpec::RandomPairSendrecv { .. } => "random-pair-sendrecv",
             ProgramSpec::Alltoall { .. } => "alltoall",
+            ProgramSpec::OsuBw { bidirectional: false, .. } => "osu-bw",
+            ProgramSpec::OsuBw { bidirectional: true, .. } => "osu-bibw",
         }
     }
 
@@ -104,7 +142,7 @@ impl ProgramSpec {
             ProgramSpec::RandomPairSendrecv { seed, pairing, .. } => {
                 random_pairs(n, if pairing == Pairing::Fixed { seed } else { seed.wrapping_add(t as u64) })
             }
-            ProgramSpec::Alltoall { .. } => Vec::new(),
+            ProgramSpec::Alltoall { .. } | ProgramSpec::OsuBw { .. } => Vec::new(),
         }
     }
 
@@ -116,14 +154,42 @@ impl ProgramSpec {
         if self.bytes() > u32::MAX as u64 {
             return Err(("workload.program.bytes", format!("bytes = {} exceeds one verbs message (2^32 - 1 bytes); expected <= {}", self.bytes(), u32::MAX)));
         }
+        if let ProgramSpec::OsuBw { window, iterations, .. } = *self {
+            if window == 0 || iterations == 0 {
+                return Err(("workload.program", format!("window = {window}, iterations = {iterations}: expected both >= 1")));
+            }
+        }
         if !(1..=10_000).contains(&self.trials()) {
             return Err(("workload.program.trials", format!("trials = {} is out of range; expected 1..=10000", self.trials())));
         }
         Ok(())
     }
 
+    /// The bytes a rank's timed section moves, as its figure counts them: one pair's exchange,
+    /// one rank's Alltoall sends, or osu_bw's / osu_bibw's total (both ways for the latter).
+    pub fn bytes_timed(&self, n: u32) -> f64 {
+        match *self {
+            ProgramSpec::RandomPairSendrecv { bytes, .. } => bytes as f64,
+            ProgramSpec::Alltoall { bytes, .. } => bytes as f64 * n.saturating_sub(1) as f64,
+            ProgramSpec::OsuBw { bytes, window, iterations, bidirectional, .. } => {
+                bytes as f64 * f64::from(window) * f64::from(iterations) * if bidirectional { 2.0 } else { 1.0 }
+            }
+        }
+    }
+
     /// Every rank's ops on `n` ranks.
     pub fn build(&self, n: u32) -> Program {
+        if let ProgramSpec::OsuBw { bytes, window, iterations, skip, bidirectional } = *self {
+            let mut p = Program::new(n, self.name());
+            for r in 0..n {
+                let rp = &mut p.ranks[r as usize];
+                rp.barrier(r, n);
+                if r < 2 {
+                    osu_bw(rp, r, bytes, window, (skip, iterations), bidirectional);
+                }
+            }
+            return p;
+        }
         let mut p = Program::new(n, self.name());
         for t in 0..self.trials() {
             let mut partner: Vec<Option<u32>> = vec![None; n as usize];
@@ -143,12 +209,40 @@ impl ProgramSpec {
                         }
                     }
                     ProgramSpec::Alltoall { bytes, algorithm, .. } => rp.pairwise_alltoall(r, n, bytes, algorithm == AlltoallAlgorithm::Pairwise),
+                    ProgramSpec::OsuBw { .. } => unreachable!("built above"),
                 }
                 rp.mark();
             }
         }
         p
     }
+}
+
+/// Rank `r` (0 or 1) of osu_bw / osu_bibw: `skip` untimed iterations, a clock read,
+/// `iterations` timed ones, a clock read.
+fn osu_bw(rp: &mut RankProgram, r: u32, bytes: u64, window: u32, (skip, iterations): (u32, u32), bidirectional: bool) {
+    let peer = 1 - r;
+    for i in 0..skip + iterations {
+        if i == skip {
+            rp.mark();
+        }
+        let mut reqs = Vec::with_capacity(2 * window as usize);
+        if bidirectional || r == 1 {
+            reqs.extend((0..window).map(|_| rp.irecv(i64::from(peer), bytes, OSU_DATA_TAG)));
+        }
+        if bidirectional || r == 0 {
+            reqs.extend((0..window).map(|_| rp.isend(peer, bytes, OSU_DATA_TAG)));
+        }
+        rp.wait(&reqs);
+        if !bidirectional {
+            if r == 0 {
+                rp.recv(i64::from(peer), 4, OSU_REPLY_TAG);
+            } else {
+                rp.send(peer, 4, OSU_REPLY_TAG);
+            }
+        }
+    }
+    rp.mark();
 }
 
 #[cfg(test)]
@@ -179,5 +273,16 @@ mod tests {
         }
         assert_eq!(p.user_sends(), (8, 800), "two pairs of two ranks, two trials");
         assert_eq!(spec.pairs(5, 0), spec.pairs(5, 1), "fixed pairing");
+    }
+
+    #[test]
+    fn osu_bw_sends_windows_of_messages_and_bibw_sends_both_ways() {
+        let bw = ProgramSpec::OsuBw { bytes: 1000, window: 4, iterations: 3, skip: 1, bidirectional: false }.build(3);
+        // Rank 0: 4 iterations of 4 data messages; rank 1: the 4 replies of 4 bytes.
+        assert_eq!(bw.user_sends(), (20, 4 * 4 * 1000 + 4 * 4));
+        assert!(bw.ranks[2].ops.iter().all(|o| !matches!(o, Op::Mark)), "rank 2 only joins the barrier");
+        let bibw = ProgramSpec::OsuBw { bytes: 1000, window: 4, iterations: 3, skip: 1, bidirectional: true };
+        assert_eq!(bibw.build(2).user_sends(), (32, 32_000));
+        assert_eq!(bibw.bytes_timed(2), 24_000.0);
     }
 }

@@ -1,0 +1,301 @@
+//! MPI over PM: the ranks of an MPI program (`workload::mpi::program`, the same programs the
+//! verbs-side MPI layer replays: generated benchmarks or mpich traces) run one per host over PM
+//! channels, through a library profile (`profile.rs`: MPICH or YAMPII).
+//!
+//! Point-to-point follows the library: a message up to the eager limit is one PM message of
+//! envelope and data; a longer one sends an RTS (with some data under a pipelined profile), the
+//! receiver answers with a CTS once the receive is matched, and the sender then sends the rest.
+//! Matching is MPI's: posted receives in order against arrivals by (source, tag), wildcards
+//! allowed, unmatched arrivals in the unexpected queue. A send request completes when its last
+//! data packet has been copied into PM's buffer (the user's buffer is free again), a receive
+//! when its data has been copied out.
+//!
+//! The copies are CPU time on the host's one CPU (`host.rs` charges a packet's copy with its
+//! PM work); the extra copy of an unexpected eager message is charged when its receive matches.
+//! MPI's own calls cost nothing beyond that (ASSUMPTION: matching and request handling are
+//! small against 8 KB copies).
+pub mod profile;
+pub mod wire;
+
+use super::world::{EtherWorld, Ev};
+use crate::engine::Time;
+use crate::workload::mpi::program::{Op, Program, ANY};
+use crate::workload::mpi::synthetic::ProgramSpec;
+use profile::{MpiLibrary, MpiProfile};
+use std::collections::VecDeque;
+use wire::Wire;
+
+/// A receive posted and not yet matched.
+#[derive(Clone, Copy, Debug)]
+struct Posted {
+    peer: i64,
+    tag: i64,
+    req: u32,
+}
+
+/// An arrival no receive was posted for.
+#[derive(Clone, Copy, Debug)]
+struct Unexpected {
+    src: u32,
+    wire: Wire,
+}
+
+#[derive(Default)]
+struct Rank {
+    pc: usize,
+    /// Completed requests, by request id.
+    done: Vec<bool>,
+    posted: VecDeque<Posted>,
+    unexpected: VecDeque<Unexpected>,
+    /// Inside MPI_Wait: advanced when a request completes.
+    blocked: bool,
+    /// In a compute gap: advanced when it ends (`Ev::MpiResume`).
+    computing: bool,
+    finished: bool,
+}
+
+/// Per PM channel: the protocol messages posted on it in order, what the receiver still has to
+/// read (`inbox`), and the send requests that complete as each one's last packet is taken.
+#[derive(Default)]
+struct ChannelLog {
+    inbox: VecDeque<Wire>,
+    completes: VecDeque<Option<u32>>,
+    /// Messages of this channel whose last packet the sender had taken, as last seen.
+    taken: u64,
+}
+
+pub struct MpiRun {
+    pub library: MpiLibrary,
+    pub profile: MpiProfile,
+    pub spec: ProgramSpec,
+    program: Program,
+    ranks: Vec<Rank>,
+    log: Vec<ChannelLog>,
+    pub marks: Vec<Vec<Time>>,
+    pub finished: u32,
+    /// Eager messages that arrived before their receive (each copied twice).
+    pub unexpected_eager: u64,
+    pub rendezvous: u64,
+}
+
+fn matches(p: &Posted, src: u32, tag: i64) -> bool {
+    (p.peer == ANY || p.peer == i64::from(src)) && (p.tag == ANY || p.tag == tag)
+}
+
+fn tag_of(w: &Wire) -> i64 {
+    match *w {
+        Wire::Eager { tag, .. } | Wire::Rts { tag, .. } => tag,
+        _ => unreachable!("only eager messages and RTSs are matched"),
+    }
+}
+
+impl MpiRun {
+    /// `hosts`: the world's host count; rank r runs on host r.
+    pub fn new(library: MpiLibrary, spec: &ProgramSpec, hosts: u32) -> Result<MpiRun, String> {
+        if hosts < 2 {
+            return Err(format!("{hosts} host: expected at least 2 (one rank per host)"));
+        }
+        let program = spec.build(hosts);
+        let ranks = program.ranks.iter().map(|r| Rank { done: vec![false; r.nreqs as usize], ..Rank::default() }).collect();
+        let n = program.size() as usize;
+        Ok(MpiRun { library, profile: library.profile(), spec: spec.clone(), program, ranks, log: Vec::new(), marks: vec![Vec::new(); n], finished: 0, unexpected_eager: 0, rendezvous: 0 })
+    }
+
+    pub fn size(&self) -> u32 {
+        self.program.size()
+    }
+
+    /// `mpi_trials` (the benchmark's figures, as the verbs-side MPI layer writes them) and
+    /// `mpi_pm` (what the library did).
+    pub fn tables(&self, out: &mut crate::report::tables::Tables) {
+        let hosts: Vec<crate::ids::HostId> = (0..self.size()).map(crate::ids::HostId).collect();
+        crate::workload::mpi::results::tables(&self.spec, &self.marks, &hosts, out);
+        out.push("mpi_pm", crate::report::tables::row(serde_json::json!({
+            "library": self.library, "eager_limit": self.profile.eager_limit, "rts_data": self.profile.rts_data,
+            "ranks_finished": self.finished, "rendezvous": self.rendezvous, "unexpected_eager": self.unexpected_eager,
+        })));
+    }
+}
+
+impl EtherWorld {
+    /// Starts every rank.
+    pub(super) fn mpi_start(&mut self) {
+        for r in 0..self.mpi.as_ref().map_or(0, |m| m.size()) {
+            self.mpi_advance(r);
+        }
+    }
+
+    /// Runs rank `r`'s operations until one blocks.
+    pub(super) fn mpi_advance(&mut self, r: u32) {
+        let now = self.q.now();
+        loop {
+            let m = self.mpi.as_mut().expect("an MPI workload");
+            let rank = &mut m.ranks[r as usize];
+            let Some(&op) = m.program.ranks[r as usize].ops.get(rank.pc) else {
+                if !rank.finished {
+                    rank.finished = true;
+                    m.finished += 1;
+                    if m.finished == m.size() {
+                        self.done = true;
+                    }
+                }
+                return;
+            };
+            match op {
+                Op::Compute { ns } => {
+                    rank.pc += 1;
+                    rank.computing = true;
+                    self.q.at(now + Time(ns * 1000), Ev::MpiResume(r));
+                    return;
+                }
+                Op::Mark => {
+                    rank.pc += 1;
+                    m.marks[r as usize].push(now);
+                }
+                Op::Wait { first, n } => {
+                    let reqs = &m.program.ranks[r as usize].req_lists[first as usize..(first + n) as usize];
+                    if !reqs.iter().all(|&q| rank.done[q as usize]) {
+                        rank.blocked = true;
+                        return;
+                    }
+                    rank.pc += 1;
+                }
+                Op::Isend { peer, bytes, tag, req } => {
+                    rank.pc += 1;
+                    self.mpi_isend(r, peer, bytes, tag, req);
+                }
+                Op::Irecv { peer, tag, req, .. } => {
+                    rank.pc += 1;
+                    self.mpi_irecv(r, Posted { peer, tag, req });
+                }
+            }
+        }
+    }
+
+    /// Rank `r`'s compute gap ended.
+    pub(super) fn mpi_resume(&mut self, r: u32) {
+        self.mpi.as_mut().expect("an MPI workload").ranks[r as usize].computing = false;
+        self.mpi_advance(r);
+    }
+
+    /// A request of rank `r` completed: if it was waiting, it tries again.
+    fn mpi_wake(&mut self, r: u32) {
+        let rank = &mut self.mpi.as_mut().expect("an MPI workload").ranks[r as usize];
+        if rank.blocked && !rank.computing {
+            rank.blocked = false;
+            self.mpi_advance(r);
+        }
+    }
+
+    fn mpi_complete(&mut self, r: u32, req: u32) {
+        self.mpi.as_mut().expect("an MPI workload").ranks[r as usize].done[req as usize] = true;
+        self.mpi_wake(r);
+    }
+
+    /// Posts protocol message `w` from `src` to `dst` as one PM message; `sreq` completes when
+    /// its last packet has been taken.
+    fn mpi_post(&mut self, src: u32, dst: u32, w: Wire, sreq: Option<u32>) {
+        let c = self.channel(src, dst);
+        let m = self.mpi.as_mut().expect("an MPI workload");
+        if m.log.len() <= c as usize {
+            m.log.resize_with(c as usize + 1, ChannelLog::default);
+        }
+        let log = &mut m.log[c as usize];
+        log.inbox.push_back(w);
+        log.completes.push_back(sreq);
+        let bytes = m.profile.header_bytes + w.data();
+        let ch = &mut self.chans[c as usize];
+        let msg = ch.posted_messages();
+        ch.post_copied(msg, bytes, w.data() > 0);
+        self.cpu_kick(src);
+    }
+
+    fn mpi_isend(&mut self, r: u32, peer: u32, bytes: u64, tag: i64, req: u32) {
+        let p = self.mpi.as_ref().expect("an MPI workload").profile;
+        if bytes <= p.eager_limit {
+            self.mpi_post(r, peer, Wire::Eager { tag, bytes }, Some(req));
+            return;
+        }
+        self.mpi.as_mut().expect("an MPI workload").rendezvous += 1;
+        let early = p.rts_data.min(bytes);
+        // With all the data in the RTS, the send is done when the RTS is.
+        let done = (early == bytes).then_some(req);
+        self.mpi_post(r, peer, Wire::Rts { tag, bytes, early, sreq: req }, done);
+    }
+
+    fn mpi_irecv(&mut self, r: u32, p: Posted) {
+        let m = self.mpi.as_mut().expect("an MPI workload");
+        let rank = &mut m.ranks[r as usize];
+        let Some(i) = rank.unexpected.iter().position(|u| matches(&p, u.src, tag_of(&u.wire))) else {
+            rank.posted.push_back(p);
+            return;
+        };
+        let u = rank.unexpected.remove(i).expect("found");
+        // The data that came early waits in the library's buffer: copied again now.
+        let copy = u.wire.data();
+        if copy > 0 {
+            let host = &mut self.hosts[r as usize];
+            host.mpi_work += Time(copy * host.cost.copy_ps_per_byte);
+            self.cpu_kick(r);
+        }
+        self.mpi_matched(r, u.src, u.wire, p.req);
+    }
+
+    /// Receive `rreq` of rank `r` matched `w` from `src`.
+    fn mpi_matched(&mut self, r: u32, src: u32, w: Wire, rreq: u32) {
+        match w {
+            Wire::Eager { .. } => self.mpi_complete(r, rreq),
+            Wire::Rts { bytes, early, sreq, .. } if early < bytes => {
+                self.mpi_post(r, src, Wire::Cts { sreq, rreq, rest: bytes - early }, None);
+            }
+            Wire::Rts { .. } => self.mpi_complete(r, rreq),
+            _ => unreachable!("only eager messages and RTSs are matched"),
+        }
+    }
+
+    /// Channel `c` delivered its next `msgs` PM messages to their rank.
+    pub(super) fn mpi_delivered(&mut self, c: u32, msgs: u32) {
+        let (src, dst) = (self.chans[c as usize].src, self.chans[c as usize].dst);
+        for _ in 0..msgs {
+            let m = self.mpi.as_mut().expect("an MPI workload");
+            let w = m.log[c as usize].inbox.pop_front().expect("PM delivers only what was posted");
+            match w {
+                Wire::Eager { tag, .. } | Wire::Rts { tag, .. } => {
+                    let rank = &mut m.ranks[dst as usize];
+                    match rank.posted.iter().position(|p| matches(p, src, tag)) {
+                        Some(i) => {
+                            let p = rank.posted.remove(i).expect("found");
+                            self.mpi_matched(dst, src, w, p.req);
+                        }
+                        None => {
+                            if matches!(w, Wire::Eager { .. }) {
+                                m.unexpected_eager += 1;
+                            }
+                            rank.unexpected.push_back(Unexpected { src, wire: w });
+                        }
+                    }
+                }
+                Wire::Cts { sreq, rreq, rest } => self.mpi_post(dst, src, Wire::Data { rreq, bytes: rest }, Some(sreq)),
+                Wire::Data { rreq, .. } => self.mpi_complete(dst, rreq),
+            }
+        }
+    }
+
+    /// The sender of channel `c` took packets: send requests whose message is wholly taken
+    /// complete.
+    pub(super) fn mpi_taken(&mut self, c: u32) {
+        let taken = self.chans[c as usize].messages_taken();
+        let src = self.chans[c as usize].src;
+        loop {
+            let m = self.mpi.as_mut().expect("an MPI workload");
+            let log = &mut m.log[c as usize];
+            if log.taken >= taken {
+                return;
+            }
+            log.taken += 1;
+            if let Some(req) = log.completes.pop_front().flatten() {
+                self.mpi_complete(src, req);
+            }
+        }
+    }
+}

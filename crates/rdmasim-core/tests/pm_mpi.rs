@@ -1,0 +1,80 @@
+//! MPI over PM (ether/mpi): osu_bw and osu_bibw, the same generated programs the verbs-side MPI
+//! layer runs, through the MPICH and YAMPII profiles over PM channels.
+mod common;
+use common::pm::{pm_run, pm_tables};
+use rdmasim_core::ether::host_cost::HostCostConfig;
+use rdmasim_core::ether::run::PmRun;
+
+fn scenario(lib: &str, links: u32, program: &str) -> String {
+    format!(
+        "engine = \"pm\"\nseed = 1\n[ethernet]\ntopology = {{ kind = \"single-switch\", hosts = 2, links = {links} }}\n[workload]\nkind = \"mpi\"\nlibrary = \"{lib}\"\nprogram = {program}\n"
+    )
+}
+
+/// osu_bw (or osu_bibw) of `bytes`-byte messages, window 64: MB/s as the benchmark prints it,
+/// and the library's `mpi_pm` row.
+fn osu(lib: &str, links: u32, bidirectional: bool, bytes: u64) -> (f64, serde_json::Map<String, serde_json::Value>) {
+    let program = format!("{{ kind = \"osu-bw\", bytes = {bytes}, window = 64, iterations = 3, bidirectional = {bidirectional} }}");
+    let t = pm_tables(&pm_run(&scenario(lib, links, &program)));
+    let trial = &t["mpi_trials"][0];
+    assert_eq!(trial["program"], if bidirectional { "osu-bibw" } else { "osu-bw" });
+    (trial["injection_GBps"].as_f64().expect("rank 0 finished") * 1e3, t["mpi_pm"][0].clone())
+}
+
+/// Eight links outrun the receiver's CPU once the library copies every packet out of PM's
+/// buffer: each 8 KB packet costs PM's per-packet time plus the copy, and osu_bw's 1 MiB
+/// messages run at 8192 B over that (the line would carry 991.5 MB/s).
+#[test]
+fn mpi_copies_make_the_receiver_cpu_bound() {
+    let (got, pm) = osu("mpich", 8, false, 1 << 20);
+    let cost = HostCostConfig::default().costs(8, 8192);
+    let want = 8192.0 / (cost.recv.as_us_f64() + 8192.0 * cost.copy_ps_per_byte as f64 * 1e-6);
+    // Within 2 %: each message's envelope is a packet of its own, and the pipeline fills.
+    assert!(got <= want && got / want > 0.98, "{got:.1} MB/s, CPU bound at {want:.1}");
+    // 1 MiB is above the eager limit: every message went by rendezvous (3 + 2 skipped windows of 64).
+    assert_eq!(pm["rendezvous"], 5 * 64);
+}
+
+/// Two-way, each CPU does both directions' PM work and both copies: osu_bibw's total at eight
+/// links is no more than one-way's, not twice it.
+#[test]
+fn both_ways_the_cpu_is_shared_and_the_total_does_not_double() {
+    let (one, _) = osu("mpich", 8, false, 1 << 20);
+    let (two, _) = osu("mpich", 8, true, 1 << 20);
+    assert!(two < 1.05 * one && two > 0.95 * one, "one-way {one:.1}, both ways {two:.1} MB/s");
+    // Two links: the line is the limit, both ways run at twice one way.
+    let (one, _) = osu("mpich", 2, false, 1 << 20);
+    let (two, _) = osu("mpich", 2, true, 1 << 20);
+    assert!((two / one - 2.0).abs() < 0.02, "one-way {one:.1}, both ways {two:.1} MB/s");
+}
+
+/// The profiles differ where the rendezvous handshake is not hidden: at 64 KiB, MPICH's data
+/// waits for the CTS's round trip while YAMPII's first 64 KiB travel with the RTS; at 1 MiB the
+/// handshakes overlap earlier messages' data and the two run alike.
+#[test]
+fn yampii_s_early_data_pays_off_for_mid_sized_messages_only() {
+    let (mpich, _) = osu("mpich", 8, false, 65536);
+    let (yampii, _) = osu("yampii", 8, false, 65536);
+    assert!(yampii > 1.05 * mpich, "64 KiB: MPICH {mpich:.1}, YAMPII {yampii:.1} MB/s");
+    let (mpich, _) = osu("mpich", 8, false, 1 << 20);
+    let (yampii, _) = osu("yampii", 8, false, 1 << 20);
+    assert!((yampii / mpich - 1.0).abs() < 0.005, "1 MiB: MPICH {mpich:.1}, YAMPII {yampii:.1} MB/s");
+}
+
+/// Eager messages (up to 16 KiB) take no handshake: the run has no rendezvous.
+#[test]
+fn small_messages_go_eagerly() {
+    let (bw, pm) = osu("mpich", 2, false, 4096);
+    assert_eq!(pm["rendezvous"], 0);
+    assert!(bw > 50.0, "{bw:.1} MB/s");
+}
+
+#[test]
+fn a_bad_program_is_named_by_its_key() {
+    let toml = scenario("mpich", 2, "{ kind = \"osu-bw\", bytes = 1024, window = 0 }");
+    let e = PmRun::from_toml(&toml, "t.toml").err().expect("window = 0 is refused").to_string();
+    assert!(e.contains("workload.program") && e.contains("window = 0"), "{e}");
+    let toml = scenario("mpich", 2, "{ kind = \"osu-bw\", bytes = 1024 }").replace("library = \"mpich\"", "library = \"openmpi\"");
+    let e = PmRun::from_toml(&toml, "t.toml").err().expect("an unknown library is refused").to_string();
+    assert!(e.contains("openmpi") && e.contains("mpich"), "{e}");
+}
