@@ -3,7 +3,7 @@
 //! queue it reached (frames, bytes and 128 B cells, the BCM5690's cell) and the frames it
 //! dropped.
 //!
-//! `cargo run --release --example d6_queue_trace -- broadcom-12port 2 8800 same [hol=Q] [seed=N]`
+//! `cargo run --release --example d6_queue_trace -- broadcom-12port 2 8800 same [hol=Q] [seed=N] [skew=US]`
 use rdmasim_core::ether::frame::FrameKind;
 use rdmasim_core::ether::run::PmRun;
 use rdmasim_core::ether::switch_hol::{HolLimit, HolState};
@@ -16,6 +16,8 @@ struct Out {
     acks: u64,
     max_frames: usize,
     max_bytes: u32,
+    /// Deepest queue in whole cells, when the profile counts cells (switch_hol.rs).
+    max_cells: u32,
     /// Queue depth in frames (queued + on the wire) seen by each arriving frame.
     depth_hist: BTreeMap<usize, u64>,
 }
@@ -26,9 +28,10 @@ fn main() {
     let nodes: u32 = a.get(2).map_or(2, |s| s.parse().unwrap());
     let bytes: u64 = a.get(3).map_or(8800, |s| s.parse().unwrap());
     let lanes = a.get(4).map_or("same", String::as_str);
+    let skew: f64 = a.iter().find_map(|s| s.strip_prefix("skew=")).map_or(20.0, |s| s.parse().unwrap());
     let seed: u64 = a.iter().find_map(|s| s.strip_prefix("seed=")).map_or(1, |s| s.parse().unwrap());
     let toml = format!(
-        "engine = \"pm\"\nseed = {seed}\n[ethernet]\nswitch = \"{profile}\"\ntopology = {{ kind = \"single-switch\", hosts = {nodes}, links = 2 }}\n[pm]\npacket_bytes = 8968\nlanes = \"{lanes}\"\n[workload]\nkind = \"alltoall\"\nbytes = {bytes}\nrounds = 20\ncount = 20\nskew_us = 20.0\n"
+        "engine = \"pm\"\nseed = {seed}\n[ethernet]\nswitch = \"{profile}\"\ntopology = {{ kind = \"single-switch\", hosts = {nodes}, links = 2 }}\n[pm]\npacket_bytes = 8968\nlanes = \"{lanes}\"\n[workload]\nkind = \"alltoall\"\nbytes = {bytes}\nrounds = 20\ncount = 20\nskew_us = {skew:?}\n"
     );
     let mut r = PmRun::from_toml(&toml, "trace.toml").unwrap_or_else(|e| panic!("{e}"));
     let w = &mut r.world;
@@ -64,6 +67,9 @@ fn main() {
             let port = sw.ports[usize::from(*o)];
             e.max_frames = e.max_frames.max(w.ports[port].queue.len());
             e.max_bytes = e.max_bytes.max(sw.held_out[usize::from(*o)]);
+            if let Some(h) = &sw.hol {
+                e.max_cells = e.max_cells.max(h.cells_out[usize::from(*o)]);
+            }
         }
     }
     let sw = &w.switches[0];
@@ -71,8 +77,8 @@ fn main() {
     for (o, e) in &outs {
         let port = sw.ports[usize::from(*o)];
         println!(
-            "  out {o}: data by input {:?}, acks {}, deepest {} frames / {} B ({} cells of 128 B), discards {}, depth seen at arrival {:?}",
-            e.data_by_input, e.acks, e.max_frames, e.max_bytes, e.max_bytes.div_ceil(128), w.ports[port].counters.if_out_discards, e.depth_hist
+            "  out {o}: data by input {:?}, acks {}, deepest {} frames / {} B ({} whole cells counted), discards {}, depth seen at arrival {:?}",
+            e.data_by_input, e.acks, e.max_frames, e.max_bytes, e.max_cells, w.ports[port].counters.if_out_discards, e.depth_hist
         );
     }
     let sent: u64 = w.chans.iter().map(|c| c.packets_sent).sum();
