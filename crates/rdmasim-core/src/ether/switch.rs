@@ -61,7 +61,8 @@ impl EthSwitch {
         }
     }
 
-    /// Whether a frame of `bytes` fits at output `out` (port index).
+    /// Whether a frame of `bytes` fits at output `out` (port index): the pool and the output's
+    /// cap have room, and the output is not discarding under its HOL limit (switch_hol.rs).
     pub fn fits(&self, out: usize, bytes: u32) -> bool {
         let hol_ok = self.hol.as_ref().is_none_or(|h| h.admits(out));
         hol_ok && self.held + bytes <= self.profile.buffer_bytes && self.held_out[out] + bytes <= self.out_limit()
