@@ -16,6 +16,11 @@
 //! HOLBPLIMIT: "The threshold is specified in cells. A cell is 128 bytes. … When the
 //! threshold for a port is exceeded, the switch signals other ports to discard packets to the
 //! oversubscribed port" (https://azmanual.top/manuals/427259/allied-telesis-at-fs970m-series.html?page=216).
+//!
+//! Not modelled: the same file's per-queue packet limit (`HOLCOSPKTSETLIMIT`, a share of the
+//! port's transaction queue less 64), which 146 cells reach first for every frame PM sends
+//! (12 frames of 1400 B), and the per-input back-pressure limit (`IBPCELLSETLIMIT`, 90 % of
+//! the share), which acts only through 802.3x PAUSE.
 use serde::Serialize;
 
 /// A cell-counted egress limit with hysteresis.
