@@ -19,6 +19,7 @@ pub mod relay;
 pub mod results;
 pub mod run;
 pub mod switch;
+pub mod switch_hol;
 pub mod switch_profiles;
 pub mod trunk;
 pub mod workload;

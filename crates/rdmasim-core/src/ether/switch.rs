@@ -6,6 +6,8 @@
 //! The buffer is accounted twice: per output (what the drop decision reads) and per input
 //! (what PAUSE thresholds and credits read: the bytes a given upstream sender has in the
 //! switch).
+use super::framing::{IFG, PREAMBLE_SFD};
+use super::switch_hol::HolState;
 use super::switch_profiles::{BufferSharing, SwitchProfile};
 use crate::ids::PortId;
 
@@ -35,12 +37,20 @@ pub struct EthSwitch {
     /// An input's upstream has been sent XOFF and not yet XON.
     pub paused_in: Vec<bool>,
     pub peak_held: u32,
+    /// Cell-counted HOL limits, when the profile has them (switch_hol.rs).
+    pub hol: Option<HolState>,
+}
+
+/// A frame's bytes in the switch's memory: its line time less preamble, SFD and gap.
+fn stored(wire: u32) -> u32 {
+    wire - PREAMBLE_SFD - IFG
 }
 
 impl EthSwitch {
     pub fn new(name: String, profile: SwitchProfile, ports: Vec<PortId>) -> EthSwitch {
         let n = ports.len();
-        EthSwitch { name, profile, ports, held_out: vec![0; n], held_in: vec![0; n], held: 0, paused_in: vec![false; n], peak_held: 0 }
+        let hol = profile.hol.map(|_| HolState::new(n));
+        EthSwitch { name, profile, ports, held_out: vec![0; n], held_in: vec![0; n], held: 0, paused_in: vec![false; n], peak_held: 0, hol }
     }
 
     /// The most an output may hold.
@@ -51,9 +61,11 @@ impl EthSwitch {
         }
     }
 
-    /// Whether a frame of `bytes` fits at output `out` (port index).
+    /// Whether a frame of `bytes` fits at output `out` (port index): the pool and the output's
+    /// cap have room, and the output is not discarding under its HOL limit (switch_hol.rs).
     pub fn fits(&self, out: usize, bytes: u32) -> bool {
-        self.held + bytes <= self.profile.buffer_bytes && self.held_out[out] + bytes <= self.out_limit()
+        let hol_ok = self.hol.as_ref().is_none_or(|h| h.admits(out));
+        hol_ok && self.held + bytes <= self.profile.buffer_bytes && self.held_out[out] + bytes <= self.out_limit()
     }
 
     /// Whether a frame fits in the pool, whatever its output holds: the admission of a lossless
@@ -73,12 +85,18 @@ impl EthSwitch {
         self.held_out[out] += bytes;
         self.held_in[input] += bytes;
         self.peak_held = self.peak_held.max(self.held);
+        if let (Some(h), Some(lim)) = (&mut self.hol, &self.profile.hol) {
+            h.hold(lim, out, stored(bytes));
+        }
     }
 
     pub fn release(&mut self, input: usize, out: usize, bytes: u32) {
         self.held -= bytes;
         self.held_out[out] -= bytes;
         self.held_in[input] -= bytes;
+        if let (Some(h), Some(lim)) = (&mut self.hol, &self.profile.hol) {
+            h.release(lim, out, stored(bytes));
+        }
     }
 }
 
@@ -92,7 +110,9 @@ mod tests {
         // The BCM5690's 128 KB a port: 14 jumbo frames of 8838 B (8800 B of PM payload) fit
         // at one output, a 15th does not, while another output still has room.
         let ports = (0..12).map(PortId).collect();
-        let mut s = EthSwitch::new("s".into(), broadcom_12port(), ports);
+        // Without its HOL cell limit, which would stop the third frame (switch_hol.rs).
+        let profile = SwitchProfile { hol: None, ..broadcom_12port() };
+        let mut s = EthSwitch::new("s".into(), profile, ports);
         for i in 0..14 {
             assert!(s.fits(3, 8838), "frame {i}");
             s.hold(i % 3, 3, 8838);

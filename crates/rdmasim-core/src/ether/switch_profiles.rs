@@ -1,5 +1,6 @@
 //! Ethernet switch profiles: the three switches of seeds/003, as data. Every figure carries
 //! its source or is marked ASSUMPTION with why.
+use super::switch_hol::HolLimit;
 use crate::engine::Time;
 use serde::{Deserialize, Serialize};
 
@@ -29,6 +30,9 @@ pub struct SwitchProfile {
     /// Largest frame the switch forwards, destination MAC to FCS (what a jumbo MTU setting
     /// bounds).
     pub max_frame_bytes: u32,
+    /// Cell-counted head-of-line blocking limits on each output (switch_hol.rs), if the
+    /// chip's are known.
+    pub hol: Option<HolLimit>,
     pub source: &'static str,
 }
 
@@ -77,6 +81,7 @@ pub fn foundry_fwfx448() -> SwitchProfile {
         // ASSUMPTION: 9216 B, the usual jumbo limit of that generation (the FESX guide's MTU
         // section, p. 16-21, was found without its limit).
         max_frame_bytes: JUMBO_9216,
+        hol: None,
         source: "FWSX448, 48 ports (Foundry FESX/FSX/FWSX configuration guide); 5 us per switch (seeds/003); buffer, cap and jumbo limit ASSUMPTION (not found)",
     }
 }
@@ -103,7 +108,14 @@ pub fn broadcom_12port() -> SwitchProfile {
         latency: Time::ns(SEED_PIPELINE_NS),
         // ASSUMPTION: 9216 B (no BCM5690 jumbo limit found).
         max_frame_bytes: JUMBO_9216,
-        source: "BCM5690, 12 ports (PCI-ID table; Lau et al., IEEE Commun. Mag. 41(12) 2003); 128 KB per port (Accton sys_cpnt.h comment, medium confidence); 5 us (seeds/003); jumbo limit ASSUMPTION",
+        // The Broadcom SDK's default MMU set-up for the BCM5690 (switch_hol.rs): 1 MB of
+        // 128 B cells, each output's queue limited to its fair share, 8192 cells / 4 queues
+        // (BCM_COS_DEFAULT) / 14 ports = 146 cells (18.7 KB: two jumbo frames of 70 cells),
+        // discarding until below 73. It binds long before the 128 KB above. ASSUMPTION: the
+        // switch ran the SDK's defaults (a box named only "Broadcom 12 port"; a vendor
+        // firmware may set 8 queues, as the Accton comment above says, which halves it).
+        hol: Some(HolLimit::bcm5690_fair_share(14, 4)),
+        source: "BCM5690, 12 ports (PCI-ID table; Lau et al., IEEE Commun. Mag. 41(12) 2003); 128 KB per port (Accton sys_cpnt.h comment, medium confidence); HOL limit 146 cells of 128 B an output queue (Broadcom SDK 5.10.1 draco/cosq.c defaults); 5 us (seeds/003); jumbo limit ASSUMPTION",
     }
 }
 
@@ -124,6 +136,7 @@ pub fn extreme_summit7i() -> SwitchProfile {
         per_port_cap_bytes: 96 << 10,
         latency: Time::ns(SEED_PIPELINE_NS),
         max_frame_bytes: JUMBO_9216,
+        hol: None,
         source: "Summit 7i, i chipset: jumbo frames up to 9216 B (ExtremeWare Software User Guide p. 4-7); 5 us (seeds/003); ports, buffer and cap ASSUMPTION (not found)",
     }
 }
