@@ -183,3 +183,18 @@ fn bad_programs_name_the_key() {
     assert!(err(&format!("nodes = 5\n{}", random_pair(MIB, 1, ""))).contains("workload.nodes"));
     assert!(err(&format!("missing = [4]\n{}", random_pair(MIB, 1, ""))).contains("workload.missing"));
 }
+
+/// osu_bw and osu_bibw over verbs (the programs MPI over PM runs too): a window of 64 messages
+/// of 256 KiB streams at nearly the 4x FDR data rate one way, and at nearly twice it both ways
+/// (full duplex: the two directions share no wire).
+#[test]
+fn osu_bw_streams_at_the_link_rate_and_bibw_at_twice_it() {
+    let osu = |bi: bool| {
+        let r = run(&single_switch(2, &format!("program = {{ kind = \"osu-bw\", bytes = 262144, window = 64, iterations = 2, skip = 1, bidirectional = {bi} }}")));
+        assert_eq!(trial(&r, 0)["program"], if bi { "osu-bibw" } else { "osu-bw" });
+        f(trial(&r, 0), "injection_GBps")
+    };
+    let (bw, bibw) = (osu(false), osu(true));
+    assert!(bw <= FDR_GBPS && bw > 0.95 * FDR_GBPS, "osu_bw {bw} GB/s vs link {FDR_GBPS}");
+    assert!(bibw <= 2.0 * FDR_GBPS && bibw > 1.9 * FDR_GBPS, "osu_bibw {bibw} GB/s vs twice the link");
+}
