@@ -77,4 +77,41 @@ fn a_bad_program_is_named_by_its_key() {
     let toml = scenario("mpich", 2, "{ kind = \"osu-bw\", bytes = 1024 }").replace("library = \"mpich\"", "library = \"openmpi\"");
     let e = PmRun::from_toml(&toml, "t.toml").err().expect("an unknown library is refused").to_string();
     assert!(e.contains("openmpi") && e.contains("mpich"), "{e}");
+    let toml = scenario("mpich", 2, "{ kind = \"osu-bw\", bytes = 1024 }\ntrace = \"/nonexistent\"");
+    let e = PmRun::from_toml(&toml, "t.toml").err().expect("program and trace together are refused").to_string();
+    assert!(e.contains("workload.program") && e.contains("exactly one"), "{e}");
+    let toml = scenario("mpich", 2, "{ kind = \"osu-bw\", bytes = 1024 }").replace("program = { kind = \"osu-bw\", bytes = 1024 }", "trace = \"/nonexistent/trace-dir\"");
+    let e = PmRun::from_toml(&toml, "t.toml").err().expect("a missing trace directory is refused").to_string();
+    assert!(e.contains("workload.trace") && e.contains("/nonexistent/trace-dir"), "{e}");
+}
+
+/// A trace (tools/pmpi_trace's format) runs over PM too. Rank 0 sends 1000 B (eager) and
+/// 100 000 B (rendezvous, its receive posted first); rank 1 receives the small one with
+/// wildcards after a compute gap. With a long gap the eager message arrives first and waits in
+/// the unexpected queue: matched later, it is copied once more, 1000 B at the copy rate of
+/// rank 1's CPU, and nothing else changes.
+#[test]
+fn a_trace_runs_over_pm_and_an_unexpected_eager_message_costs_one_more_copy() {
+    use common::mpi_trace::{rec, trace_dir};
+    let run = |gap_ns: u64| {
+        let dir = trace_dir("pm", &[
+            vec![rec("isend", 0, "peer=1 bytes=1000 tag=5 req=1"), rec("isend", 0, "peer=1 bytes=100000 tag=6 req=2"), rec("waitall", 0, "reqs=1,2")],
+            vec![rec("irecv", 0, "peer=0 bytes=100000 tag=6 req=1"), rec("recv", gap_ns, "peer=-1 bytes=1000 tag=-1"), rec("wait", 0, "req=1")],
+        ]);
+        let toml = format!(
+            "engine = \"pm\"\nseed = 1\n[ethernet]\ntopology = {{ kind = \"single-switch\", hosts = 2, links = 2 }}\n[workload]\nkind = \"mpi\"\ntrace = \"{}\"\n",
+            dir.display()
+        );
+        let t = pm_tables(&pm_run(&toml));
+        let pm = t["mpi_pm"][0].clone();
+        assert_eq!(pm["rendezvous"], 1);
+        let ended: Vec<f64> = t["mpi_ranks"].iter().map(|r| r["ended_us"].as_f64().expect("every rank ended")).collect();
+        (pm["unexpected_eager"].as_u64().unwrap(), ended, t["host_cpu"][1]["cpu_busy_us"].as_f64().unwrap())
+    };
+    let (early, _, cpu_early) = run(0);
+    let (late, ended, cpu_late) = run(500_000);
+    assert_eq!((early, late), (0, 1));
+    assert!(ended[1] > 500.0, "rank 1 ends after its 500 us gap: {ended:?}");
+    let copy_us = 1000.0 * HostCostConfig::default().costs(2, 8192).copy_ps_per_byte as f64 * 1e-6;
+    assert!((cpu_late - cpu_early - copy_us).abs() < 1e-6, "{cpu_late} - {cpu_early} us, one copy {copy_us} us");
 }

@@ -84,11 +84,19 @@ pub enum PmWorkload {
         #[serde(default)]
         two_way: bool,
     },
-    /// An MPI program, one rank per host, over PM through `library`'s protocol (ether/mpi).
+    /// An MPI program, one rank per host, over PM through `library`'s protocol (ether/mpi):
+    /// a generated `program`, or a `trace` directory (rank.<r>.trace, tools/pmpi_trace; a
+    /// relative path is read beside the scenario file).
     Mpi {
         #[serde(default)]
         library: super::mpi::profile::MpiLibrary,
-        program: crate::workload::mpi::synthetic::ProgramSpec,
+        #[serde(default)]
+        program: Option<crate::workload::mpi::synthetic::ProgramSpec>,
+        #[serde(default)]
+        trace: Option<String>,
+        /// Multiplies a trace's recorded compute gaps.
+        #[serde(default = "one_f64")]
+        compute_scale: f64,
     },
     /// Every other host streams `count` messages of `bytes` to `dst`.
     Incast {
@@ -124,6 +132,9 @@ pub enum PmWorkload {
 
 fn one_u32() -> u32 {
     1
+}
+fn one_f64() -> f64 {
+    1.0
 }
 fn eight() -> u64 {
     8

@@ -27,7 +27,7 @@ pub fn is_pm(text: &str) -> bool {
 impl PmRun {
     pub fn from_toml(text: &str, source: &str) -> Result<PmRun, ScenarioError> {
         let de = toml::Deserializer::new(text);
-        let s: PmScenario = serde_path_to_error::deserialize(de).map_err(|e| {
+        let mut s: PmScenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
             crate::scenario::validate::parse_error(text, source, &path, inner.message(), inner.span())
@@ -72,6 +72,9 @@ impl PmRun {
                     return Err(err(key, format!("xon_bytes = {xon_bytes}, xoff_bytes = {xoff_bytes}: expected xon ≤ xoff < the switch buffer ({} B)", profile.buffer_bytes)));
                 }
             }
+        }
+        if let super::config::PmWorkload::Mpi { trace: Some(t), .. } = &mut s.workload {
+            *t = crate::workload::mpi::resolve_beside(t, source);
         }
         if s.limits.max_time_us.is_nan() || s.limits.max_time_us <= 0.0 {
             return Err(err("limits.max_time_us".into(), "expected a positive number".into()));

@@ -91,9 +91,23 @@ impl WorkloadState {
                 pairs.dedup();
                 Ok(Self::streams(w, &pairs, bytes, count))
             }
-            PmWorkload::Mpi { library, ref program } => {
-                program.check().map_err(|(k, m)| (k.trim_start_matches("workload.").to_string(), m))?;
-                let run = super::mpi::MpiRun::new(library, program, w.hosts.len() as u32).map_err(|m| ("program".to_string(), m))?;
+            PmWorkload::Mpi { library, ref program, ref trace, compute_scale } => {
+                let hosts = w.hosts.len() as u32;
+                let source = match (program, trace) {
+                    (Some(spec), None) => {
+                        spec.check().map_err(|(k, m)| (k.trim_start_matches("workload.").to_string(), m))?;
+                        super::mpi::Source::Generated(spec.clone())
+                    }
+                    (None, Some(dir)) => {
+                        if !(compute_scale >= 0.0 && compute_scale.is_finite()) {
+                            return Err(("compute_scale".into(), format!("{compute_scale}: expected a finite number >= 0")));
+                        }
+                        let (p, _) = crate::workload::mpi::trace::read_dir(std::path::Path::new(dir), compute_scale).map_err(|e| ("trace".to_string(), e.to_string()))?;
+                        super::mpi::Source::Trace(p)
+                    }
+                    _ => return Err(("program".into(), "give exactly one of `program` (a generated benchmark) and `trace` (a trace directory)".into())),
+                };
+                let run = super::mpi::MpiRun::new(library, source, hosts).map_err(|m| ("program".to_string(), m))?;
                 w.mpi = Some(Box::new(run));
                 w.mpi_start();
                 Ok(WorkloadState::Mpi)

@@ -25,6 +25,12 @@ use profile::{MpiLibrary, MpiProfile};
 use std::collections::VecDeque;
 use wire::Wire;
 
+/// Where the ranks' operations come from.
+pub enum Source {
+    Generated(ProgramSpec),
+    Trace(Program),
+}
+
 /// A receive posted and not yet matched.
 #[derive(Clone, Copy, Debug)]
 struct Posted {
@@ -67,7 +73,10 @@ struct ChannelLog {
 pub struct MpiRun {
     pub library: MpiLibrary,
     pub profile: MpiProfile,
-    pub spec: ProgramSpec,
+    /// The generated benchmark, whose figures `mpi_trials` reports (none for a trace).
+    pub spec: Option<ProgramSpec>,
+    /// When each rank ended its program.
+    pub ended: Vec<Option<Time>>,
     program: Program,
     ranks: Vec<Rank>,
     log: Vec<ChannelLog>,
@@ -91,14 +100,20 @@ fn tag_of(w: &Wire) -> i64 {
 
 impl MpiRun {
     /// `hosts`: the world's host count; rank r runs on host r.
-    pub fn new(library: MpiLibrary, spec: &ProgramSpec, hosts: u32) -> Result<MpiRun, String> {
+    pub fn new(library: MpiLibrary, source: Source, hosts: u32) -> Result<MpiRun, String> {
         if hosts < 2 {
             return Err(format!("{hosts} host: expected at least 2 (one rank per host)"));
         }
-        let program = spec.build(hosts);
+        let (program, spec) = match source {
+            Source::Generated(spec) => (spec.build(hosts), Some(spec)),
+            Source::Trace(p) => (p, None),
+        };
+        if program.size() > hosts {
+            return Err(format!("the trace has {} ranks; the topology has {hosts} hosts (one rank per host)", program.size()));
+        }
         let ranks = program.ranks.iter().map(|r| Rank { done: vec![false; r.nreqs as usize], ..Rank::default() }).collect();
         let n = program.size() as usize;
-        Ok(MpiRun { library, profile: library.profile(), spec: spec.clone(), program, ranks, log: Vec::new(), marks: vec![Vec::new(); n], finished: 0, unexpected_eager: 0, rendezvous: 0 })
+        Ok(MpiRun { library, profile: library.profile(), spec, ended: vec![None; n], program, ranks, log: Vec::new(), marks: vec![Vec::new(); n], finished: 0, unexpected_eager: 0, rendezvous: 0 })
     }
 
     pub fn size(&self) -> u32 {
@@ -108,10 +123,15 @@ impl MpiRun {
     /// `mpi_trials` (the benchmark's figures, as the verbs-side MPI layer writes them) and
     /// `mpi_pm` (what the library did).
     pub fn tables(&self, out: &mut crate::report::tables::Tables) {
-        let hosts: Vec<crate::ids::HostId> = (0..self.size()).map(crate::ids::HostId).collect();
-        crate::workload::mpi::results::tables(&self.spec, &self.marks, &hosts, out);
+        if let Some(spec) = &self.spec {
+            let hosts: Vec<crate::ids::HostId> = (0..self.size()).map(crate::ids::HostId).collect();
+            crate::workload::mpi::results::tables(spec, &self.marks, &hosts, out);
+        }
+        for (r, end) in self.ended.iter().enumerate() {
+            out.push("mpi_ranks", crate::report::tables::row(serde_json::json!({ "rank": r, "host": r, "ended_us": end.map(|t| t.as_us_f64()) })));
+        }
         out.push("mpi_pm", crate::report::tables::row(serde_json::json!({
-            "library": self.library, "eager_limit": self.profile.eager_limit, "rts_data": self.profile.rts_data,
+            "program": self.program.origin, "library": self.library, "eager_limit": self.profile.eager_limit, "rts_data": self.profile.rts_data,
             "ranks_finished": self.finished, "rendezvous": self.rendezvous, "unexpected_eager": self.unexpected_eager,
         })));
     }
@@ -134,6 +154,7 @@ impl EtherWorld {
             let Some(&op) = m.program.ranks[r as usize].ops.get(rank.pc) else {
                 if !rank.finished {
                     rank.finished = true;
+                    m.ended[r as usize] = Some(now);
                     m.finished += 1;
                     if m.finished == m.size() {
                         self.done = true;

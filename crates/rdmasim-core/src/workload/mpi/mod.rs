@@ -32,6 +32,21 @@ mod stall;
 pub mod synthetic;
 pub mod trace;
 
+/// A relative `path` named in scenario file `source`: beside that file when it is there, else
+/// as given (relative to the working directory).
+pub fn resolve_beside(path: &str, source: &str) -> String {
+    let p = std::path::Path::new(path);
+    if p.is_relative() {
+        if let Some(dir) = std::path::Path::new(source).parent().filter(|d| d.is_dir() && !d.as_os_str().is_empty()) {
+            let joined = dir.join(p);
+            if joined.exists() {
+                return joined.display().to_string();
+            }
+        }
+    }
+    path.to_string()
+}
+
 use crate::engine::Time;
 use crate::ids::{HcaId, HostId, ThreadId, TiVec};
 use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
@@ -801,14 +816,8 @@ impl Mpi {
     /// Resolves the trace path relative to the scenario file's directory.
     pub fn resolve_trace(cfg: &MpiSection, source: &str) -> MpiSection {
         let mut c = cfg.clone();
-        let p = std::path::Path::new(&cfg.trace);
-        if p.is_relative() && cfg.program.is_none() {
-            if let Some(dir) = std::path::Path::new(source).parent().filter(|d| d.is_dir() && !d.as_os_str().is_empty()) {
-                let joined = dir.join(p);
-                if joined.exists() {
-                    c.trace = joined.display().to_string();
-                }
-            }
+        if cfg.program.is_none() {
+            c.trace = resolve_beside(&cfg.trace, source);
         }
         c
     }
