@@ -1,9 +1,11 @@
 //! The discrete-event engine: simulated time, the event queue and seeded random streams.
+mod generation;
 mod queue;
 mod rng;
 mod slab;
 mod time;
 
+pub use generation::Generation;
 pub use queue::{EventKey, EventQueue};
 pub use rng::{stream_seed, SimRng};
 pub use slab::Slab;

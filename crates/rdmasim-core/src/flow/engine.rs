@@ -15,6 +15,7 @@
 use super::hol::HolModel;
 use super::maxmin::{FlowSet, MaxMin};
 use super::paths::Routes;
+use crate::engine::Generation;
 use crate::ids::{FlowId, PortId, TiSlice, TiVec};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -114,7 +115,7 @@ pub struct Engine {
     set: Vec<FlowId>,
     flow_seen: TiVec<FlowId, u32>,
     port_seen: TiVec<PortId, u32>,
-    generation: u32,
+    generation: Generation,
     pub now: f64,
     /// Arrivals and departures handled.
     pub events: u64,
@@ -163,7 +164,7 @@ impl Engine {
             set: Vec::new(),
             flow_seen: vec![0; n].into(),
             port_seen: vec![0; ports].into(),
-            generation: 0,
+            generation: Generation::default(),
             now: 0.0,
             events: 0,
             solves: 0,
@@ -207,7 +208,10 @@ impl Engine {
         };
         self.now = t;
         self.seeds.clear();
-        self.next_generation();
+        self.generation.advance(|| {
+            self.flow_seen.iter_mut().for_each(|s| *s = 0);
+            self.port_seen.iter_mut().for_each(|s| *s = 0);
+        });
         while let Some(d) = self.departures.peek().copied() {
             if d.at > t {
                 break;
@@ -286,7 +290,7 @@ impl Engine {
 
     /// Every active flow connected to the batch's links through shared links, into `set`.
     fn connected_set(&mut self) {
-        let g = self.generation;
+        let g = self.generation.get();
         self.set.clear();
         let mut i = 0;
         let mut seeds = std::mem::take(&mut self.seeds);
@@ -349,12 +353,4 @@ impl Engine {
         }
     }
 
-    fn next_generation(&mut self) {
-        if self.generation == u32::MAX {
-            self.flow_seen.iter_mut().for_each(|s| *s = 0);
-            self.port_seen.iter_mut().for_each(|s| *s = 0);
-            self.generation = 0;
-        }
-        self.generation += 1;
-    }
 }

@@ -22,6 +22,7 @@
 //! fills in microseconds under a sustained overload; the flows here last hundreds), and the
 //! flows of one FIFO get equal byte rates (equal packet rates at full-MTU packets).
 use super::maxmin::FlowSet;
+use crate::engine::Generation;
 use crate::ids::{FlowId, PortId, TiSlice, TiVec};
 use serde::{Deserialize, Serialize};
 
@@ -73,7 +74,7 @@ pub struct InputFair {
     residual: TiVec<PortId, f64>,
     port_stamp: TiVec<PortId, u32>,
     flow_stamp: TiVec<FlowId, u32>,
-    generation: u32,
+    generation: Generation,
     links: Vec<PortId>,
     /// (input group key, unfrozen flows of it on the link being looked at).
     groups: Vec<(u64, u32)>,
@@ -98,8 +99,11 @@ impl InputFair {
     /// flow this is max-min's progressive filling; it costs O(rounds × links × flows per
     /// link), more than [`super::maxmin`] (fine at hundreds of flows).
     pub fn solve(&mut self, set: &impl FlowSet, capacity: &TiSlice<PortId, f64>, flows: &[FlowId], rate: &mut TiSlice<FlowId, f64>) {
-        self.next_generation();
-        let g = self.generation;
+        self.generation.advance(|| {
+            self.port_stamp.iter_mut().for_each(|s| *s = 0);
+            self.flow_stamp.iter_mut().for_each(|s| *s = 0);
+        });
+        let g = self.generation.get();
         self.links.clear();
         for &f in flows {
             for &p in set.route(f) {
@@ -159,7 +163,7 @@ impl InputFair {
     /// On link `p`: the key and unfrozen flow count of its largest input group (ties: lowest
     /// key), and how many groups have unfrozen flows; None when none has.
     fn largest_group(&mut self, set: &impl FlowSet, p: PortId) -> Option<(u64, u32, usize)> {
-        let g = self.generation;
+        let g = self.generation.get();
         self.groups.clear();
         for &f in set.on_link(p) {
             if self.flow_stamp[f] == g {
@@ -176,20 +180,12 @@ impl InputFair {
     }
 
     fn freeze(&mut self, set: &impl FlowSet, f: FlowId, r: f64) {
-        self.flow_stamp[f] = self.generation;
+        self.flow_stamp[f] = self.generation.get();
         for &q in set.route(f) {
             self.residual[q] = (self.residual[q] - r).max(0.0);
         }
     }
 
-    fn next_generation(&mut self) {
-        if self.generation == u32::MAX {
-            self.port_stamp.iter_mut().for_each(|s| *s = 0);
-            self.flow_stamp.iter_mut().for_each(|s| *s = 0);
-            self.generation = 0;
-        }
-        self.generation += 1;
-    }
 }
 
 /// The input group of flow `f` at link `p`: the link it reached `p`'s switch by, or its own

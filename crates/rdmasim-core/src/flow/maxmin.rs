@@ -13,6 +13,7 @@
 //! The solver works on one connected set of flows (every flow on a link of the set is in the
 //! set: [`super::engine`] finds it), so the links' capacities are whole; its scratch vectors are
 //! indexed by port and stamped per call, so a call costs O(flows × hops × log) and no clearing.
+use crate::engine::Generation;
 use crate::ids::{FlowId, PortId, TiSlice, TiVec};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -52,7 +53,7 @@ pub struct MaxMin {
     unfrozen: TiVec<PortId, u32>,
     port_stamp: TiVec<PortId, u32>,
     flow_stamp: TiVec<FlowId, u32>,
-    generation: u32,
+    generation: Generation,
     heap: BinaryHeap<Share>,
     by_cap: Vec<FlowId>,
 }
@@ -64,7 +65,8 @@ impl MaxMin {
             unfrozen: vec![0; ports].into(),
             port_stamp: vec![0; ports].into(),
             flow_stamp: vec![0; flows].into(),
-            generation: 0,
+            // Generations stay below 2^31: the high bit marks a link pushed in `solve`.
+            generation: Generation::below((1 << 31) - 1),
             heap: BinaryHeap::new(),
             by_cap: Vec::new(),
         }
@@ -73,8 +75,11 @@ impl MaxMin {
     /// Sets `rate[f]` for every flow of `flows` (a connected set, see the module text), in
     /// bytes per second, from the links' `capacity` (bytes per second).
     pub fn solve(&mut self, set: &impl FlowSet, capacity: &TiSlice<PortId, f64>, flows: &[FlowId], rate: &mut TiSlice<FlowId, f64>) {
-        self.next_generation();
-        let g = self.generation;
+        self.generation.advance(|| {
+            self.port_stamp.iter_mut().for_each(|s| *s = 0);
+            self.flow_stamp.iter_mut().for_each(|s| *s = 0);
+        });
+        let g = self.generation.get();
         self.heap.clear();
         for &f in flows {
             for &p in set.route(f) {
@@ -134,7 +139,7 @@ impl MaxMin {
     }
 
     fn freeze(&mut self, set: &impl FlowSet, f: FlowId, r: f64) {
-        self.flow_stamp[f] = self.generation;
+        self.flow_stamp[f] = self.generation.get();
         for &q in set.route(f) {
             self.residual[q] = (self.residual[q] - r).max(0.0);
             self.unfrozen[q] -= 1;
@@ -144,15 +149,6 @@ impl MaxMin {
         }
     }
 
-    fn next_generation(&mut self) {
-        // Generations stay below 2^31: the high bit marks a link pushed in `solve`.
-        if self.generation >= (1 << 31) - 1 {
-            self.port_stamp.iter_mut().for_each(|s| *s = 0);
-            self.flow_stamp.iter_mut().for_each(|s| *s = 0);
-            self.generation = 0;
-        }
-        self.generation += 1;
-    }
 }
 
 #[cfg(test)]

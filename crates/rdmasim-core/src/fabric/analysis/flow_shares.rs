@@ -20,6 +20,7 @@
 //! starts from zero without clearing it.
 use super::components::Endpoint;
 use super::paths::{trace_route_into, Hop};
+use crate::engine::Generation;
 use crate::fabric::graph::RoutedFabric;
 use crate::ids::{PortId, TiVec};
 use serde::{Deserialize, Serialize};
@@ -52,7 +53,7 @@ pub struct FlowShares {
     /// Flows leaving each port in the current pattern; valid where `stamp` is `generation`.
     count: TiVec<PortId, u32>,
     stamp: TiVec<PortId, u32>,
-    generation: u32,
+    generation: Generation,
     /// What a flow out of each port can get from its link when alone on it.
     capacity: TiVec<PortId, f64>,
     /// The sending ports of every routed flow's hops, flow after flow.
@@ -74,12 +75,12 @@ impl FlowShares {
             })
             .collect();
         let n = g.ports.len();
-        FlowShares { weighting, count: vec![0; n].into(), stamp: vec![0; n].into(), generation: 0, capacity, route_ports: Vec::new(), route_end: Vec::new(), hops: Vec::new() }
+        FlowShares { weighting, count: vec![0; n].into(), stamp: vec![0; n].into(), generation: Generation::default(), capacity, route_ports: Vec::new(), route_end: Vec::new(), hops: Vec::new() }
     }
 
     /// The shares of `flows`, each a (source, destination) pair of indices into `endpoints`.
     pub fn evaluate(&mut self, rf: &RoutedFabric, endpoints: &[Endpoint], flows: &[(u32, u32)]) -> PatternShares {
-        self.next_generation();
+        self.generation.advance(|| self.stamp.iter_mut().for_each(|s| *s = 0));
         self.route_ports.clear();
         self.route_end.clear();
         for &(s, d) in flows {
@@ -88,8 +89,8 @@ impl FlowShares {
             self.route_end.push(routed.then(|| {
                 for hop in &self.hops {
                     let p = hop.from;
-                    if self.stamp[p] != self.generation {
-                        self.stamp[p] = self.generation;
+                    if self.stamp[p] != self.generation.get() {
+                        self.stamp[p] = self.generation.get();
                         self.count[p] = 0;
                     }
                     self.count[p] += 1;
@@ -129,11 +130,4 @@ impl FlowShares {
         }
     }
 
-    fn next_generation(&mut self) {
-        if self.generation == u32::MAX {
-            self.stamp.iter_mut().for_each(|s| *s = 0);
-            self.generation = 0;
-        }
-        self.generation += 1;
-    }
 }
