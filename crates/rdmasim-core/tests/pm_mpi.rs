@@ -115,3 +115,20 @@ fn a_trace_runs_over_pm_and_an_unexpected_eager_message_costs_one_more_copy() {
     let copy_us = 1000.0 * HostCostConfig::default().costs(2, 8192).copy_ps_per_byte as f64 * 1e-6;
     assert!((cpu_late - cpu_early - copy_us).abs() < 1e-6, "{cpu_late} - {cpu_early} us, one copy {copy_us} us");
 }
+
+/// The verbs side's Alltoall program (pairwise exchange) over PM on the 2 x 2 x 2
+/// hyper-crossbar: every rank finishes, the messages to diagonal peers are relayed by hosts,
+/// and the slowest rank's time bounds the bandwidth by host 0's two links per dimension.
+#[test]
+fn an_alltoall_runs_over_pm_through_relays() {
+    let toml = "engine = \"pm\"\nseed = 1\n[ethernet]\ntopology = { kind = \"hyperx\", dims = [2, 2, 2], links_per_dim = 2 }\n\
+                [workload]\nkind = \"mpi\"\nlibrary = \"yampii\"\nprogram = { kind = \"alltoall\", bytes = 262144 }\n";
+    let r = pm_run(toml);
+    let t = pm_tables(&r);
+    let trial = &t["mpi_trials"][0];
+    assert_eq!(trial["finished_ranks"], 8);
+    assert!(t["pm_summary"][0]["relay_packets"].as_u64().unwrap() > 0, "peers two or three dimensions away are reached through relays");
+    // Each rank sends 7 x 256 KiB; no rank can inject faster than its 6 links (3 dimensions x 2).
+    let gbps = trial["injection_GBps"].as_f64().unwrap();
+    assert!(gbps > 0.0 && gbps * 1e3 < 6.0 * 125.0, "{gbps} GB/s");
+}
