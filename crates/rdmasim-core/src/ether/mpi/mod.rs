@@ -166,7 +166,7 @@ impl EtherWorld {
                 Op::Compute { ns } => {
                     rank.pc += 1;
                     rank.computing = true;
-                    self.q.at(now + Time(ns * 1000), Ev::MpiResume(r));
+                    self.q.at(now + Time::ns(ns), Ev::MpiResume(r));
                     return;
                 }
                 Op::Mark => {
