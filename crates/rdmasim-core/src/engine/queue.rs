@@ -25,6 +25,7 @@
 use super::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::mem::MaybeUninit;
 
 /// The calendar takes over from the heap past this many events, and hands back below `TO_HEAP`.
 const TO_CALENDAR: usize = 512;
@@ -154,6 +155,37 @@ impl<E: Copy> Heap<E> {
     }
 }
 
+/// An event's bytes as two words, which a call passes in registers (`Calendar::insert_raw`).
+/// `MaybeUninit`: an event's padding bytes are not initialised, and are only copied.
+#[repr(C)]
+struct Raw {
+    lo: MaybeUninit<u64>,
+    hi: MaybeUninit<u64>,
+}
+
+impl Raw {
+    /// Whether an `E` fits (at most 16 bytes, aligned no more than 8).
+    #[inline(always)]
+    const fn fits<E>() -> bool {
+        std::mem::size_of::<E>() <= 16 && std::mem::align_of::<E>() <= 8
+    }
+    #[inline(always)]
+    fn of<E: Copy>(event: E) -> Raw {
+        debug_assert!(Self::fits::<E>());
+        let mut raw = Raw { lo: MaybeUninit::uninit(), hi: MaybeUninit::uninit() };
+        // SAFETY: `fits` holds (the only caller checks it), so the event's bytes lie within
+        // `raw`, which is aligned for it; `MaybeUninit` words may hold any bytes.
+        unsafe { std::ptr::write((&mut raw as *mut Raw).cast::<E>(), event) };
+        raw
+    }
+    #[inline(always)]
+    fn into_event<E: Copy>(self) -> E {
+        // SAFETY: `self` was made by `Raw::of::<E>` (its callers pair them), so its first
+        // `size_of::<E>()` bytes are a valid `E`.
+        unsafe { std::ptr::read((&self as *const Raw).cast::<E>()) }
+    }
+}
+
 /// An event in a slot's list. Its key in two `u64`s, so a node is 32 bytes (a `u128` would
 /// align it to 16 and make it 48).
 #[derive(Clone, Copy)]
@@ -239,6 +271,17 @@ impl<E: Copy> Calendar<E> {
     /// beside it in each made them too large to inline in turn.
     #[inline(never)]
     fn insert_key(&mut self, key: u128, event: E) {
+        self.insert(Entry { key, event })
+    }
+    /// `insert_key` for an event of 8 to 16 bytes, passed as its raw bytes in two registers
+    /// (`Raw`). Passed as an `E`, a 12-byte event went through memory: the caller stored it
+    /// field by field (a one-byte tag, then a `u32`) and this function loaded it in 8-byte
+    /// words, which the store buffer cannot forward from two smaller stores — a stall on
+    /// every event scheduled in the calendar, the most of `insert_key`'s time in a k = 16
+    /// fat tree.
+    #[inline(never)]
+    fn insert_raw(&mut self, key: u128, lo: MaybeUninit<u64>, hi: MaybeUninit<u64>) {
+        let event = Raw { lo, hi }.into_event();
         self.insert(Entry { key, event })
     }
     #[inline(always)]
@@ -448,7 +491,12 @@ impl<E: Copy> EventQueue<E> {
         debug_assert!(!self.has_passed(k), "event scheduled at a place already passed");
         self.len += 1;
         if self.in_calendar {
-            self.calendar.insert_key(k.key(), event);
+            if Raw::fits::<E>() {
+                let Raw { lo, hi } = Raw::of(event);
+                self.calendar.insert_raw(k.key(), lo, hi);
+            } else {
+                self.calendar.insert_key(k.key(), event);
+            }
         } else {
             self.heap.push(Entry { key: k.key(), event });
             if self.len > TO_CALENDAR {

@@ -19,7 +19,7 @@ pub struct Queued {
 }
 
 /// Where a switch output leads and how it decides departures: what a packet reads first
-/// after the forwarding table, kept apart from the output's queues (`OutPort`, 264 bytes) in a
+/// after the forwarding table, kept apart from the output's queues (`OutPort`, 512 bytes) in a
 /// small table per switch (`Switch::links`, 8 bytes an output) that stays in cache. With the
 /// channel in the output's line, reading the table, then the output, then its channel were
 /// three cache misses one after the other on every packet-hop through a k = 16 fat tree;
@@ -33,19 +33,40 @@ pub struct OutLink {
     pub departs_on_arrival: bool,
 }
 
-// Hot fields first, then the VL 0 queue: sending a packet on VL 0 (all HCA traffic) touches
-// one cache line of the port, where the eight queue headers and the flags behind them spanned
-// five.
-#[repr(C)]
+/// One VL's FIFO at a switch output: its head packet kept in place, the packets behind it in
+/// `rest`. Most outputs of a large fabric hold one packet at a time, which then never leaves
+/// the output's line: a `VecDeque` alone put every packet in a buffer of its own, a second
+/// miss after the output's line on each queueing and each departure.
+#[derive(Clone, Debug)]
+struct Lane {
+    /// Valid while the VL's bit of `OutPort::nonempty` is set.
+    head: Queued,
+    rest: VecDeque<Queued>,
+}
+
+impl Default for Lane {
+    fn default() -> Self {
+        let none = Queued { pkt: PacketId(u32::MAX), in_ch: ChannelId(u32::MAX), ready_at: Time::MAX, hop: Hop { wire_bytes: 0, dlid: 0, vl: 0 } };
+        Lane { head: none, rest: VecDeque::new() }
+    }
+}
+
+// Aligned to a cache line with the hot fields first, so that VL 0 (all HCA traffic) — the
+// round robin state, its head packet and its queue's header — is the output's first line.
+// (Unaligned, the outputs of a switch's `Vec` started 8 bytes apart from one line to the next,
+// and most of them had those fields across two lines.)
+#[repr(C, align(64))]
 #[derive(Default)]
 pub struct OutPort {
     /// Next VL to serve (round robin).
     pub next_vl: u8,
-    /// Bit v set when `queues[v]` holds a packet: the round robin finds the next VL from it
-    /// without reading the eight queues.
+    /// Bit v set when `lanes[v]` holds a packet: the round robin finds the next VL from it
+    /// without reading the eight lanes.
     nonempty: u8,
-    queues: [VecDeque<Queued>; NUM_VL],
+    lanes: [Lane; NUM_VL],
 }
+
+const _: () = assert!(std::mem::offset_of!(OutPort, lanes) + std::mem::size_of::<Lane>() <= 64);
 
 // `OutPort::nonempty` has a bit per VL.
 const _: () = assert!(NUM_VL <= 8);
@@ -89,12 +110,10 @@ impl OutPort {
         let rotated = self.nonempty.rotate_right(u32::from(self.next_vl));
         (rotated != 0).then(|| ((rotated.trailing_zeros() as u8) + self.next_vl) % NUM_VL as u8)
     }
-    /// Brings the head of VL 0's queue into the cache.
+    /// Brings the head of VL 0's queue into the cache (the output's first line).
     #[inline(always)]
     pub fn prefetch_front(&self) {
-        if let Some(q) = self.queues[0].as_slices().0.first() {
-            crate::world::prefetch_line(q);
-        }
+        crate::world::prefetch_line(&self.lanes[0].head);
     }
     /// The earliest ready time of the VLs' head packets (`Time::MAX`: none queued).
     #[inline]
@@ -104,9 +123,7 @@ impl OutPort {
         while mask != 0 {
             let vl = mask.trailing_zeros() as usize;
             mask &= mask - 1;
-            if let Some(q) = self.queues[vl].front() {
-                earliest = earliest.min(q.ready_at);
-            }
+            earliest = earliest.min(self.lanes[vl].head.ready_at);
         }
         earliest
     }
@@ -117,26 +134,32 @@ impl OutPort {
     }
     #[inline]
     pub fn push(&mut self, vl: u8, q: Queued) {
-        self.queues[vl as usize].push_back(q);
-        self.nonempty |= 1 << vl;
+        let lane = &mut self.lanes[vl as usize];
+        if self.nonempty & (1 << vl) == 0 {
+            lane.head = q;
+            self.nonempty |= 1 << vl;
+        } else {
+            lane.rest.push_back(q);
+        }
     }
     /// The head packet of `vl`, if it has one.
     #[inline]
     pub fn front(&self, vl: u8) -> Option<&Queued> {
-        self.queues[vl as usize].front()
+        (self.nonempty & (1 << vl) != 0).then(|| &self.lanes[vl as usize].head)
     }
     /// The head packet of `vl`, which has one.
     #[inline]
     pub fn head(&self, vl: u8) -> Queued {
-        *self.queues[vl as usize].front().expect("picked VL has a packet")
+        assert!(self.nonempty & (1 << vl) != 0, "picked VL has a packet");
+        self.lanes[vl as usize].head
     }
     /// Takes the head packet of `vl` and moves the round robin past it.
     #[inline]
     pub fn pop(&mut self, vl: u8) {
-        let q = &mut self.queues[vl as usize];
-        q.pop_front();
-        if q.is_empty() {
-            self.nonempty &= !(1 << vl);
+        let lane = &mut self.lanes[vl as usize];
+        match lane.rest.pop_front() {
+            Some(next) => lane.head = next,
+            None => self.nonempty &= !(1 << vl),
         }
         self.next_vl = (vl + 1) % NUM_VL as u8;
     }
@@ -159,7 +182,7 @@ mod tests {
                     }
                 }
                 op.next_vl = next;
-                let scan = (0..NUM_VL as u8).map(|i| (next + i) % NUM_VL as u8).find(|vl| !op.queues[*vl as usize].is_empty());
+                let scan = (0..NUM_VL as u8).map(|i| (next + i) % NUM_VL as u8).find(|vl| op.front(*vl).is_some());
                 assert_eq!(op.pick_vl(), scan, "mask {mask:#x} next {next}");
             }
         }
