@@ -246,7 +246,7 @@ impl World {
         }
         if let Some(&(Event::TxDone { ch } | Event::SwitchKick { ch } | Event::CreditWake { ch })) = self.q.ahead(0) {
             let c = &self.channels[ch];
-            if let Some(r) = c.returns.as_slices().0.first() {
+            if let Some(r) = c.returns.front() {
                 prefetch_line(r);
             }
             match c.from {

@@ -2,7 +2,6 @@
 //! the receiver's credit-based buffer per virtual lane, and the link's error model.
 use crate::engine::{EventKey, SimRng, Time};
 use crate::ids::{HcaId, PortId, SwitchId};
-use std::collections::VecDeque;
 use crate::fabric::rate::serialize_time;
 
 /// Data virtual lanes modelled per port (VL0..VL7; VL15 management traffic is not modelled).
@@ -15,11 +14,112 @@ pub fn credit_blocks(wire_bytes: u32) -> u32 {
 }
 
 /// Credits that reach the channel's sender at `at`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct CreditBack {
     pub at: Time,
     pub vl: u8,
     pub blocks: u32,
+}
+
+/// A channel's credit returns in flight, in order of arrival time: a ring over a power-of-two
+/// buffer with u32 indices, and the arrival time of its last entry kept beside them, so that
+/// queueing a return in time order (nearly every one) decides from the channel's line alone
+/// and only stores into the buffer (reading its last entry there was a cache miss per
+/// packet-hop in a large fabric). 32 bytes, like the `VecDeque` it replaces.
+#[derive(Debug, Default)]
+pub struct CreditRing {
+    buf: Box<[CreditBack]>,
+    head: u32,
+    len: u32,
+    /// `at` of the last entry; meaningless while `len == 0`.
+    back_at: Time,
+}
+
+impl CreditRing {
+    #[inline]
+    fn slot(&self, i: u32) -> usize {
+        (self.head.wrapping_add(i) as usize) & (self.buf.len() - 1)
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline]
+    pub fn front(&self) -> Option<&CreditBack> {
+        if self.len == 0 {
+            return None;
+        }
+        self.buf.get(self.head as usize)
+    }
+
+    #[inline]
+    pub fn pop_front(&mut self) {
+        if self.len > 0 {
+            self.head = (self.head + 1) & (self.buf.len() as u32 - 1);
+            self.len -= 1;
+        }
+    }
+
+    /// Entry `i` from the front.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<&CreditBack> {
+        if i >= self.len as usize {
+            return None;
+        }
+        self.buf.get(self.slot(i as u32))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        let cap = (self.buf.len() * 2).max(4);
+        let mut buf = vec![CreditBack::default(); cap].into_boxed_slice();
+        for (i, b) in buf.iter_mut().enumerate().take(self.len as usize) {
+            *b = self.buf[self.slot(i as u32)];
+        }
+        self.buf = buf;
+        self.head = 0;
+    }
+
+    /// Queues a return, after every entry that arrives no later (so that returns due at the
+    /// same time keep the order they were queued in).
+    #[inline]
+    pub fn push(&mut self, r: CreditBack) {
+        if self.len as usize == self.buf.len() {
+            self.grow();
+        }
+        let in_order = self.len == 0 || self.back_at <= r.at;
+        let s = self.slot(self.len);
+        self.buf[s] = r;
+        self.len += 1;
+        if in_order {
+            self.back_at = r.at;
+        } else {
+            self.sink_back();
+        }
+    }
+
+    /// Moves the last entry towards the front past every entry that arrives later.
+    #[cold]
+    #[inline(never)]
+    fn sink_back(&mut self) {
+        let mut i = self.len - 1;
+        while i > 0 {
+            let (a, b) = (self.slot(i - 1), self.slot(i));
+            if self.buf[a].at <= self.buf[b].at {
+                break;
+            }
+            self.buf.swap(a, b);
+            i -= 1;
+        }
+    }
 }
 
 /// What sits at either end of a channel.
@@ -96,7 +196,7 @@ pub struct Channel {
     /// `credits` lazily, when the sender next looks (`absorb`): an event per return would be a
     /// quarter of all events in a bulk transfer, and only a sender that is waiting for credits
     /// needs waking (`credit_wake`).
-    pub returns: VecDeque<CreditBack>,
+    pub returns: CreditRing,
     /// Credits (64 B blocks) the receiver has advertised, per VL, as of the last `absorb`.
     pub credits: [u32; NUM_VL],
     // --- line 2
@@ -136,6 +236,7 @@ pub struct LinkCounts {
 const _: () = {
     assert!(std::mem::offset_of!(Channel, faulty) < 64);
     assert!(std::mem::offset_of!(Channel, returns) == 64);
+    assert!(std::mem::size_of::<CreditRing>() == 32);
     assert!(std::mem::offset_of!(Channel, prop) == 128);
     assert!(std::mem::offset_of!(Channel, errors) == 192);
 };
@@ -179,15 +280,7 @@ impl Channel {
     /// (a struct built first on the stack and copied cost a store-forwarding stall per packet).
     #[inline]
     pub fn queue_return(&mut self, at: Time, vl: u8, blocks: u32) {
-        if self.returns.back().is_none_or(|r| r.at <= at) {
-            self.returns.push_back(CreditBack { at, vl, blocks });
-            return;
-        }
-        let mut i = self.returns.len() - 1;
-        while i > 0 && self.returns[i - 1].at > at {
-            i -= 1;
-        }
-        self.returns.insert(i, CreditBack { at, vl, blocks });
+        self.returns.push(CreditBack { at, vl, blocks });
     }
 
     /// Decides the fate of the packet about to be sent (counts it as sent). Only for a

@@ -14,7 +14,6 @@ use crate::fabric::port::Port;
 use crate::fabric::switch::{OutLink, OutPort, Switch, NO_OUTPUT};
 use crate::hca::profile::HwProfile;
 use crate::ids::{ChannelId, HcaId, HostId, NodeId, PortId, SwitchId, TiSlice, TiVec};
-use std::collections::VecDeque;
 
 /// Random-stream ids: channels draw from stream CHANNEL_STREAM + channel index.
 pub const CHANNEL_STREAM: u64 = 1 << 32;
@@ -100,7 +99,7 @@ pub fn instantiate(rf: &RoutedFabric, profile: &HwProfile, seed: u64) -> Fabric 
                 prop,
                 busy_until: Time::ZERO,
                 credits: [credits; NUM_VL],
-                returns: VecDeque::new(),
+                returns: Default::default(),
                 credit_wake: Time::MAX,
                 errors: ErrorModel { down: link.state == LinkState::Down, ber: link.ber, ..ErrorModel::default() },
                 rng: SimRng::new(seed, CHANNEL_STREAM + u64::from(id.0)),
