@@ -132,3 +132,21 @@ fn an_alltoall_runs_over_pm_through_relays() {
     let gbps = trial["injection_GBps"].as_f64().unwrap();
     assert!(gbps > 0.0 && gbps * 1e3 < 6.0 * 125.0, "{gbps} GB/s");
 }
+
+/// MPI's matching over PM: a wildcard receive posted before a barrier does not take the
+/// barrier's message (collectives have their own tags); it takes the user's message sent after.
+#[test]
+fn a_wildcard_receive_never_takes_a_collective_s_message() {
+    use common::mpi_trace::{rec, trace_dir};
+    let dir = trace_dir("pm-wild", &[
+        vec![rec("barrier", 0, "comm=world"), rec("send", 0, "peer=1 bytes=100 tag=7")],
+        vec![rec("irecv", 0, "peer=-1 bytes=100 tag=-1 req=1"), rec("barrier", 0, "comm=world"), rec("wait", 0, "req=1")],
+    ]);
+    let toml = format!(
+        "engine = \"pm\"\nseed = 1\n[ethernet]\ntopology = {{ kind = \"single-switch\", hosts = 2, links = 2 }}\n[workload]\nkind = \"mpi\"\ntrace = \"{}\"\n",
+        dir.display()
+    );
+    let t = pm_tables(&pm_run(&toml));
+    assert!(t["mpi_ranks"].iter().all(|r| r["ended_us"].is_number()), "{:?}", t["mpi_ranks"]);
+    assert_eq!(t["mpi_pm"][0]["unexpected_eager"], 0);
+}

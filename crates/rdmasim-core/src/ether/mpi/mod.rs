@@ -19,7 +19,7 @@ pub mod wire;
 
 use super::world::{EtherWorld, Ev};
 use crate::engine::Time;
-use crate::workload::mpi::program::{Op, Program, ANY};
+use crate::workload::mpi::program::{envelope_matches, Op, Program};
 use crate::workload::mpi::synthetic::ProgramSpec;
 use profile::{MpiLibrary, MpiProfile};
 use std::collections::VecDeque;
@@ -88,7 +88,7 @@ pub struct MpiRun {
 }
 
 fn matches(p: &Posted, src: u32, tag: i64) -> bool {
-    (p.peer == ANY || p.peer == i64::from(src)) && (p.tag == ANY || p.tag == tag)
+    envelope_matches(p.peer, p.tag, src, tag)
 }
 
 fn tag_of(w: &Wire) -> i64 {

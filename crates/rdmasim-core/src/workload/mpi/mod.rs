@@ -57,7 +57,7 @@ use crate::report::tables::{row, Tables};
 use crate::world::{AppEvent, World};
 use countdown::Countdown;
 use order::InOrder;
-use program::{is_collective_tag, Op, Program, ANY};
+use program::{is_collective_tag, Op, Program};
 use rails::{Rail, RailPlan, RailSharingPolicy};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -266,7 +266,7 @@ struct Rank {
 }
 
 fn matches(p: &Posted, src: u32, tag: i64) -> bool {
-    (p.peer == ANY || p.peer == src as i64) && (p.tag == tag || (p.tag == ANY && !is_collective_tag(tag)))
+    program::envelope_matches(p.peer, p.tag, src, tag)
 }
 
 pub struct Mpi {

@@ -303,6 +303,13 @@ pub fn is_collective_tag(tag: i64) -> bool {
     tag <= COLL_TAG_BASE
 }
 
+/// MPI's matching rule: a receive posted for (`peer`, `want`) takes a message from `src` with
+/// `tag`. [`ANY`] matches any source, and any user tag: a wildcard receive never takes a
+/// collective's message.
+pub fn envelope_matches(peer: i64, want: i64, src: u32, tag: i64) -> bool {
+    (peer == ANY || peer == i64::from(src)) && (want == tag || (want == ANY && !is_collective_tag(tag)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
