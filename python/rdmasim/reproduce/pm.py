@@ -53,13 +53,14 @@ D6_PACS_CS = 1.17
 D6_ROUNDS, D6_COUNT, D6_SKEW_US = 20, 20, 20.0
 
 
-def _run(scenario: Dict[str, Any], progress: bool = False) -> Dict[str, Any]:
+def _run(scenario: Dict[str, Any], progress: bool = False, table: str = "pm_summary") -> Dict[str, Any]:
+    """The first row of the run's `table`, after checking that its workload completed."""
     from ..runner import run
 
     res = run(scenario, progress=progress)
     if not res.finished:
         raise RuntimeError(f"PM run {scenario.get('name')} stopped early: {res.summary.get('stop_reason')}")
-    return res.table("pm_summary").iloc[0].to_dict()
+    return res.table(table).iloc[0].to_dict()
 
 
 def _scenario(name: str, topology: Dict[str, Any], workload: Dict[str, Any], **sections: Any) -> Dict[str, Any]:
@@ -159,16 +160,11 @@ def d4_rows(progress: bool = False) -> List[Dict[str, Any]]:
 def _osu(links: int, library: str, bidirectional: bool, progress: bool = False, size: int = MB) -> float:
     """osu_bw (osu_bibw) of `size`-byte messages, window 64, between two hosts on `links`
     links, through `library`'s profile over PM: MB/s as the benchmark prints it."""
-    from ..runner import run
-
     program = {"kind": "osu-bw", "bytes": size, "window": 64, "iterations": 3, "bidirectional": bidirectional}
     s = _scenario(f"pm-mpi-{library}-x{links}-{'bibw' if bidirectional else 'bw'}-{size}",
                   {"kind": "single-switch", "hosts": 2, "links": links},
                   {"kind": "mpi", "library": library, "program": program})
-    res = run(s, progress=progress)
-    if not res.finished:
-        raise RuntimeError(f"PM run {s['name']} stopped early: {res.summary.get('stop_reason')}")
-    return float(res.table("mpi_trials").iloc[0]["injection_GBps"]) * 1e3
+    return float(_run(s, progress, table="mpi_trials")["injection_GBps"]) * 1e3
 
 
 def d5_rows(progress: bool = False) -> List[Dict[str, Any]]:

@@ -57,7 +57,6 @@ struct Rank {
     blocked: bool,
     /// In a compute gap: advanced when it ends (`Ev::MpiResume`).
     computing: bool,
-    finished: bool,
 }
 
 /// Per PM channel: the protocol messages posted on it in order, what the receiver still has to
@@ -152,8 +151,7 @@ impl EtherWorld {
             let m = self.mpi.as_mut().expect("an MPI workload");
             let rank = &mut m.ranks[r as usize];
             let Some(&op) = m.program.ranks[r as usize].ops.get(rank.pc) else {
-                if !rank.finished {
-                    rank.finished = true;
+                if m.ended[r as usize].is_none() {
                     m.ended[r as usize] = Some(now);
                     m.finished += 1;
                     if m.finished == m.size() {

@@ -179,17 +179,6 @@ impl ProgramSpec {
 
     /// Every rank's ops on `n` ranks.
     pub fn build(&self, n: u32) -> Program {
-        if let ProgramSpec::OsuBw { bytes, window, iterations, skip, bidirectional } = *self {
-            let mut p = Program::new(n, self.name());
-            for r in 0..n {
-                let rp = &mut p.ranks[r as usize];
-                rp.barrier(r, n);
-                if r < 2 {
-                    osu_bw(rp, r, bytes, window, (skip, iterations), bidirectional);
-                }
-            }
-            return p;
-        }
         let mut p = Program::new(n, self.name());
         for t in 0..self.trials() {
             let mut partner: Vec<Option<u32>> = vec![None; n as usize];
@@ -200,18 +189,27 @@ impl ProgramSpec {
             for r in 0..n {
                 let rp: &mut RankProgram = &mut p.ranks[r as usize];
                 rp.barrier(r, n);
-                rp.mark();
                 match *self {
                     ProgramSpec::RandomPairSendrecv { bytes, .. } => {
+                        rp.mark();
                         if let Some(q) = partner[r as usize] {
                             // A user tag per trial, so the bytes count as delivered.
                             rp.sendrecv(q, bytes, t as i64, q as i64, bytes, t as i64);
                         }
+                        rp.mark();
                     }
-                    ProgramSpec::Alltoall { bytes, algorithm, .. } => rp.pairwise_alltoall(r, n, bytes, algorithm == AlltoallAlgorithm::Pairwise),
-                    ProgramSpec::OsuBw { .. } => unreachable!("built above"),
+                    ProgramSpec::Alltoall { bytes, algorithm, .. } => {
+                        rp.mark();
+                        rp.pairwise_alltoall(r, n, bytes, algorithm == AlltoallAlgorithm::Pairwise);
+                        rp.mark();
+                    }
+                    // osu_bw reads the clock itself, after its untimed iterations.
+                    ProgramSpec::OsuBw { bytes, window, iterations, skip, bidirectional } => {
+                        if r < 2 {
+                            osu_bw(rp, r, bytes, window, (skip, iterations), bidirectional);
+                        }
+                    }
                 }
-                rp.mark();
             }
         }
         p
