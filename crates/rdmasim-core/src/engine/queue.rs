@@ -418,8 +418,36 @@ impl<E: Copy> Calendar<E> {
                 self.push_slot(eb, e);
             }
         }
-        self.cur.sort_unstable_by_key(|e| e.key);
+        sort_bucket(&mut self.cur);
         true
+    }
+}
+
+/// Sorts a bucket's events (taken from its slot's list, last in first out) by key. Events are
+/// mostly scheduled in time order, and simultaneous ones always in key order (their sequence
+/// numbers rise), so the list reversed is nearly sorted: an insertion sort then does little
+/// more than one pass. On the k = 16 fat-tree bench, whose buckets hold from one event to
+/// hundreds, that took 1.4 % fewer instructions than the general sort (its networks and
+/// merges, with their mispredicted branches), 4 % less wall time in interleaved runs; not
+/// reversed, more than the general sort. After 16 moves an event on average the insertion sort
+/// gives up and leaves the rest to the general sort, so a bucket in no order costs n log n.
+#[inline(always)]
+fn sort_bucket<E: Copy>(cur: &mut [Entry<E>]) {
+    cur.reverse();
+    let mut budget = 16 * cur.len();
+    for i in 1..cur.len() {
+        let e = cur[i];
+        let mut j = i;
+        while j > 0 && cur[j - 1].key > e.key {
+            cur[j] = cur[j - 1];
+            j -= 1;
+        }
+        cur[j] = e;
+        budget = budget.saturating_sub(i - j);
+        if budget == 0 {
+            cur.sort_unstable_by_key(|e| e.key);
+            return;
+        }
     }
 }
 
@@ -700,6 +728,32 @@ mod tests {
             assert_eq!((t.0, e), (rt, re));
         }
         assert!(reference.is_empty() && q.is_empty());
+    }
+
+    /// A bucket's sort orders any input: nearly sorted, reversed, random, with ties in time
+    /// (the sequence breaks them), small and past the insertion sort's budget.
+    #[test]
+    fn sort_bucket_sorts_any_order() {
+        let mut rng = SimRng::new(3, 0);
+        for n in [0usize, 1, 2, 3, 8, 31, 64, 300, 2000] {
+            for shape in 0..4 {
+                let mut v: Vec<Entry<u32>> = (0..n as u64)
+                    .map(|i| {
+                        let t = match shape {
+                            0 => i / 3,
+                            1 => n as u64 - i,
+                            2 => rng.below(50),
+                            _ => i + rng.below(4),
+                        };
+                        Entry { key: key(Time(t), i), event: i as u32 }
+                    })
+                    .collect();
+                let mut expected: Vec<u128> = v.iter().map(|e| e.key).collect();
+                expected.sort();
+                sort_bucket(&mut v);
+                assert_eq!(v.iter().map(|e| e.key).collect::<Vec<_>>(), expected, "n {n} shape {shape}");
+            }
+        }
     }
 
     /// An event scheduled late at a reserved key runs where it would have run had it been
