@@ -67,6 +67,26 @@ fn tshark_reads_the_pm_capture_without_a_malformed_frame() {
     assert_eq!(lens.trim(), "8238", "a data frame: 14 B header + 32 B PM header + 8192 B, no FCS");
     let _ = std::fs::remove_file(&path);
 }
+/// A bad key inside a PM workload is named by its path and line, with what its kind takes
+/// (not the verbs scenario's words for `workload`).
+#[test]
+fn pm_workload_errors_name_the_key_inside_the_workload() {
+    let mpi = include_str!("../../../scenarios/pm_mpi_osu_bibw.toml");
+    for (from, to, want) in [
+        ("library = \"mpich\"", "library = \"openmpi\"", ["pm.toml:15", "workload.library", "\"yampii\""]),
+        ("library = \"mpich\"", "librar = \"mpich\"", ["pm.toml:15", "workload.librar", "did you mean `library`"]),
+        ("bytes = 1048576", "bytes = \"big\"", ["pm.toml:16", "workload.program", "found the string \"big\""]),
+        ("kind = \"mpi\"", "kind = \"mpy\"", ["pm.toml:14", "workload.kind", "did you mean `mpi`"]),
+        ("kind = \"mpi\"", "kind = 3", ["pm.toml:14", "workload.kind", "\"alltoall\"; found the integer 3"]),
+    ] {
+        let e = error_of(&mpi.replace(from, to));
+        assert!(want.iter().all(|w| e.contains(w)) && !e.contains("perftest"), "{to}: {e}");
+    }
+    let e = error_of(&EXAMPLE.replace("mode = \"both\"", "mode = \"all\""));
+    assert!(e.contains("workload.mode") && e.contains("\"recv\""), "{e}");
+    let e = error_of(&EXAMPLE.replace("count = 4", "count = -4"));
+    assert!(e.contains("workload.count") && e.contains("negative"), "{e}");
+}
 
 /// Values that would hang, loop or exhaust memory are refused up front.
 #[test]

@@ -70,64 +70,98 @@ pub enum PmTopology {
     Hyperx { dims: [u16; 3], links_per_dim: u16 },
 }
 
+/// A PM scenario's `[workload]`, by `kind`. Each kind's keys are a struct of their own, so a
+/// bad key is found by its path inside the table (scenario/validate/parse_errors.rs).
 #[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum PmWorkload {
-    /// `count` messages of `bytes` from `src` to `dst` (hosts), and back too with `two_way`.
-    Bandwidth {
-        #[serde(default)]
-        src: u32,
-        #[serde(default = "one_u32")]
-        dst: u32,
-        bytes: u64,
-        count: u32,
-        #[serde(default)]
-        two_way: bool,
-    },
-    /// An MPI program, one rank per host, over PM through `library`'s protocol (ether/mpi):
-    /// a generated `program`, or a `trace` directory (rank.<r>.trace, tools/pmpi_trace; a
-    /// relative path is read beside the scenario file).
-    Mpi {
-        #[serde(default)]
-        library: super::mpi::profile::MpiLibrary,
-        #[serde(default)]
-        program: Option<crate::workload::mpi::synthetic::ProgramSpec>,
-        #[serde(default)]
-        trace: Option<String>,
-        /// Multiplies a trace's recorded compute gaps.
-        #[serde(default = "one_f64")]
-        compute_scale: f64,
-    },
-    /// Every other host streams `count` messages of `bytes` to `dst`.
-    Incast {
-        #[serde(default)]
-        dst: u32,
-        bytes: u64,
-        count: u32,
-    },
-    /// `iters` round trips of `bytes` between `src` and `dst`.
-    Pingpong {
-        #[serde(default)]
-        src: u32,
-        #[serde(default = "one_u32")]
-        dst: u32,
-        #[serde(default = "eight")]
-        bytes: u64,
-        iters: u32,
-    },
-    /// Host 0 and its neighbours in the first `dims` dimensions: `send` (host 0 to each),
-    /// `recv` (each to host 0) or `both` (every host with all its neighbours).
-    Neighbor { dims: u8, mode: NeighborMode, bytes: u64, count: u32 },
-    /// scstest-like all-to-all: `rounds` rounds, each host sending `count` messages of `bytes`
-    /// to every other host after a random start skew up to `skew_us`.
-    Alltoall {
-        bytes: u64,
-        rounds: u32,
-        #[serde(default = "one_u32")]
-        count: u32,
-        #[serde(default)]
-        skew_us: f64,
-    },
+    Bandwidth(PmBandwidth),
+    Mpi(PmMpi),
+    Incast(PmIncast),
+    Pingpong(PmPingpong),
+    Neighbor(PmNeighbor),
+    Alltoall(PmAlltoall),
+}
+
+/// The kinds of `PmWorkload`, as written.
+pub const PM_WORKLOAD_KINDS: &[&str] = &["bandwidth", "mpi", "incast", "pingpong", "neighbor", "alltoall"];
+
+/// `count` messages of `bytes` from `src` to `dst` (hosts), and back too with `two_way`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PmBandwidth {
+    #[serde(default)]
+    pub src: u32,
+    #[serde(default = "one_u32")]
+    pub dst: u32,
+    pub bytes: u64,
+    pub count: u32,
+    #[serde(default)]
+    pub two_way: bool,
+}
+
+/// An MPI program, one rank per host, over PM through `library`'s protocol (ether/mpi): a
+/// generated `program`, or a `trace` directory (rank.<r>.trace, tools/pmpi_trace; a relative
+/// path is read beside the scenario file).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PmMpi {
+    #[serde(default)]
+    pub library: super::mpi::profile::MpiLibrary,
+    #[serde(default)]
+    pub program: Option<crate::workload::mpi::synthetic::ProgramSpec>,
+    #[serde(default)]
+    pub trace: Option<String>,
+    /// Multiplies a trace's recorded compute gaps.
+    #[serde(default = "one_f64")]
+    pub compute_scale: f64,
+}
+
+/// Every other host streams `count` messages of `bytes` to `dst`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PmIncast {
+    #[serde(default)]
+    pub dst: u32,
+    pub bytes: u64,
+    pub count: u32,
+}
+
+/// `iters` round trips of `bytes` between `src` and `dst`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PmPingpong {
+    #[serde(default)]
+    pub src: u32,
+    #[serde(default = "one_u32")]
+    pub dst: u32,
+    #[serde(default = "eight")]
+    pub bytes: u64,
+    pub iters: u32,
+}
+
+/// Host 0 and its neighbours in the first `dims` dimensions: `send` (host 0 to each), `recv`
+/// (each to host 0) or `both` (every host with all its neighbours).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PmNeighbor {
+    pub dims: u8,
+    pub mode: NeighborMode,
+    pub bytes: u64,
+    pub count: u32,
+}
+
+/// scstest-like all-to-all: `rounds` rounds, each host sending `count` messages of `bytes` to
+/// every other host after a random start skew up to `skew_us`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PmAlltoall {
+    pub bytes: u64,
+    pub rounds: u32,
+    #[serde(default = "one_u32")]
+    pub count: u32,
+    #[serde(default)]
+    pub skew_us: f64,
 }
 
 fn one_u32() -> u32 {

@@ -59,7 +59,7 @@ impl PmRun {
         if !(s.pm.rto_us >= 1.0 && s.pm.rto_us <= 1e9) {
             return Err(err("pm.rto_us".into(), format!("{}: expected 1 ≤ rto_us ≤ 1e9 µs", s.pm.rto_us)));
         }
-        if let super::config::PmWorkload::Alltoall { skew_us, .. } = s.workload {
+        if let super::config::PmWorkload::Alltoall(super::config::PmAlltoall { skew_us, .. }) = s.workload {
             if !(0.0..=1e9).contains(&skew_us) {
                 return Err(err("workload.skew_us".into(), format!("{skew_us}: expected 0 ≤ skew_us ≤ 1e9 µs")));
             }
@@ -73,7 +73,7 @@ impl PmRun {
                 }
             }
         }
-        if let super::config::PmWorkload::Mpi { trace: Some(t), .. } = &mut s.workload {
+        if let super::config::PmWorkload::Mpi(super::config::PmMpi { trace: Some(t), .. }) = &mut s.workload {
             *t = crate::workload::mpi::resolve_beside(t, source);
         }
         if s.limits.max_time_us.is_nan() || s.limits.max_time_us <= 0.0 {

@@ -2,7 +2,7 @@
 //! (half round trip), the neighbour exchange of seeds/003 on the hyper-crossbar, and an
 //! scstest-like all-to-all whose rounds start with a random skew between hosts (seeds/003:
 //! "ノード間の処理時間のずれにより、Ethernetスイッチでパケットロスが発生").
-use super::config::{NeighborMode, PmWorkload};
+use super::config::{NeighborMode, PmAlltoall, PmBandwidth, PmIncast, PmMpi, PmNeighbor, PmPingpong, PmWorkload};
 use super::world::{Ev, EtherWorld};
 use crate::engine::Time;
 use crate::fabric::build::hyperx::host_at;
@@ -29,7 +29,7 @@ impl WorkloadState {
     pub fn start(w: &mut EtherWorld, spec: &PmWorkload) -> Result<WorkloadState, (String, String)> {
         let positive = |key: &str, v: u64| if v == 0 { Err((key.to_string(), "must be at least 1".to_string())) } else { Ok(()) };
         match *spec {
-            PmWorkload::Bandwidth { src, dst, bytes, count, two_way } => {
+            PmWorkload::Bandwidth(PmBandwidth { src, dst, bytes, count, two_way }) => {
                 check_host(w, "src", src)?;
                 check_host(w, "dst", dst)?;
                 positive("bytes", bytes)?;
@@ -43,14 +43,14 @@ impl WorkloadState {
                 }
                 Ok(Self::streams(w, &pairs, bytes, count))
             }
-            PmWorkload::Incast { dst, bytes, count } => {
+            PmWorkload::Incast(PmIncast { dst, bytes, count }) => {
                 check_host(w, "dst", dst)?;
                 positive("bytes", bytes)?;
                 positive("count", count.into())?;
                 let pairs: Vec<(u32, u32)> = (0..w.hosts.len() as u32).filter(|&h| h != dst).map(|h| (h, dst)).collect();
                 Ok(Self::streams(w, &pairs, bytes, count))
             }
-            PmWorkload::Pingpong { src, dst, bytes, iters } => {
+            PmWorkload::Pingpong(PmPingpong { src, dst, bytes, iters }) => {
                 check_host(w, "src", src)?;
                 check_host(w, "dst", dst)?;
                 positive("bytes", bytes)?;
@@ -64,7 +64,7 @@ impl WorkloadState {
                 w.cpu_kick(src);
                 Ok(WorkloadState::Pingpong { there, back, iters, done: 0, bytes, start: Time::ZERO })
             }
-            PmWorkload::Neighbor { dims, mode, bytes, count } => {
+            PmWorkload::Neighbor(PmNeighbor { dims, mode, bytes, count }) => {
                 positive("bytes", bytes)?;
                 positive("count", count.into())?;
                 let have = w.dims.iter().filter(|&&d| d > 1).count() as u8;
@@ -91,7 +91,7 @@ impl WorkloadState {
                 pairs.dedup();
                 Ok(Self::streams(w, &pairs, bytes, count))
             }
-            PmWorkload::Mpi { library, ref program, ref trace, compute_scale } => {
+            PmWorkload::Mpi(PmMpi { library, ref program, ref trace, compute_scale }) => {
                 let hosts = w.hosts.len() as u32;
                 let source = match (program, trace) {
                     (Some(spec), None) => {
@@ -112,7 +112,7 @@ impl WorkloadState {
                 w.mpi_start();
                 Ok(WorkloadState::Mpi)
             }
-            PmWorkload::Alltoall { bytes, rounds, count, skew_us } => {
+            PmWorkload::Alltoall(PmAlltoall { bytes, rounds, count, skew_us }) => {
                 positive("count", count.into())?;
                 positive("bytes", bytes)?;
                 positive("rounds", rounds.into())?;

@@ -165,8 +165,9 @@ fn humanize_found(f: &str) -> String {
     }
 }
 
-/// Rewrites a serde/toml message for `key` into "what was found, what was expected".
-pub fn explain(raw: &str, key: &str) -> String {
+/// Rewrites a serde/toml message for `key` into "what was found, what was expected";
+/// `accepts` says in words what the key accepts (`expected_for`), if known.
+pub fn explain(raw: &str, key: &str, accepts: Option<String>) -> String {
     let raw = raw.trim();
     if let Some(rest) = raw.strip_prefix("unknown field `") {
         let (field, tail) = rest.split_once('`').unwrap_or((rest, ""));
@@ -191,7 +192,7 @@ pub fn explain(raw: &str, key: &str) -> String {
     for prefix in ["invalid type: ", "invalid value: "] {
         if let Some(rest) = raw.strip_prefix(prefix) {
             if let Some((found, expected)) = rest.rsplit_once(", expected ") {
-                let expected = expected_for(key).unwrap_or_else(|| humanize_expected(expected));
+                let expected = accepts.unwrap_or_else(|| humanize_expected(expected));
                 let mut found = humanize_found(found);
                 if prefix == "invalid value: " && found.starts_with("the integer -") {
                     found.push_str(" (negative values are not allowed here)");

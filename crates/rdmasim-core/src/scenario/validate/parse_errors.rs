@@ -21,11 +21,13 @@ pub fn parse_error(text: &str, source: &str, path: &str, raw: &str, span: Option
     let mut key = if path == "." { String::new() } else { path.to_string() };
     let mut raw = raw.to_string();
     let mut line = span.as_ref().map(|s| line_of(text, s.start));
+    // A PM scenario (ether/config.rs) shares only some keys with the verbs one.
+    let pm = toml::from_str::<toml::Table>(text).ok().is_some_and(|d| d.get("engine").and_then(|e| e.as_str()) == Some("pm"));
 
     // Errors inside [workload]: serde buffers internally tagged enums, so the path stops at
     // `workload` and the span covers the whole table. Deserialize the table on its own.
     if key == "workload" {
-        if let Some((inner_key, inner_raw)) = relocate_workload_error(text) {
+        if let Some((inner_key, inner_raw)) = relocate_workload_error(text, pm) {
             key = inner_key;
             raw = inner_raw;
             line = spans.as_ref().and_then(|s| s.line(&key)).or(line);
@@ -53,7 +55,7 @@ pub fn parse_error(text: &str, source: &str, path: &str, raw: &str, span: Option
         return ScenarioError { source: source.to_string(), key, line: Some(l), message: syntax_message(&raw) };
     }
 
-    let message = explain(&raw, &key);
+    let message = explain(&raw, &key, if pm { pm_accepts(&key) } else { expected_for(&key) });
     ScenarioError { source: source.to_string(), key, line, message }
 }
 
@@ -78,13 +80,8 @@ fn table_written_as_array(text: &str, source: &str, path: &str, spans: Option<&S
 }
 
 /// Re-runs the deserialization of `[workload]` on the table alone, to get the path inside it.
-fn relocate_workload_error(text: &str) -> Option<(String, String)> {
+fn relocate_workload_error(text: &str, pm: bool) -> Option<(String, String)> {
     let doc: toml::Table = toml::from_str(text).ok()?;
-    // A PM scenario's workloads are other kinds (ether/config.rs): serde's own message, which
-    // names that kind's keys and values, is the better one there.
-    if doc.get("engine").and_then(|e| e.as_str()) == Some("pm") {
-        return None;
-    }
     let w = doc.get("workload")?;
     let mut table = match w {
         toml::Value::Table(t) => t.clone(),
@@ -96,6 +93,9 @@ fn relocate_workload_error(text: &str) -> Option<(String, String)> {
         None => return Some(("workload".into(), "missing field `kind`".into())),
         Some(k) => k,
     };
+    if pm {
+        return pm_workload_error(&kind, table);
+    }
     match kind.as_str() {
         Some("perftest") => workload_path_error::<PerftestSection>(table),
         Some("srq-episode") => workload_path_error::<crate::workload::srq_episode::SrqEpisodeSection>(table),
@@ -104,6 +104,35 @@ fn relocate_workload_error(text: &str) -> Option<(String, String)> {
         Some("odp-reads") => workload_path_error::<crate::scenario::odp::OdpReadsSection>(table),
         Some(other) => Some(("workload.kind".into(), format!("unknown variant `{other}`, expected one of `perftest`, `srq-episode`, `flows`, `mpi`, `odp-reads`"))),
         None => Some(("workload.kind".into(), format!("invalid type: {}, expected a string", describe_value(&kind)))),
+    }
+}
+
+/// `relocate_workload_error` for a PM scenario's workload (ether/config.rs), whose kinds are
+/// others.
+fn pm_workload_error(kind: &toml::Value, table: toml::Table) -> Option<(String, String)> {
+    use crate::ether::config::*;
+    match kind.as_str() {
+        Some("bandwidth") => workload_path_error::<PmBandwidth>(table),
+        Some("mpi") => workload_path_error::<PmMpi>(table),
+        Some("incast") => workload_path_error::<PmIncast>(table),
+        Some("pingpong") => workload_path_error::<PmPingpong>(table),
+        Some("neighbor") => workload_path_error::<PmNeighbor>(table),
+        Some("alltoall") => workload_path_error::<PmAlltoall>(table),
+        Some(other) => {
+            let kinds = PM_WORKLOAD_KINDS.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+            Some(("workload.kind".into(), format!("unknown variant `{other}`, expected one of {kinds}")))
+        }
+        None => Some(("workload.kind".into(), format!("invalid type: {}, expected a string", describe_value(kind)))),
+    }
+}
+
+/// What a key of a PM scenario accepts, in words, where the verbs scenario's words
+/// (`expected_for`) do not fit it: none for its workload's keys but the kind.
+fn pm_accepts(key: &str) -> Option<String> {
+    match key {
+        "workload.kind" => Some(super::messages::quoted_list(crate::ether::config::PM_WORKLOAD_KINDS)),
+        k if k == "workload" || k.starts_with("workload.") => None,
+        k => expected_for(k),
     }
 }
 
