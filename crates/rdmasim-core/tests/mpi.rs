@@ -128,6 +128,12 @@ fn bad_traces_name_file_and_line() {
     let msg = e.to_string();
     assert!(msg.contains("rank.1.trace:4:"), "{msg}");
     assert!(msg.contains("workload.trace"), "{msg}");
+    // A negative or infinite factor on the compute gaps (the PM engine checks it alike,
+    // tests/pm_mpi.rs).
+    for scale in ["-1.0", "inf"] {
+        let msg = rdmasim_core::api::Simulation::from_toml(&scenario(&dir, 2, &format!("compute_scale = {scale}")), "s.toml").err().unwrap().to_string();
+        assert!(msg.contains("workload.compute_scale") && msg.contains("expected a finite number >= 0"), "{msg}");
+    }
     // A rank that sends to a rank the run does not have.
     let dir = trace_dir("bad2", &[vec![rec("send", 0, "peer=7 bytes=8 tag=0")], vec![]]);
     let msg = rdmasim_core::api::Simulation::from_toml(&scenario(&dir, 2, ""), "s.toml").err().unwrap().to_string();

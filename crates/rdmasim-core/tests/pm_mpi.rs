@@ -83,6 +83,8 @@ fn a_bad_program_is_named_by_its_key() {
     let toml = scenario("mpich", 2, "{ kind = \"osu-bw\", bytes = 1024 }").replace("program = { kind = \"osu-bw\", bytes = 1024 }", "trace = \"/nonexistent/trace-dir\"");
     let e = PmRun::from_toml(&toml, "t.toml").err().expect("a missing trace directory is refused").to_string();
     assert!(e.contains("workload.trace") && e.contains("/nonexistent/trace-dir"), "{e}");
+    let e = PmRun::from_toml(&toml.replace("trace =", "compute_scale = -1.0\ntrace ="), "t.toml").err().expect("a negative compute_scale is refused").to_string();
+    assert!(e.contains("workload.compute_scale") && e.contains("expected a finite number >= 0"), "{e}");
 }
 
 /// A trace (tools/pmpi_trace's format) runs over PM too. Rank 0 sends 1000 B (eager) and

@@ -99,8 +99,8 @@ impl WorkloadState {
                         super::mpi::Source::Generated(spec.clone())
                     }
                     (None, Some(dir)) => {
-                        if !(compute_scale >= 0.0 && compute_scale.is_finite()) {
-                            return Err(("compute_scale".into(), format!("{compute_scale}: expected a finite number >= 0")));
+                        if let Some(why) = crate::workload::mpi::trace::compute_scale_problem(compute_scale) {
+                            return Err(("compute_scale".into(), why));
                         }
                         let (p, _) = crate::workload::mpi::trace::read_dir(std::path::Path::new(dir), compute_scale).map_err(|e| ("trace".to_string(), e.to_string()))?;
                         super::mpi::Source::Trace(p)

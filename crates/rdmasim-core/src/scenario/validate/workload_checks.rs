@@ -159,8 +159,8 @@ fn check_mpi(m: &MpiSection, topology: TopologyKind) -> Result<(), Problem> {
             format!("an eager message of {} B plus its 32 B header does not fit a {} B receive buffer; expected eager_threshold <= buffer_bytes - 32", m.eager_threshold, m.buffer_bytes),
         );
     }
-    if !m.compute_scale.is_finite() || m.compute_scale < 0.0 {
-        return problem("workload.compute_scale", format!("compute_scale = {} must be finite and >= 0", m.compute_scale));
+    if let Some(why) = crate::workload::mpi::trace::compute_scale_problem(m.compute_scale) {
+        return problem("workload.compute_scale", why);
     }
     // MVAPICH2 caps MV2_NUM_HCAS at its MAX_NUM_HCAS (10, ibv_param.h) with a warning.
     if m.num_hcas == 0 || m.num_hcas > 10 {
