@@ -22,7 +22,7 @@
 //! fills in microseconds under a sustained overload; the flows here last hundreds), and the
 //! flows of one FIFO get equal byte rates (equal packet rates at full-MTU packets).
 use super::maxmin::FlowSet;
-use crate::engine::Generation;
+use super::stamps::Stamps;
 use crate::ids::{FlowId, PortId, TiSlice, TiVec};
 use serde::{Deserialize, Serialize};
 
@@ -72,9 +72,7 @@ const OWN_GROUP: u64 = 1 << 40;
 #[derive(Default)]
 pub struct InputFair {
     residual: TiVec<PortId, f64>,
-    port_stamp: TiVec<PortId, u32>,
-    flow_stamp: TiVec<FlowId, u32>,
-    generation: Generation,
+    stamps: Stamps,
     links: Vec<PortId>,
     /// (input group key, unfrozen flows of it on the link being looked at).
     groups: Vec<(u64, u32)>,
@@ -83,7 +81,7 @@ pub struct InputFair {
 
 impl InputFair {
     pub fn new(ports: usize, flows: usize) -> InputFair {
-        InputFair { residual: vec![0.0; ports].into(), port_stamp: vec![0; ports].into(), flow_stamp: vec![0; flows].into(), ..InputFair::default() }
+        InputFair { residual: vec![0.0; ports].into(), stamps: Stamps::new(ports, flows, u32::MAX), ..InputFair::default() }
     }
 
     /// Sets `rate[f]` for every flow of `flows` (a connected set), bytes per second.
@@ -99,16 +97,12 @@ impl InputFair {
     /// flow this is max-min's progressive filling; it costs O(rounds × links × flows per
     /// link), more than [`super::maxmin`] (fine at hundreds of flows).
     pub fn solve(&mut self, set: &impl FlowSet, capacity: &TiSlice<PortId, f64>, flows: &[FlowId], rate: &mut TiSlice<FlowId, f64>) {
-        self.generation.advance(|| {
-            self.port_stamp.iter_mut().for_each(|s| *s = 0);
-            self.flow_stamp.iter_mut().for_each(|s| *s = 0);
-        });
-        let g = self.generation.get();
+        let g = self.stamps.start_call();
         self.links.clear();
         for &f in flows {
             for &p in set.route(f) {
-                if self.port_stamp[p] != g {
-                    self.port_stamp[p] = g;
+                if self.stamps.port[p] != g {
+                    self.stamps.port[p] = g;
                     self.residual[p] = capacity[p];
                     self.links.push(p);
                 }
@@ -126,7 +120,7 @@ impl InputFair {
                     best = Some((r, p, key));
                 }
             }
-            let capped = flows.iter().copied().filter(|&f| self.flow_stamp[f] != g).min_by(|&a, &b| set.cap(a).total_cmp(&set.cap(b)).then(a.cmp(&b)));
+            let capped = flows.iter().copied().filter(|&f| self.stamps.flow[f] != g).min_by(|&a, &b| set.cap(a).total_cmp(&set.cap(b)).then(a.cmp(&b)));
             match (best, capped) {
                 (_, Some(f)) if best.is_none_or(|(r, _, _)| set.cap(f) <= r) => {
                     rate[f] = set.cap(f);
@@ -135,7 +129,7 @@ impl InputFair {
                 }
                 (Some((r, p, key)), _) => {
                     for &f in set.on_link(p) {
-                        if self.flow_stamp[f] != g && group_key(set, f, p) == key {
+                        if self.stamps.flow[f] != g && group_key(set, f, p) == key {
                             rate[f] = r;
                             self.freeze(set, f, r);
                             left -= 1;
@@ -145,7 +139,7 @@ impl InputFair {
                     while let Some((f, at)) = self.held.pop() {
                         for &q in set.full_fifos(f, at) {
                             for &b in set.on_link(q) {
-                                if self.flow_stamp[b] != g {
+                                if self.stamps.flow[b] != g {
                                     rate[b] = r;
                                     self.freeze(set, b, r);
                                     left -= 1;
@@ -163,10 +157,10 @@ impl InputFair {
     /// On link `p`: the key and unfrozen flow count of its largest input group (ties: lowest
     /// key), and how many groups have unfrozen flows; None when none has.
     fn largest_group(&mut self, set: &impl FlowSet, p: PortId) -> Option<(u64, u32, usize)> {
-        let g = self.generation.get();
+        let g = self.stamps.current();
         self.groups.clear();
         for &f in set.on_link(p) {
-            if self.flow_stamp[f] == g {
+            if self.stamps.flow[f] == g {
                 continue;
             }
             let key = group_key(set, f, p);
@@ -180,7 +174,7 @@ impl InputFair {
     }
 
     fn freeze(&mut self, set: &impl FlowSet, f: FlowId, r: f64) {
-        self.flow_stamp[f] = self.generation.get();
+        self.stamps.flow[f] = self.stamps.current();
         for &q in set.route(f) {
             self.residual[q] = (self.residual[q] - r).max(0.0);
         }

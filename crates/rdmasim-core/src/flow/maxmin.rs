@@ -13,7 +13,7 @@
 //! The solver works on one connected set of flows (every flow on a link of the set is in the
 //! set: [`super::engine`] finds it), so the links' capacities are whole; its scratch vectors are
 //! indexed by port and stamped per call, so a call costs O(flows × hops × log) and no clearing.
-use crate::engine::Generation;
+use super::stamps::Stamps;
 use crate::ids::{FlowId, PortId, TiSlice, TiVec};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -51,9 +51,7 @@ impl PartialOrd for Share {
 pub struct MaxMin {
     residual: TiVec<PortId, f64>,
     unfrozen: TiVec<PortId, u32>,
-    port_stamp: TiVec<PortId, u32>,
-    flow_stamp: TiVec<FlowId, u32>,
-    generation: Generation,
+    stamps: Stamps,
     heap: BinaryHeap<Share>,
     by_cap: Vec<FlowId>,
 }
@@ -63,10 +61,8 @@ impl MaxMin {
         MaxMin {
             residual: vec![0.0; ports].into(),
             unfrozen: vec![0; ports].into(),
-            port_stamp: vec![0; ports].into(),
-            flow_stamp: vec![0; flows].into(),
             // Generations stay below 2^31: the high bit marks a link pushed in `solve`.
-            generation: Generation::below((1 << 31) - 1),
+            stamps: Stamps::new(ports, flows, (1 << 31) - 1),
             heap: BinaryHeap::new(),
             by_cap: Vec::new(),
         }
@@ -75,16 +71,12 @@ impl MaxMin {
     /// Sets `rate[f]` for every flow of `flows` (a connected set, see the module text), in
     /// bytes per second, from the links' `capacity` (bytes per second).
     pub fn solve(&mut self, set: &impl FlowSet, capacity: &TiSlice<PortId, f64>, flows: &[FlowId], rate: &mut TiSlice<FlowId, f64>) {
-        self.generation.advance(|| {
-            self.port_stamp.iter_mut().for_each(|s| *s = 0);
-            self.flow_stamp.iter_mut().for_each(|s| *s = 0);
-        });
-        let g = self.generation.get();
+        let g = self.stamps.start_call();
         self.heap.clear();
         for &f in flows {
             for &p in set.route(f) {
-                if self.port_stamp[p] != g {
-                    self.port_stamp[p] = g;
+                if self.stamps.port[p] != g {
+                    self.stamps.port[p] = g;
                     self.residual[p] = capacity[p];
                     self.unfrozen[p] = 0;
                 }
@@ -95,8 +87,8 @@ impl MaxMin {
         let pushed = g | 1 << 31;
         for &f in flows {
             for &p in set.route(f) {
-                if self.port_stamp[p] == g {
-                    self.port_stamp[p] = pushed;
+                if self.stamps.port[p] == g {
+                    self.stamps.port[p] = pushed;
                     self.heap.push(Share(self.residual[p] / f64::from(self.unfrozen[p]), p));
                 }
             }
@@ -106,7 +98,7 @@ impl MaxMin {
         self.by_cap.sort_by(|&a, &b| set.cap(a).total_cmp(&set.cap(b)).then(a.cmp(&b)));
         let mut next_cap = 0usize;
         loop {
-            while next_cap < self.by_cap.len() && self.flow_stamp[self.by_cap[next_cap]] == g {
+            while next_cap < self.by_cap.len() && self.stamps.flow[self.by_cap[next_cap]] == g {
                 next_cap += 1;
             }
             let top = loop {
@@ -127,7 +119,7 @@ impl MaxMin {
                 (Some(Share(level, p)), _) => {
                     self.heap.pop();
                     for &f in set.on_link(p) {
-                        if self.flow_stamp[f] != g {
+                        if self.stamps.flow[f] != g {
                             rate[f] = level;
                             self.freeze(set, f, level);
                         }
@@ -139,7 +131,7 @@ impl MaxMin {
     }
 
     fn freeze(&mut self, set: &impl FlowSet, f: FlowId, r: f64) {
-        self.flow_stamp[f] = self.generation.get();
+        self.stamps.flow[f] = self.stamps.current();
         for &q in set.route(f) {
             self.residual[q] = (self.residual[q] - r).max(0.0);
             self.unfrozen[q] -= 1;

@@ -26,4 +26,5 @@ pub mod bad_links;
 pub mod round_patterns;
 pub mod round_time;
 pub mod rounds;
+pub mod stamps;
 pub mod tail_loss;
