@@ -216,14 +216,15 @@ pub(crate) fn prefetch_line<T>(p: &T) {
 
 impl World {
     /// Brings into the cache what the handlers of the event about to run (`now`) and the next
-    /// two will read, when the queue has them at hand (engine/queue.rs `ahead`: a large run's
+    /// three will read, when the queue has them at hand (engine/queue.rs `ahead`: a large run's
     /// calendar). A k = 16 fat tree's channels, switch outputs and HCAs do not stay in cache,
     /// and each packet-hop's handler went from one miss to the next. Each stage reads only
     /// what the one before brought in, one event earlier:
-    /// - the event after the next gets its channel's lines;
-    /// - the next one the head of its credit returns and its switch output (or its HCA's send
-    ///   state), and, when the output leads to a switch, the entry of that switch's forwarding
-    ///   table its head packet will read there and the switch's output table;
+    /// - the third event from now (`ahead(2)`) gets its channel's lines;
+    /// - the second the head of its credit returns and its switch output (or its HCA's send
+    ///   state);
+    /// - the next one, when its output leads to a switch, the entry of that switch's
+    ///   forwarding table its head packet will read there and the switch's output table;
     /// - the one about to run, the next switch's output and channel that entry names (or the
     ///   QP at the front of its HCA's send list).
     ///

@@ -110,11 +110,6 @@ impl OutPort {
         let rotated = self.nonempty.rotate_right(u32::from(self.next_vl));
         (rotated != 0).then(|| ((rotated.trailing_zeros() as u8) + self.next_vl) % NUM_VL as u8)
     }
-    /// Brings the head of VL 0's queue into the cache (the output's first line).
-    #[inline(always)]
-    pub fn prefetch_front(&self) {
-        crate::world::prefetch_line(&self.lanes[0].head);
-    }
     /// The earliest ready time of the VLs' head packets (`Time::MAX`: none queued).
     #[inline]
     pub fn earliest_ready(&self) -> Time {
