@@ -217,3 +217,16 @@ impl Default for PmLimits {
         PmLimits { max_time_us: default_max_time(), max_events: default_max_events() }
     }
 }
+
+#[cfg(test)]
+mod kinds_test {
+    use super::*;
+
+    /// `PM_WORKLOAD_KINDS` names exactly the kinds serde takes (error messages list it).
+    #[test]
+    fn the_kinds_list_matches_the_enum() {
+        let e = toml::from_str::<PmWorkload>("kind = \"nope\"").unwrap_err().to_string();
+        let listed: Vec<&str> = e.split('`').skip(1).step_by(2).skip(1).collect();
+        assert_eq!(listed, PM_WORKLOAD_KINDS, "{e}");
+    }
+}
