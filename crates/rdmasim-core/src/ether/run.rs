@@ -30,7 +30,7 @@ impl PmRun {
         let mut s: PmScenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
-            crate::scenario::validate::parse_error(text, source, &path, inner.message(), inner.span())
+            crate::scenario::validate::parse_error(crate::scenario::validate::ScenarioKind::Pm, text, source, &path, inner.message(), inner.span())
         })?;
         let spans = crate::scenario::validate::SpanIndex::build(text);
         let line = |key: &str| spans.as_ref().and_then(|sp| sp.line(key));

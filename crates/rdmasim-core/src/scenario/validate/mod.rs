@@ -19,7 +19,7 @@ mod workload_checks;
 pub use checks::checked_time_parameters;
 pub use links::{parse_link_selector, topology_links, Endpoint};
 pub use messages::{expected_for, explain};
-pub use parse_errors::parse_error;
+pub use parse_errors::{parse_error, ScenarioKind};
 pub use spans::SpanIndex;
 
 use super::{Scenario, ScenarioError};
@@ -82,7 +82,7 @@ pub fn parse_toml(text: &str, source: &str) -> Result<Scenario, ScenarioError> {
         Err(e) => {
             let path = e.path().to_string();
             let inner = e.into_inner();
-            return Err(parse_errors::parse_error(text, source, &path, inner.message(), inner.span()));
+            return Err(parse_errors::parse_error(ScenarioKind::Verbs, text, source, &path, inner.message(), inner.span()));
         }
     };
     let spans = SpanIndex::build(text);

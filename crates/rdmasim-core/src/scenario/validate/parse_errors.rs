@@ -11,9 +11,17 @@ use crate::scenario::{PerftestSection, ScenarioError};
 use std::collections::HashMap;
 use std::ops::Range;
 
-/// Turns one deserialization error into a [`ScenarioError`] with the right key, line and a
-/// message saying what was expected.
-pub fn parse_error(text: &str, source: &str, path: &str, raw: &str, span: Option<Range<usize>>) -> ScenarioError {
+/// Which scenario a text is: the verbs engines' (scenario/mod.rs) or the PM engine's
+/// (ether/config.rs), which shares only some keys with it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ScenarioKind {
+    Verbs,
+    Pm,
+}
+
+/// Turns one deserialization error of a `kind` scenario into a [`ScenarioError`] with the
+/// right key, line and a message saying what was expected.
+pub fn parse_error(kind: ScenarioKind, text: &str, source: &str, path: &str, raw: &str, span: Option<Range<usize>>) -> ScenarioError {
     let spans = SpanIndex::build(text);
     if let Some(e) = table_written_as_array(text, source, path, spans.as_ref()) {
         return e;
@@ -21,8 +29,7 @@ pub fn parse_error(text: &str, source: &str, path: &str, raw: &str, span: Option
     let mut key = if path == "." { String::new() } else { path.to_string() };
     let mut raw = raw.to_string();
     let mut line = span.as_ref().map(|s| line_of(text, s.start));
-    // A PM scenario (ether/config.rs) shares only some keys with the verbs one.
-    let pm = toml::from_str::<toml::Table>(text).ok().is_some_and(|d| d.get("engine").and_then(|e| e.as_str()) == Some("pm"));
+    let pm = kind == ScenarioKind::Pm;
 
     // Errors inside [workload]: serde buffers internally tagged enums, so the path stops at
     // `workload` and the span covers the whole table. Deserialize the table on its own.
