@@ -84,8 +84,21 @@ def test_a_bad_file_names_its_line(tmp_path):
     p = rdmasim_cli("doctor", *DESIGN, "--counters", DATA / "perfquery-before.txt", "--counters", bad, "--interval", "600")
     assert p.returncode == 2
     assert p.stderr.strip() == f'rdmasim: error: doctor: {bad}:4: SymbolErrorCounter "lots": expected a decimal count', p.stderr
-    p = rdmasim_cli("doctor", "--topology", DATA / "iblinkinfo.txt")
-    assert p.returncode == 2 and f"{DATA / 'iblinkinfo.txt'}" in p.stderr and "Traceback" not in p.stderr, p.stderr
+    p = rdmasim_cli("doctor", "--topology", DATA / "perfquery-after.txt")
+    assert p.returncode == 2 and f"{DATA / 'perfquery-after.txt'}:2:" in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+def test_iblinkinfo_is_a_topology_and_counters_alone_rank_ports():
+    # iblinkinfo describes every link with both ends: the doctor takes it as the topology.
+    p = rdmasim_cli("doctor", "--topology", DATA / "iblinkinfo.txt", "--no-cost")
+    assert p.returncode == 0 and "suspect link(s) of 32" in p.stdout, p.stdout + p.stderr
+    # Counters with no topology: the ports ranked, the cost refused without --no-cost.
+    p = rdmasim_cli("doctor", "--counters", DATA / "ibqueryerrors-after.txt", "--no-cost", "--json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["diagnosis"] is None and len(out["ports"]["erroring"]) > 0
+    p = rdmasim_cli("doctor", "--counters", DATA / "ibqueryerrors-after.txt")
+    assert p.returncode == 2 and "add --no-cost" in p.stderr, p.stderr
 
 
 def test_a_replayed_mpi_trace_is_costed_on_the_packet_engine(tmp_path):

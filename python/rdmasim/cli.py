@@ -408,7 +408,7 @@ def cmd_fabric(args: argparse.Namespace) -> int:
             if args.action == "build":
                 fab = Fabric.build(args.kind, **_generator_params(args.kind, args.param))
             else:
-                fab = Fabric.import_file(args.file, lfts=args.lfts)
+                fab = Fabric.import_file(args.file, lfts=args.lfts, default_speed=args.default_speed)
         except FabricError as e:
             raise _InputError(f"fabric {args.action}: {e}") from None
         roots = [r for r in (args.roots or "").split(",") if r]
@@ -509,8 +509,13 @@ def _readable(flag: str, path: str) -> str:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from .doctor import FabricError, diagnose, plot_injection
 
-    if (args.topology is None) == (args.design is None):
-        raise _InputError("expected one of --topology FILE (the fabric as discovered) or --design KIND (a generator's design)")
+    counters_only = args.topology is None and args.design is None and bool(args.counters)
+    if counters_only and not args.no_cost:
+        raise _InputError("--counters without --topology: add --no-cost to rank the ports the counters name "
+                          "(the cost needs the fabric), or give --topology FILE")
+    if (args.topology is None) == (args.design is None) and not counters_only:
+        raise _InputError("expected one of --topology FILE (the fabric as discovered) or --design KIND (a generator's design), "
+                          "or --counters FILE --no-cost alone")
     if args.param and args.design is None:
         raise _InputError("-p is a parameter of --design KIND")
     counters = [_readable("--counters", c) for c in args.counters]
@@ -620,12 +625,16 @@ def build_parser() -> argparse.ArgumentParser:
     fb.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
                     help="a generator parameter; dotted keys nest (speed.gen=edr); values are numbers, "
                          "true/false, lists ([4,4,4] or 4,4,4) or text")
-    fi = fsub.add_parser("import", help="read ibnetdiscover / ibsim net / opensm-subnet.lst (+ LFTs)",
-                         description="Read a topology (ibnetdiscover, ibnetdiscover -p, ibsim net, "
-                                     "opensm-subnet.lst) and optional forwarding tables; without them "
-                                     "the fabric is routed by minhop.")
+    fi = fsub.add_parser("import", help="read ibnetdiscover / iblinkinfo / ibsim net / opensm-subnet.lst (+ LFTs)",
+                         description="Read a topology (ibnetdiscover, ibnetdiscover -p, ibdiagnet's copy of it, "
+                                     "iblinkinfo, ibsim net, opensm-subnet.lst) as the tools print it and optional "
+                                     "forwarding tables (opensm-lfts.dump, ibroute); without them the fabric is "
+                                     "routed by minhop. What is skipped or assumed is printed as warnings.")
     fi.add_argument("file", metavar="FILE", help="topology file")
     fi.add_argument("--lfts", metavar="FILE_OR_DIR", help="opensm-lfts.dump, ibroute output, or a directory of it")
+    fi.add_argument("--default-speed", metavar="WxSPEED",
+                    help="width and speed of links the file gives none for (old ibnetdiscover, '??'/'???'); "
+                         "default 4xSDR, as ibsim reads them")
     for sp in (fb, fi):
         sp.add_argument("--json", action="store_true", help="print source, routing, summary and loads as JSON")
         sp.add_argument("--top", type=int, default=10, metavar="N", help="busiest links to name (default 10)")
@@ -661,7 +670,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "with each suspect kept or disabled and say which to disable first "
                                    "(docs/doctor.md).")
     src = d.add_mutually_exclusive_group()
-    src.add_argument("--topology", metavar="FILE", help="the fabric as discovered: ibnetdiscover output (or ibsim net, opensm-subnet.lst)")
+    src.add_argument("--topology", metavar="FILE", help="the fabric as discovered: ibnetdiscover or iblinkinfo output (or ibsim net, opensm-subnet.lst)")
     src.add_argument("--design", metavar="KIND", help=f"or the fabric as designed, a generator ({', '.join(GENERATOR_KINDS)}) "
                                                       "with -p parameters: says what each port supports")
     d.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE", help="a --design parameter, as in 'fabric build'")

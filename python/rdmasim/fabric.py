@@ -62,15 +62,19 @@ class Fabric:
         return cls(_core.Fabric.build(json.dumps({"kind": kind, **params})))
 
     @classmethod
-    def import_file(cls, path: PathLike, lfts: Optional[PathLike] = None) -> "Fabric":
-        """Reads ibnetdiscover (default or ``-p``), an ibsim ``net`` file or
-        ``opensm-subnet.lst``, and forwarding tables from ``opensm-lfts.dump``, ibroute output
-        or a directory of it; without ``lfts`` the fabric is routed by minhop.
+    def import_file(cls, path: PathLike, lfts: Optional[PathLike] = None,
+                    default_speed: Optional[str] = None) -> "Fabric":
+        """Reads ibnetdiscover (default or ``-p``, or ibdiagnet's copy), iblinkinfo, an ibsim
+        ``net`` file or ``opensm-subnet.lst`` as the tools print them, and forwarding tables
+        from ``opensm-lfts.dump``, ibroute output or a directory of it; without ``lfts`` the
+        fabric is routed by minhop. ``default_speed`` (``"4xQDR"``) is taken for links the
+        file gives no width and speed (default 4xSDR). What was skipped or assumed is in
+        ``summary["warnings"]``.
 
         Raises:
             FabricError: a file that cannot be read, named with the line and what was expected.
         """
-        return cls(_core.Fabric.import_file(os.fspath(path), None if lfts is None else os.fspath(lfts)))
+        return cls(_core.Fabric.import_file(os.fspath(path), None if lfts is None else os.fspath(lfts), default_speed))
 
     @property
     def source(self) -> str:

@@ -5,7 +5,8 @@ use rdmasim_core::fabric::build::{single_rail, KAryNTree};
 use rdmasim_core::fabric::graph::FabricGraph;
 use rdmasim_core::fabric::io::port_counters::{Counter, NodeAddr, PortSelect};
 use rdmasim_core::fabric::doctor::{diagnose, CounterSnapshot, Coverage, Evidence, Observations, Report, Severity, Thresholds};
-use rdmasim_core::fabric::io::{iblinkinfo, ibnetdiscover, ibqueryerrors, ibsim_net, perfquery, IoError};
+use rdmasim_core::fabric::io::notes::Notes;
+use rdmasim_core::fabric::io::{iblinkinfo, ibnetdiscover, ibqueryerrors, ibsim_net, perfquery, ImportOptions, IoError};
 use rdmasim_core::fabric::rate::{LinkGen, LinkSpeed};
 use std::path::{Path, PathBuf};
 
@@ -57,7 +58,7 @@ fn the_fixture_net_file_is_the_generated_fabric_with_its_planted_links() {
 #[test]
 fn real_iblinkinfo_output_parses_in_both_layouts() {
     for name in ["iblinkinfo.txt", "iblinkinfo-l.txt"] {
-        let ports = iblinkinfo::read(&fixture(name), name).unwrap();
+        let ports = iblinkinfo::read(&fixture(name), name, &mut Notes::default()).unwrap();
         // 16 one-port HCAs, 4 leaves of 8 ports, 4 spines of 4: every port, up or not.
         assert_eq!(ports.len(), 16 + 4 * 8 + 4 * 4, "{name}");
         let up: Vec<_> = ports.iter().filter(|p| p.active.is_some()).collect();
@@ -76,31 +77,31 @@ fn real_iblinkinfo_output_parses_in_both_layouts() {
 
 #[test]
 fn real_ibqueryerrors_output_parses() {
-    let before = ibqueryerrors::read(&fixture("ibqueryerrors-before.txt"), "before").unwrap();
+    let before = ibqueryerrors::read(&fixture("ibqueryerrors-before.txt"), "before", &mut Notes::default()).unwrap();
     assert_eq!(before.len(), 6, "4 ports, and a port ALL line for each of the 2 switches");
-    let after = ibqueryerrors::read(&fixture("ibqueryerrors-after.txt"), "after").unwrap();
+    let after = ibqueryerrors::read(&fixture("ibqueryerrors-after.txt"), "after", &mut Notes::default()).unwrap();
     let h5 = after.iter().find(|r| r.node == NodeAddr::Guid(0x2c90300000501)).unwrap();
     assert_eq!(h5.port, PortSelect::Port(1));
     assert_eq!(h5.counters.get(&Counter::PortRcvErrors), Some(&350));
     assert_eq!(h5.counters.get(&Counter::SymbolErrorCounter), Some(&900));
     assert_eq!(after.iter().filter(|r| r.port == PortSelect::All).count(), 4);
-    let data = ibqueryerrors::read(&fixture("ibqueryerrors-data-r.txt"), "data").unwrap();
+    let data = ibqueryerrors::read(&fixture("ibqueryerrors-data-r.txt"), "data", &mut Notes::default()).unwrap();
     assert!(data.iter().all(|r| r.counters.contains_key(&Counter::PortXmitData)));
 }
 
 #[test]
 fn real_perfquery_output_parses() {
     for name in ["perfquery-before.txt", "perfquery-after.txt"] {
-        let blocks = perfquery::read(&fixture(name), name).unwrap();
+        let blocks = perfquery::read(&fixture(name), name, &mut Notes::default()).unwrap();
         assert_eq!(blocks.len(), 64, "{name}");
         assert!(blocks.iter().all(|b| !b.extended && b.counters.len() == 18));
     }
-    let after = perfquery::read(&fixture("perfquery-after.txt"), "after").unwrap();
+    let after = perfquery::read(&fixture("perfquery-after.txt"), "after", &mut Notes::default()).unwrap();
     let e1 = after.iter().find(|b| b.node == NodeAddr::Lid(21) && b.port == PortSelect::Port(1)).unwrap();
     assert_eq!(e1.counters[&Counter::SymbolErrorCounter], 60000);
-    let x = perfquery::read(&fixture("perfquery-x.txt"), "x").unwrap();
+    let x = perfquery::read(&fixture("perfquery-x.txt"), "x", &mut Notes::default()).unwrap();
     assert!(x[0].extended && x[0].counters.contains_key(&Counter::PortXmitData));
-    let all = perfquery::read(&fixture("perfquery-a.txt"), "a").unwrap();
+    let all = perfquery::read(&fixture("perfquery-a.txt"), "a", &mut Notes::default()).unwrap();
     assert_eq!(all.iter().map(|b| (b.port, b.extended)).collect::<Vec<_>>(), [(PortSelect::All, false), (PortSelect::All, true)]);
 }
 
@@ -128,14 +129,14 @@ fn sorted_ends(ends: &[String; 2]) -> [String; 2] {
 
 /// A snapshot from a fixture, its format told by its content.
 fn snapshot(g: &FabricGraph, name: &str, at: f64) -> Result<CounterSnapshot, IoError> {
-    let s = CounterSnapshot::read(g, &fixture(name), name, at)?;
+    let s = CounterSnapshot::read(g, &fixture(name), name, at, &mut Notes::default())?;
     let expected = if name.starts_with("perfquery") { Coverage::Listed } else { Coverage::NonZeroOnly };
     assert_eq!(s.coverage, expected, "{name}");
     Ok(s)
 }
 
 fn doctor(g: &FabricGraph, links: &str, before: Option<&str>, after: Option<&str>) -> Report {
-    let ports = iblinkinfo::read(&fixture(links), links).unwrap();
+    let ports = iblinkinfo::read(&fixture(links), links, &mut Notes::default()).unwrap();
     let before = before.map(|b| snapshot(g, b, 0.0).unwrap());
     let after = after.map(|a| snapshot(g, a, INTERVAL_S).unwrap());
     let obs = Observations { graph: g, links: Some((&ports, links)), before: before.as_ref(), after: after.as_ref(), trust_could_be: false };
@@ -209,7 +210,7 @@ fn without_iblinkinfo_the_topology_speeds_are_judged() {
 fn from_the_fabric_as_discovered_a_one_port_hca_trained_down_cannot_be_told() {
     // An operator without the design: the topology is ibnetdiscover's, where a node supports
     // the best of its links. h10's only link runs SDR, so nothing says it could run QDR.
-    let g = ibnetdiscover::read(&fixture("ibnetdiscover.txt"), "ibnetdiscover.txt").unwrap();
+    let g = ibnetdiscover::read(&fixture("ibnetdiscover.txt"), "ibnetdiscover.txt", &ImportOptions::default(), &mut Notes::default()).unwrap();
     let report = doctor(&g, "iblinkinfo.txt", Some("ibqueryerrors-before.txt"), Some("ibqueryerrors-after.txt"));
     let found: Vec<[String; 2]> = report.suspects.iter().map(|s| sorted_ends(&s.ends)).collect();
     let planted_but_h10: Vec<[String; 2]> = PLANTED.iter().filter(|p| !p[0].contains("h10")).map(|p| p.map(String::from)).collect();
@@ -219,7 +220,7 @@ fn from_the_fabric_as_discovered_a_one_port_hca_trained_down_cannot_be_told() {
 #[test]
 fn over_ibsim_could_be_says_every_link_is_degraded_so_it_is_not_trusted_by_default() {
     let g = designed();
-    let ports = iblinkinfo::read(&fixture("iblinkinfo.txt"), "l").unwrap();
+    let ports = iblinkinfo::read(&fixture("iblinkinfo.txt"), "l", &mut Notes::default()).unwrap();
     let obs = Observations { graph: &g, links: Some((&ports, "l")), before: None, after: None, trust_could_be: true };
     let report = diagnose(&obs, &Thresholds::default()).unwrap();
     assert_eq!(report.suspects.len(), 32, "ibsim: every port could be 12X");
@@ -236,18 +237,23 @@ fn first_lines(text: &str, n: usize) -> String {
 }
 
 #[test]
-fn cut_files_are_named_errors() {
-    // perfquery cut inside its second block (blocks are 22 lines).
+fn cut_files_keep_what_they_have_and_say_so() {
+    // perfquery cut inside its second block (blocks are 22 lines): both blocks are kept, the
+    // second with the counters it has, and the cut is noted at its header.
     let cut = first_lines(&fixture("perfquery-after.txt"), 22 + 5);
-    let e = err(perfquery::read(&cut, "perfquery-after.txt"));
-    assert!(e.starts_with("perfquery-after.txt:23: this block has no PortRcvErrors: expected perfquery's complete output (a cut file?)"), "{e}");
-    // ibqueryerrors without its summary.
+    let mut notes = Notes::default();
+    let r = perfquery::read(&cut, "perfquery-after.txt", &mut notes).unwrap();
+    assert_eq!((r.len(), r[1].counters.len()), (2, 2));
+    assert_eq!(notes.items[0].to_string(), "perfquery-after.txt: 1 × counter blocks cut short (missing counters perfquery always prints), kept with what they have (line 23)");
+    // ibqueryerrors without its summary: its port lines, and a note.
     let cut = first_lines(&fixture("ibqueryerrors-after.txt"), 6);
-    assert_eq!(err(ibqueryerrors::read(&cut, "q.txt")), "q.txt: no \"## Summary:\" line: expected ibqueryerrors' complete output (a cut file?)");
+    let mut notes = Notes::default();
+    assert!(!ibqueryerrors::read(&cut, "q.txt", &mut notes).unwrap().is_empty());
+    assert_eq!(notes.count(ibqueryerrors::NO_SUMMARY), 1);
     // iblinkinfo cut in the middle of a port line.
     let text = fixture("iblinkinfo.txt");
     let cut = &text[..text.find("==>").unwrap()];
-    let e = err(iblinkinfo::read(cut, "l.txt"));
+    let e = err(iblinkinfo::read(cut, "l.txt", &mut Notes::default()));
     assert!(e.starts_with("l.txt:2: expected )==> after the link"), "{e}");
 }
 
@@ -256,7 +262,7 @@ fn wrong_guids_and_ports_outside_the_topology_are_named_errors() {
     let g = designed();
     // ibqueryerrors naming a GUID the topology does not have.
     let text = fixture("ibqueryerrors-after.txt").replace("0x2c90300000501", "0x2c90300000599");
-    let records = ibqueryerrors::read(&text, "q.txt").unwrap();
+    let records = ibqueryerrors::read(&text, "q.txt", &mut Notes::default()).unwrap();
     let e = err(CounterSnapshot::from_records(&g, &records, "q.txt", 0.0, Coverage::NonZeroOnly));
     assert_eq!(e, "q.txt:4: GUID 0x0002c90300000599 port 1: no node or port of the topology has GUID 0x0002c90300000599");
     // perfquery of a LID no node has, and of a port a spine (4 ports) does not have.
@@ -266,17 +272,17 @@ fn wrong_guids_and_ports_outside_the_topology_are_named_errors() {
         ("Lid 16 port 1", "Lid 16 port 2", "p.txt:1: LID 16 is \"h15 mlx4_0\"[1], not port 2 of \"h15 mlx4_0\""),
     ] {
         let text = fixture("perfquery-after.txt").replacen(from, to, 1);
-        let records = perfquery::read(&text, "p.txt").unwrap();
+        let records = perfquery::read(&text, "p.txt", &mut Notes::default()).unwrap();
         assert_eq!(err(CounterSnapshot::from_records(&g, &records, "p.txt", 0.0, Coverage::Listed)), expected);
     }
     // The same port twice in one snapshot.
     let twice = fixture("perfquery-after.txt") + &first_lines(&fixture("perfquery-after.txt"), 22);
-    let records = perfquery::read(&twice, "p.txt").unwrap();
+    let records = perfquery::read(&twice, "p.txt", &mut Notes::default()).unwrap();
     let e = err(CounterSnapshot::from_records(&g, &records, "p.txt", 0.0, Coverage::Listed));
     assert!(e.starts_with("p.txt:1409: SymbolErrorCounter of \"h15 mlx4_0\"[1] again (first at line 1)"), "{e}");
     // iblinkinfo from a fabric cabled otherwise: h15's peer is said to be leaf r0-L1-s2.
     let text = fixture("iblinkinfo.txt").replacen("     20    4[  ] \"r0-L1-s3\"", "     19    4[  ] \"r0-L1-s2\"", 1);
-    let ports = iblinkinfo::read(&text, "l.txt").unwrap();
+    let ports = iblinkinfo::read(&text, "l.txt", &mut Notes::default()).unwrap();
     let obs = Observations { graph: &g, links: Some((&ports, "l.txt")), before: None, after: None, trust_could_be: false };
     assert_eq!(err(diagnose(&obs, &Thresholds::default())), "l.txt:2: \"h15 mlx4_0\"[1] is cabled to \"r0-L1-s2\"[4] here, and to \"r0-L1-s3\"[4] in the topology");
 }
@@ -290,12 +296,12 @@ fn snapshots_out_of_order_and_malformed_lines_are_named_errors() {
     let e = err(diagnose(&obs, &Thresholds::default()));
     assert_eq!(e, "perfquery-after.txt: taken at 600 s, 0 s after perfquery-before.txt (taken at 600 s): expected a later snapshot");
     let bad = fixture("perfquery-after.txt").replacen("SymbolErrorCounter:..............0", "SymbolErrorCounter:..............lots", 1);
-    assert_eq!(err(perfquery::read(&bad, "p.txt")), "p.txt:4: SymbolErrorCounter \"lots\": expected a decimal count");
-    assert_eq!(err(perfquery::read("PortSelect:....1\n", "p.txt")), "p.txt:1: \"PortSelect:....1\": expected \"# Port counters: Lid <lid> port <port> ...\" first");
+    assert_eq!(err(perfquery::read(&bad, "p.txt", &mut Notes::default())), "p.txt:4: SymbolErrorCounter \"lots\": expected a decimal count");
+    assert_eq!(err(perfquery::read("PortSelect:....1\n", "p.txt", &mut Notes::default())), "p.txt:1: \"PortSelect:....1\": expected \"# Port counters: Lid <lid> port <port> ...\" first");
     let bad = fixture("ibqueryerrors-after.txt").replacen("[PortRcvErrors == 350]", "[PortRcvErrors = 350]", 1);
-    assert_eq!(err(ibqueryerrors::read(&bad, "q.txt")), "q.txt:4: [PortRcvErrors = 350]: expected [Counter == value]");
+    assert_eq!(err(ibqueryerrors::read(&bad, "q.txt", &mut Notes::default())), "q.txt:4: [PortRcvErrors = 350]: expected [Counter == value]");
     let bad = fixture("iblinkinfo.txt").replacen("4X          10.0 Gbps", "4X          99.0 Gbps", 1);
-    let e = err(iblinkinfo::read(&bad, "l.txt"));
+    let e = err(iblinkinfo::read(&bad, "l.txt", &mut Notes::default()));
     assert!(e.starts_with("l.txt:2: speed \"99.0 Gbps\": expected 2.5, 5.0"), "{e}");
 }
 
@@ -309,10 +315,10 @@ fn fuzz_cut_and_mutated_fixtures_never_panic() {
     let fixtures: Vec<Vec<u8>> = names.iter().map(|n| fixture(n).into_bytes()).collect();
     let before = snapshot(&g, "perfquery-before.txt", 0.0).unwrap();
     let read_all = |text: &str| {
-        if let Ok(ports) = iblinkinfo::read(text, "fuzz") {
+        if let Ok(ports) = iblinkinfo::read(text, "fuzz", &mut Notes::default()) {
             let _ = diagnose(&Observations { graph: &g, links: Some((&ports, "fuzz")), before: None, after: None, trust_could_be: false }, &Thresholds::default());
         }
-        for records in [perfquery::read(text, "fuzz"), ibqueryerrors::read(text, "fuzz")].into_iter().flatten() {
+        for records in [perfquery::read(text, "fuzz", &mut Notes::default()), ibqueryerrors::read(text, "fuzz", &mut Notes::default())].into_iter().flatten() {
             if let Ok(after) = CounterSnapshot::from_records(&g, &records, "fuzz", 1.0, Coverage::Listed) {
                 let _ = diagnose(&Observations { graph: &g, links: None, before: Some(&before), after: Some(&after), trust_could_be: false }, &Thresholds::default());
             }

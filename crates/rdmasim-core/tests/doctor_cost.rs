@@ -49,7 +49,7 @@ const E3: (&str, &str) = ("\"r0-L1-s3\"[5]", "\"r0-L2-s0\"[4]");
 fn every_planted_link_is_costed_and_they_rank_by_what_disabling_them_gains() {
     let out = doctor(CostOptions::default());
     let c = out.cost.as_ref().unwrap();
-    let table = cost_table::table(&out.diagnosis, c);
+    let table = cost_table::table(out.diagnosis.as_ref().unwrap(), c);
     let ranked: Vec<&str> = c.suspects.iter().map(|s| s.label.as_str()).collect();
     let planted: Vec<String> = [D1, E1, E3, D3, D2, E2].iter().map(|(a, b)| label(a, b)).collect();
     // Every planted link and no other, by gain: the 1x link gains the most by going (its
@@ -133,7 +133,7 @@ fn with_one_snapshot_errors_cost_nothing() {
     let out = run(&req).unwrap();
     let c = out.cost.unwrap();
     assert!(c.suspects.iter().all(|s| s.useful_share.iter().all(|d| d.share == 1.0)));
-    assert_eq!(c.suspects.len(), out.diagnosis.suspects.len());
+    assert_eq!(c.suspects.len(), out.diagnosis.as_ref().unwrap().suspects.len());
 }
 
 /// A replayed MPI trace costs each suspect on the packet engine: 8 ranks on h0..h7 (leaves s0
@@ -148,7 +148,7 @@ fn a_replayed_mpi_trace_costs_the_suspects_on_the_packet_engine() {
     let dir = mpi_trace::trace_dir("doctor-shift4", &ranks);
     let out = doctor(CostOptions { workload: Workload::MpiTrace, trace: Some(dir.clone()), ..CostOptions::default() });
     let c = out.cost.as_ref().unwrap();
-    let table = cost_table::table(&out.diagnosis, c);
+    let table = cost_table::table(out.diagnosis.as_ref().unwrap(), c);
     println!("{table}");
     assert_eq!((c.patterns, c.flows_per_pattern, c.suspects.len()), (1, 8, 6), "{table}");
     let by = |l: (&str, &str)| c.suspects.iter().find(|s| s.label == label(l.0, l.1)).unwrap();

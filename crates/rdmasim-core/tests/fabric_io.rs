@@ -4,7 +4,8 @@
 mod common;
 use rand::{Rng, SeedableRng};
 use rdmasim_core::fabric::graph::{FabricGraph, LinkProps, LinkState, Lfts, NodeKind, NO_ROUTE};
-use rdmasim_core::fabric::io::{self, ibnetdiscover, ibroute, ibsim_net, lfts_dump, subnet_lst, IoError};
+use rdmasim_core::fabric::io::notes::Notes;
+use rdmasim_core::fabric::io::{self, ibnetdiscover, ibroute, ibsim_net, lfts_dump, subnet_lst, ImportOptions, IoError};
 use rdmasim_core::fabric::rate::{LinkGen, LinkSpeed};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -99,7 +100,7 @@ fn assert_same_graph(a: &FabricGraph, b: &FabricGraph) {
 fn ibsim_net_round_trip_keeps_nodes_ports_links_speeds_and_lids() {
     let g = fat_tree();
     let text = ibsim_net::write(&g).unwrap();
-    let back = ibsim_net::read(&text, "fat_tree.net").unwrap();
+    let back = ibsim_net::read(&text, "fat_tree.net", &mut Notes::default()).unwrap();
     assert_same_graph(&g, &back);
     assert_eq!(back.links.len(), 16 + 16);
     assert_eq!(degraded(&back).len(), 1, "the 1x uplink, and only it");
@@ -107,7 +108,7 @@ fn ibsim_net_round_trip_keeps_nodes_ports_links_speeds_and_lids() {
     // Written twice, the same bytes (deterministic).
     assert_eq!(ibsim_net::write(&back).unwrap(), text);
     // The same text through the format sniffer.
-    assert_same_graph(&g, &io::read_topology(&text, "fat_tree.net").unwrap());
+    assert_same_graph(&g, &io::read_topology(&text, "fat_tree.net", &ImportOptions::default(), &mut Notes::default()).unwrap());
     // For the cross-check with the real ibsim and OpenSM (tests/data/fabric/README.md).
     if let Some(dir) = std::env::var_os("RDMASIM_FABRIC_OUT") {
         std::fs::write(Path::new(&dir).join("fat_tree.net"), &text).unwrap();
@@ -139,7 +140,7 @@ fn lfts_dump_round_trip_keeps_every_table() {
     let lfts = some_lfts(&g);
     let text = lfts_dump::write(&g, &lfts);
     assert!(text.starts_with("Unicast lids [0-"), "{text}");
-    let back = lfts_dump::read_for(&text, "lfts.dump", &g).unwrap();
+    let back = lfts_dump::read_for(&text, "lfts.dump", &g, &mut Notes::default()).unwrap();
     for sw in g.switches() {
         assert_eq!(back.tables[sw], lfts.tables[sw], "switch {}", g.nodes[sw].name);
     }
@@ -184,7 +185,7 @@ impl KindHost for rdmasim_core::fabric::graph::Node {
 
 #[test]
 fn real_ibnetdiscover_output_parses_with_its_lids_hosts_and_speeds() {
-    let g = ibnetdiscover::read(&fixture("ibnetdiscover.txt"), "ibnetdiscover.txt").unwrap();
+    let g = ibnetdiscover::read(&fixture("ibnetdiscover.txt"), "ibnetdiscover.txt", &ImportOptions::default(), &mut Notes::default()).unwrap();
     assert_is_the_fixture_fabric(&g, [2, 2, 2, 2]);
     // "node3 HCA-1" trained port 2 to SDR beside port 1 at QDR: degraded. "node2 HCA-2" has
     // only its 1x link, so nothing in the file says it could do better.
@@ -194,39 +195,39 @@ fn real_ibnetdiscover_output_parses_with_its_lids_hosts_and_speeds() {
 
 #[test]
 fn real_ibnetdiscover_ports_output_parses() {
-    let g = ibnetdiscover::read_ports(&fixture("ibnetdiscover-p.txt"), "ibnetdiscover-p.txt").unwrap();
+    let g = ibnetdiscover::read_ports(&fixture("ibnetdiscover-p.txt"), "ibnetdiscover-p.txt", &ImportOptions::default(), &mut Notes::default()).unwrap();
     // -p lists a CA's cabled ports only: node1's HCA shows 1 port, node3's 2.
     assert_is_the_fixture_fabric(&g, [1, 1, 1, 2]);
-    let from_blocks = ibnetdiscover::read(&fixture("ibnetdiscover.txt"), "ibnetdiscover.txt").unwrap();
+    let from_blocks = ibnetdiscover::read(&fixture("ibnetdiscover.txt"), "ibnetdiscover.txt", &ImportOptions::default(), &mut Notes::default()).unwrap();
     assert_eq!(links(&g), links(&from_blocks));
 }
 
 #[test]
 fn real_subnet_lst_parses() {
-    let g = subnet_lst::read(&fixture("opensm-subnet.lst"), "opensm-subnet.lst").unwrap();
+    let g = subnet_lst::read(&fixture("opensm-subnet.lst"), "opensm-subnet.lst", &ImportOptions::default(), &mut Notes::default()).unwrap();
     assert_is_the_fixture_fabric(&g, [2, 2, 2, 2]);
 }
 
 #[test]
 fn the_fixture_net_file_is_the_fabric_ibsim_simulated() {
-    let g = ibsim_net::read(&fixture("ibsim.net"), "ibsim.net").unwrap();
-    let discovered = ibnetdiscover::read(&fixture("ibnetdiscover.txt"), "ibnetdiscover.txt").unwrap();
+    let g = ibsim_net::read(&fixture("ibsim.net"), "ibsim.net", &mut Notes::default()).unwrap();
+    let discovered = ibnetdiscover::read(&fixture("ibnetdiscover.txt"), "ibnetdiscover.txt", &ImportOptions::default(), &mut Notes::default()).unwrap();
     assert_eq!(links(&g), links(&discovered));
     assert_eq!(g.nodes.iter().map(|n| n.guid).collect::<BTreeSet<_>>(), discovered.nodes.iter().map(|n| n.guid).collect());
 }
 
 #[test]
 fn real_lfts_from_opensm_ibroute_and_dump_lfts_agree() {
-    let g = ibnetdiscover::read(&fixture("ibnetdiscover.txt"), "ibnetdiscover.txt").unwrap();
-    let dump = lfts_dump::read_for(&fixture("opensm-lfts.dump"), "opensm-lfts.dump", &g).unwrap();
-    let all = ibroute::read_for(&fixture("dump_lfts.txt"), "dump_lfts.txt", &g).unwrap();
+    let g = ibnetdiscover::read(&fixture("ibnetdiscover.txt"), "ibnetdiscover.txt", &ImportOptions::default(), &mut Notes::default()).unwrap();
+    let dump = lfts_dump::read_for(&fixture("opensm-lfts.dump"), "opensm-lfts.dump", &g, &mut Notes::default()).unwrap();
+    let all = ibroute::read_for(&fixture("dump_lfts.txt"), "dump_lfts.txt", &g, &mut Notes::default()).unwrap();
     let leaf1 = g.switches().find(|&s| g.nodes[s].name == "leaf1").unwrap();
     for sw in g.switches() {
         assert_eq!(dump.tables[sw], all.tables[sw], "{}", g.nodes[sw].name);
         assert_eq!(dump.route(sw, g.nodes[sw].lid), Some(0), "a switch routes its own LID to port 0");
     }
     assert_eq!((1..=9).map(|lid| dump.route(leaf1, lid).unwrap()).collect::<Vec<_>>(), vec![5, 6, 0, 5, 1, 2, 4, 5, 6]);
-    let one = ibroute::read_for(&fixture("ibroute-leaf1.txt"), "ibroute-leaf1.txt", &g).unwrap();
+    let one = ibroute::read_for(&fixture("ibroute-leaf1.txt"), "ibroute-leaf1.txt", &g, &mut Notes::default()).unwrap();
     assert_eq!(one.tables[leaf1], dump.tables[leaf1]);
     assert!(g.switches().filter(|&s| s != leaf1).all(|s| one.tables[s].iter().all(|&p| p == NO_ROUTE)), "switches the file does not name keep no routes");
     // Written back, OpenSM's own dump is byte for byte what OpenSM wrote.
@@ -236,17 +237,17 @@ fn real_lfts_from_opensm_ibroute_and_dump_lfts_agree() {
 #[test]
 fn import_sniffs_formats_and_reads_a_directory_of_ibroute_files() {
     for topo in ["ibnetdiscover.txt", "ibnetdiscover-p.txt", "opensm-subnet.lst", "ibsim.net"] {
-        let (g, lfts) = io::import(&data(topo), Some(&data("opensm-lfts.dump"))).unwrap();
+        let io::Imported { graph: g, lfts, .. } = io::import(&data(topo), Some(&data("opensm-lfts.dump")), &ImportOptions::default()).unwrap();
         assert_eq!(g.links.len(), 9, "{topo}");
         assert!(lfts.is_some());
     }
-    let (g, none) = io::import(&data("ibnetdiscover.txt"), None).unwrap();
+    let io::Imported { graph: g, lfts: none, .. } = io::import(&data("ibnetdiscover.txt"), None, &ImportOptions::default()).unwrap();
     assert!(none.is_none());
     let dir = std::env::temp_dir().join(format!("rdmasim-ibroute-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(data("ibroute-leaf1.txt"), dir.join("leaf1")).unwrap();
-    let (_, from_dir) = io::import(&data("ibnetdiscover.txt"), Some(&dir)).unwrap();
-    let from_file = ibroute::read_for(&fixture("ibroute-leaf1.txt"), "x", &g).unwrap();
+    let io::Imported { lfts: from_dir, .. } = io::import(&data("ibnetdiscover.txt"), Some(&dir), &ImportOptions::default()).unwrap();
+    let from_file = ibroute::read_for(&fixture("ibroute-leaf1.txt"), "x", &g, &mut Notes::default()).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(from_dir.unwrap().tables, from_file.tables);
 }
@@ -266,7 +267,7 @@ SW     2  4 0x0000000000000002 4x SDR                                    'sw2'
 CA     4  2 0x0000000000000012 4x SDR - SW     2  1 0x0000000000000002 ( 'ca1 HCA-1' - 'sw2' )
 CA     3  1 0x0000000000000011 4x QDR - SW     1  1 0x0000000000000001 ( 'ca1 HCA-1' - 'sw1' )
 ";
-    let g = ibnetdiscover::read_ports(text, "degraded.txt").unwrap();
+    let g = ibnetdiscover::read_ports(text, "degraded.txt", &ImportOptions::default(), &mut Notes::default()).unwrap();
     assert_eq!(g.links.len(), 4);
     assert_eq!(degraded(&g), BTreeSet::from([("\"sw1\"[2]".into(), "\"sw2\"[2]".into()), ("\"ca1 HCA-1\"[2]".into(), "\"sw2\"[1]".into())]));
     assert_eq!(g.nodes.iter().find(|n| n.name == "ca1 HCA-1").unwrap().guid, 0x10);
@@ -279,36 +280,36 @@ fn err(r: Result<impl std::fmt::Debug, IoError>) -> String {
 #[test]
 fn errors_name_file_line_and_expectation() {
     let net = "Switch 4 \"a\"\n[1] \"b\"[1]\n\nSwitch 4 \"b\"\n[1] \"a\"[1]\n[2] \"a\"[3]\n";
-    let e = err(ibsim_net::read(net, "one-sided.net"));
+    let e = err(ibsim_net::read(net, "one-sided.net", &mut Notes::default()));
     assert!(e.starts_with("one-sided.net:6: \"b\"[2] is cabled to \"a\"[3], but \"a\"[3] (node at line 1) lists no link"), "{e}");
     assert!(e.contains("expected both ends"), "{e}");
 
     let net = "Switch 4 \"a\"\n[1] \"b\"[1]\n\nSwitch 4 \"b\"\n[1] \"c\"[1]\n\nSwitch 4 \"c\"\n[1] \"b\"[1]\n";
-    let e = err(ibsim_net::read(net, "crossed.net"));
+    let e = err(ibsim_net::read(net, "crossed.net", &mut Notes::default()));
     assert!(e.starts_with("crossed.net:2: \"a\"[1] is cabled to \"b\"[1], but line 5 says \"b\"[1] is cabled to \"c\"[1]"), "{e}");
 
     let p = "SW 1 1 0x0000000000000001 4x QDR - SW 1 1 0x0000000000000002 ( 'a' - 'b' )\nSW 1 1 0x0000000000000002 4x QDR - SW 1 1 0x0000000000000001 ( 'b' - 'a' )\n";
-    let e = err(ibnetdiscover::read_ports(p, "lids.txt"));
+    let e = err(ibnetdiscover::read_ports(p, "lids.txt", &ImportOptions::default(), &mut Notes::default()));
     assert!(e.starts_with("lids.txt:2: LID 1 is assigned twice: to \"a\" (line 1) and to \"b\""), "{e}");
 
-    let e = err(ibsim_net::read("Switch 4 \"a\"\n[1] \"b\"[1] # lid 2 4xQXR\n", "speed.net"));
+    let e = err(ibsim_net::read("Switch 4 \"a\"\n[1] \"b\"[1] # lid 2 4xQXR\n", "speed.net", &mut Notes::default()));
     assert!(e.starts_with("speed.net:2: link \"4xQXR\": expected <width>x<speed>"), "{e}");
 
-    let e = err(ibsim_net::read("Switch 300 \"a\"\n", "ports.net"));
+    let e = err(ibsim_net::read("Switch 300 \"a\"\n", "ports.net", &mut Notes::default()));
     assert!(e.starts_with("ports.net:1: \"300\" ports: expected a port count 1..=254"), "{e}");
 
-    let g = ibnetdiscover::read(&fixture("ibnetdiscover.txt"), "ibnetdiscover.txt").unwrap();
+    let g = ibnetdiscover::read(&fixture("ibnetdiscover.txt"), "ibnetdiscover.txt", &ImportOptions::default(), &mut Notes::default()).unwrap();
     let lft = "Unicast lids [0-9] of switch Lid 3 guid 0x0002c90000000300 ('leaf1'):\n0x0005 001 # x\n0x0006 009 # x\n";
-    let e = err(lfts_dump::read_for(lft, "bad-port.dump", &g));
+    let e = err(lfts_dump::read_for(lft, "bad-port.dump", &g, &mut Notes::default()));
     assert_eq!(e, "bad-port.dump:3: switch \"leaf1\" forwards LID 6 to port 9, which it does not have (expected 0..=8 or 255)");
     let lft = "Unicast lids [0-9] of switch Lid 3 guid 0x00000000deadbeef ('ghost'):\n0x0005 001 # x\n";
-    let e = err(lfts_dump::read_for(lft, "ghost.dump", &g));
+    let e = err(lfts_dump::read_for(lft, "ghost.dump", &g, &mut Notes::default()));
     assert!(e.starts_with("ghost.dump:1: an LFT for switch guid 0x00000000deadbeef (\"ghost\"), which is not in the topology"), "{e}");
-    let e = err(lfts_dump::read_for("0x0005 001\n", "headless.dump", &g));
+    let e = err(lfts_dump::read_for("0x0005 001\n", "headless.dump", &g, &mut Notes::default()));
     assert!(e.starts_with("headless.dump:1: an LFT entry before any switch: expected"), "{e}");
 
     let lst = fixture("opensm-subnet.lst").replacen("SPD=10", "SPD=11", 1);
-    let e = err(subnet_lst::read(&lst, "opensm-subnet.lst"));
+    let e = err(subnet_lst::read(&lst, "opensm-subnet.lst", &ImportOptions::default(), &mut Notes::default()));
     assert!(e.starts_with("opensm-subnet.lst:1: PHY=4x SPD=11: expected"), "{e}");
 }
 
@@ -325,12 +326,12 @@ fn dot_shows_degraded_and_down_links() {
 
 /// Runs every reader on `text`; only a panic fails.
 fn read_all(text: &str, g: &FabricGraph) {
-    let _ = io::read_topology(text, "fuzz");
-    let _ = ibsim_net::read(text, "fuzz");
-    let _ = ibnetdiscover::read(text, "fuzz");
-    let _ = ibnetdiscover::read_ports(text, "fuzz");
-    let _ = subnet_lst::read(text, "fuzz");
-    let _ = io::read_lfts(text, "fuzz", g);
+    let _ = io::read_topology(text, "fuzz", &ImportOptions::default(), &mut Notes::default());
+    let _ = ibsim_net::read(text, "fuzz", &mut Notes::default());
+    let _ = ibnetdiscover::read(text, "fuzz", &ImportOptions::default(), &mut Notes::default());
+    let _ = ibnetdiscover::read_ports(text, "fuzz", &ImportOptions::default(), &mut Notes::default());
+    let _ = subnet_lst::read(text, "fuzz", &ImportOptions::default(), &mut Notes::default());
+    let _ = io::read_lfts(text, "fuzz", g, &mut Notes::default());
     if let Ok(entries) = rdmasim_core::fabric::io::guid2lid::read(text, "fuzz") {
         let _ = rdmasim_core::fabric::io::guid2lid::apply(&mut g.clone(), &entries, "fuzz");
     }
@@ -339,7 +340,7 @@ fn read_all(text: &str, g: &FabricGraph) {
 #[test]
 fn fuzz_cut_and_mutated_fixtures_never_panic() {
     let start = std::time::Instant::now();
-    let g = ibnetdiscover::read(&fixture("ibnetdiscover.txt"), "ibnetdiscover.txt").unwrap();
+    let g = ibnetdiscover::read(&fixture("ibnetdiscover.txt"), "ibnetdiscover.txt", &ImportOptions::default(), &mut Notes::default()).unwrap();
     let names = ["ibsim.net", "ibnetdiscover.txt", "ibnetdiscover-p.txt", "opensm-subnet.lst", "opensm-lfts.dump", "ibroute-leaf1.txt", "dump_lfts.txt", "guid2lid"];
     let mut fixtures: Vec<Vec<u8>> = names.iter().map(|n| fixture(n).into_bytes()).collect();
     fixtures.push(ibsim_net::write(&fat_tree()).unwrap().into_bytes());
@@ -370,7 +371,7 @@ fn fuzz_cut_and_mutated_fixtures_never_panic() {
 fn cross_check_with_real_ibsim_and_opensm() {
     let dir = PathBuf::from(std::env::var_os("RDMASIM_FABRIC_OUT").expect("RDMASIM_FABRIC_OUT"));
     let g = fat_tree();
-    let found = ibnetdiscover::read(&std::fs::read_to_string(dir.join("ibnetdiscover.txt")).unwrap(), "ibnetdiscover.txt").unwrap();
+    let found = ibnetdiscover::read(&std::fs::read_to_string(dir.join("ibnetdiscover.txt")).unwrap(), "ibnetdiscover.txt", &ImportOptions::default(), &mut Notes::default()).unwrap();
     let mut ours = links(&g);
     ours.retain(|l| l.3);
     assert_eq!(links(&found), ours);
@@ -390,7 +391,7 @@ fn cross_check_with_real_ibsim_and_opensm() {
 #[test]
 fn opensms_guid2lid_gives_the_lids_ibnetdiscover_saw() {
     use rdmasim_core::fabric::io::guid2lid;
-    let seen = ibnetdiscover::read(&fixture("ibnetdiscover.txt"), "ibnetdiscover.txt").unwrap();
+    let seen = ibnetdiscover::read(&fixture("ibnetdiscover.txt"), "ibnetdiscover.txt", &ImportOptions::default(), &mut Notes::default()).unwrap();
     let mut g = seen.clone();
     let entries = guid2lid::read(&fixture("guid2lid"), "guid2lid").unwrap();
     guid2lid::apply(&mut g, &entries, "guid2lid").unwrap();

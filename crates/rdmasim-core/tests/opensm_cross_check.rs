@@ -8,6 +8,7 @@ mod common;
 use common::opensm;
 use rdmasim_core::fabric::build::GeneratorSpec;
 use rdmasim_core::fabric::graph::{FabricGraph, GraphError, LinkProps, LinkState, NodeKind};
+use rdmasim_core::fabric::io::notes::Notes;
 use rdmasim_core::fabric::io::{guid2lid, ibsim_net, lfts_dump};
 use rdmasim_core::fabric::lid_assign::assign_lids_opensm;
 use rdmasim_core::fabric::rate::{LinkGen, LinkSpeed};
@@ -121,7 +122,7 @@ pub fn cross_check_logged(case: &Case, engine: Engine, extra: &[&str], opts: &Ro
 fn cross_check_full(case: &Case, engine: Engine, extra: &[&str], opts: &RouteOptions) -> (Result<LftComparison, GraphError>, opensm::OpensmRun) {
     let net = ibsim_net::write(&case.graph).unwrap();
     let run = opensm::route(&net, engine.name(), extra, case.name, case.sm_node.as_deref()).unwrap_or_else(|e| panic!("{}: {e}", case.name));
-    let theirs = lfts_dump::read_for(&run.lfts_dump, "opensm-lfts.dump", &case.graph).unwrap();
+    let theirs = lfts_dump::read_for(&run.lfts_dump, "opensm-lfts.dump", &case.graph, &mut Notes::default()).unwrap();
     let ours = match routing::route(case.graph.clone(), &[engine], opts) {
         Ok(r) => r.fabric.lfts,
         Err(e) => return (Err(e), run),
@@ -146,7 +147,7 @@ fn opensm_routes_every_case_and_its_tables_read_back() {
         let net = ibsim_net::write(&case.graph).unwrap();
         let run = opensm::route(&net, "minhop", &[], case.name, case.sm_node.as_deref()).unwrap();
         assert!(run.log.contains("minhop tables configured on all switches"), "{}: {}", case.name, run.log);
-        let lfts = lfts_dump::read_for(&run.lfts_dump, "opensm-lfts.dump", &case.graph).unwrap();
+        let lfts = lfts_dump::read_for(&run.lfts_dump, "opensm-lfts.dump", &case.graph, &mut Notes::default()).unwrap();
         let routed = case.graph.switches().filter(|&s| lfts.tables[s].iter().any(|&p| p != 255)).count();
         let expect = if case.sm_node.is_some() { case.graph.num_switches() / 2 } else { case.graph.num_switches() };
         assert_eq!(routed, expect, "{}: switches OpenSM routed", case.name);
@@ -526,7 +527,7 @@ fn updn_against_opensm(name: &str, g: &FabricGraph, roots: &[&str]) -> (LftCompa
     let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
     let run = opensm::route(&ibsim_net::write(g).unwrap(), "updn", &extra, name, None).unwrap_or_else(|e| panic!("{name}: {e}"));
     let _ = std::fs::remove_file(&file);
-    let theirs = lfts_dump::read_for(&run.lfts_dump, "opensm-lfts.dump", g).unwrap();
+    let theirs = lfts_dump::read_for(&run.lfts_dump, "opensm-lfts.dump", g, &mut Notes::default()).unwrap();
     let opts = RouteOptions { roots: roots.iter().map(|r| r.to_string()).collect(), ..RouteOptions::default() };
     let ours = routing::route(g.clone(), &[Engine::Updn], &opts).unwrap();
     let configured = ["updn", "minhop"].into_iter().find(|e| run.log.contains(&format!("{e} tables configured on all switches"))).unwrap_or("none");
@@ -542,7 +543,7 @@ fn updn_with_given_roots_equals_opensm() {
     if !opensm::available() {
         return;
     }
-    let quirk = ibsim_net::read(include_str!("data/routing/updn-requeue.net"), "updn-requeue.net").unwrap();
+    let quirk = ibsim_net::read(include_str!("data/routing/updn-requeue.net"), "updn-requeue.net", &mut Notes::default()).unwrap();
     let by_name = |name: &str| cases().into_iter().find(|c| c.name == name).unwrap().graph;
     let runs: [(&str, FabricGraph, &[&str], &str); 4] = [
         ("updn-requeue", quirk, &["sw0"], "updn"),

@@ -25,7 +25,7 @@ const CASES: &[(&str, &str, Option<usize>, &[&str])] = &[
     ("bad_workload_kind.toml", "workload.kind", Some(6), &["invalid value \"gpu\"", "expected one of: \"perftest\""]),
     ("missing_workload_kind.toml", "workload.kind", Some(5), &["missing required key `kind` in [workload]", "expected \"perftest\""]),
     ("bad_arbitration.toml", "hardware.overrides.arbitration", Some(6), &["invalid value \"round-robin\"", "\"packet-round-robin\", \"message-round-robin\", \"chunk-round-robin\", \"quantum-round-robin\""]),
-    ("bad_link_gen.toml", "hardware.overrides.link_gen", Some(6), &["invalid value \"ndr\"", "\"sdr\", \"ddr\", \"qdr\", \"fdr10\", \"fdr\", \"edr\", \"hdr\""]),
+    ("bad_link_gen.toml", "hardware.overrides.link_gen", Some(6), &["invalid value \"qdr2\"", "\"sdr\", \"ddr\", \"qdr\", \"fdr10\", \"fdr\", \"edr\", \"hdr\", \"ndr\", \"xdr\""]),
     ("timeout_out_of_range.toml", "qp.timeout", Some(6), &["timeout = 32 is out of range", "expected 0..=31"]),
     ("timeout_too_large_for_u8.toml", "qp.timeout", Some(6), &["expected an integer 0..=31", "found the integer 300 (out of range)"]),
     ("retry_cnt_8.toml", "qp.retry_cnt", Some(7), &["retry_cnt = 8 is out of range", "expected 0..=7"]),

@@ -11,6 +11,7 @@ use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use rdmasim_core::api;
+use rdmasim_core::fabric::io::ImportOptions;
 use rdmasim_core::fabric::report::{FabricError as CoreFabricError, FabricReport};
 use rdmasim_core::report::capture::Capture;
 use rdmasim_core::scenario::ScenarioError as CoreScenarioError;
@@ -198,9 +199,14 @@ impl PyFabric {
     /// Imports a topology file and optional LFTs (file or directory); raises `FabricError`
     /// naming the file and line.
     #[staticmethod]
-    #[pyo3(signature = (path, lfts = None))]
-    fn import_file(py: Python<'_>, path: PathBuf, lfts: Option<PathBuf>) -> PyResult<Self> {
-        py.allow_threads(|| FabricReport::import(&path, lfts.as_deref())).map(|inner| PyFabric { inner }).map_err(|e| fabric_err(py, e))
+    #[pyo3(signature = (path, lfts = None, default_speed = None))]
+    fn import_file(py: Python<'_>, path: PathBuf, lfts: Option<PathBuf>, default_speed: Option<String>) -> PyResult<Self> {
+        py.allow_threads(|| {
+            let opts = ImportOptions::with_default_speed(default_speed.as_deref()).map_err(CoreFabricError::Io)?;
+            FabricReport::import(&path, lfts.as_deref(), &opts)
+        })
+        .map(|inner| PyFabric { inner })
+        .map_err(|e| fabric_err(py, e))
     }
 
     /// The generator kind or the topology file.

@@ -47,6 +47,10 @@ impl Node {
     pub fn port(&self, num: u16) -> Option<PortId> {
         (1..=self.num_ports).contains(&num).then(|| PortId(self.first_port.0 + u32::from(num) - 1))
     }
+    /// The node's GUID as the importers name a host that has no name of its own.
+    pub fn guid_name(&self) -> String {
+        format!("{:#018x}", self.guid)
+    }
     pub fn ports(&self) -> impl Iterator<Item = PortId> {
         let first = self.first_port.0;
         (first..first + u32::from(self.num_ports)).map(PortId)
@@ -351,18 +355,27 @@ pub struct Lfts {
     /// Indexed by `NodeId`; empty for HCAs. Entry `lid` is a port number, 0 for the switch
     /// itself, `NO_ROUTE` for none.
     pub tables: TiVec<NodeId, Vec<u8>>,
+    /// For tables read from a tool's files: per switch, the first LID its file did not dump
+    /// (0 when the files hold no table for it, u32::MAX when it was dumped whole). A missing
+    /// route there is the dump's gap, not the subnet manager's; None when every table is whole.
+    pub not_dumped_from: Option<TiVec<NodeId, u32>>,
 }
 
 impl Lfts {
     /// Tables for every node of `g`, all entries `NO_ROUTE`, long enough for every LID of `g`.
     pub fn empty_for(g: &FabricGraph) -> Lfts {
         let len = g.max_lid() as usize + 1;
-        Lfts { tables: g.nodes.iter().map(|n| if n.is_switch() { vec![NO_ROUTE; len] } else { Vec::new() }).collect() }
+        Lfts { tables: g.nodes.iter().map(|n| if n.is_switch() { vec![NO_ROUTE; len] } else { Vec::new() }).collect(), not_dumped_from: None }
     }
 
     /// The port switch `sw` forwards `lid` to, if any.
     pub fn route(&self, sw: NodeId, lid: u16) -> Option<u8> {
         self.tables.get(sw).and_then(|t| t.get(lid as usize)).copied().filter(|p| *p != NO_ROUTE)
+    }
+
+    /// Whether `sw`'s entry for `lid` is one its file did not dump.
+    pub fn not_dumped(&self, sw: NodeId, lid: u16) -> bool {
+        self.not_dumped_from.as_ref().is_some_and(|f| f.get(sw).is_some_and(|&from| u32::from(lid) >= from))
     }
 
     pub fn set(&mut self, sw: NodeId, lid: u16, port: u8) {
@@ -402,6 +415,8 @@ impl LinkGen {
             LinkGen::Fdr => 4,
             LinkGen::Edr => 5,
             LinkGen::Hdr => 6,
+            LinkGen::Ndr => 7,
+            LinkGen::Xdr => 8,
         }
     }
 }

@@ -16,6 +16,10 @@ pub enum LinkGen {
     Fdr,
     Edr,
     Hdr,
+    /// 106.25 Gb/s per lane, PAM4 (IBTA Vol. 2 Release 1.5; ibnetdiscover and iblinkinfo print it).
+    Ndr,
+    /// 212.5 Gb/s per lane (ibnetdiscover prints XDR since rdma-core 50).
+    Xdr,
 }
 
 impl LinkGen {
@@ -29,23 +33,26 @@ impl LinkGen {
             LinkGen::Fdr => 14_062_500_000,
             LinkGen::Edr => 25_781_250_000,
             LinkGen::Hdr => 53_125_000_000,
+            LinkGen::Ndr => 106_250_000_000,
+            LinkGen::Xdr => 212_500_000_000,
         }
     }
     /// Encoding efficiency as (data bits, line bits).
     /// SDR/DDR/QDR: 8b/10b. FDR10/FDR/EDR: 64b/66b. HDR: PAM4 with RS-FEC, 50 Gb/s data per
-    /// 53.125 Gb/s lane, which is exactly 16/17.
+    /// 53.125 Gb/s lane, which is exactly 16/17; NDR and XDR the same ratio (100 and 200 Gb/s
+    /// data per lane, NVIDIA's quoted per-lane rates).
     pub fn encoding(self) -> (u64, u64) {
         match self {
             LinkGen::Sdr | LinkGen::Ddr | LinkGen::Qdr => (8, 10),
             LinkGen::Fdr10 | LinkGen::Fdr | LinkGen::Edr => (64, 66),
-            LinkGen::Hdr => (16, 17),
+            LinkGen::Hdr | LinkGen::Ndr | LinkGen::Xdr => (16, 17),
         }
     }
     pub fn encoding_name(self) -> &'static str {
         match self {
             LinkGen::Sdr | LinkGen::Ddr | LinkGen::Qdr => "8b/10b",
             LinkGen::Fdr10 | LinkGen::Fdr | LinkGen::Edr => "64b/66b",
-            LinkGen::Hdr => "PAM4 + RS-FEC (16/17)",
+            LinkGen::Hdr | LinkGen::Ndr | LinkGen::Xdr => "PAM4 + RS-FEC (16/17)",
         }
     }
 }
@@ -111,6 +118,8 @@ mod tests {
         assert!((r(LinkGen::Fdr, 4) - 54.545454).abs() < 1e-3);
         assert_eq!(r(LinkGen::Edr, 4), 100.0);
         assert_eq!(r(LinkGen::Hdr, 4), 200.0);
+        assert_eq!(r(LinkGen::Ndr, 4), 400.0);
+        assert_eq!(r(LinkGen::Ndr, 2), 200.0);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 pub mod error;
 pub mod flow_pattern;
 pub mod flows;
+pub mod host_names;
 pub mod odp;
 pub mod validate;
 
@@ -531,11 +532,11 @@ pub fn resolve_topology(s: &mut Scenario, source: &str) -> Result<(), (String, S
 
 /// Reads `[topology] file` (and `lfts`), paths relative to the scenario file's directory, and
 /// routes it as `rdmasim fabric import` does (fabric/io `import_routed`).
-fn import_fabric(file: &str, lfts: Option<&str>, source: &str, cable_m: f64) -> Result<crate::fabric::graph::RoutedFabric, (String, String)> {
+pub(crate) fn import_fabric(file: &str, lfts: Option<&str>, source: &str, cable_m: f64) -> Result<crate::fabric::graph::RoutedFabric, (String, String)> {
     let base = std::path::Path::new(source).parent().filter(|_| std::path::Path::new(source).is_file());
     let at = |p: &str| base.map_or_else(|| std::path::PathBuf::from(p), |b| b.join(p));
     let key = |k: &str, e: String| (k.to_string(), e);
-    let (mut fabric, _) = crate::fabric::io::import_routed(&at(file), lfts.map(at).as_deref())
+    let (mut fabric, _, _notes) = crate::fabric::io::import_routed(&at(file), lfts.map(at).as_deref(), &Default::default())
         .map_err(|e| key(if lfts.is_some() && e.source != at(file).display().to_string() { "topology.lfts" } else { "topology.file" }, e.to_string()))?;
     // The files give no cable lengths: every link takes topology.cable_m.
     for l in fabric.graph.links.iter_mut() {

@@ -19,6 +19,9 @@ pub const EXAMPLES: usize = 5;
 #[derive(Clone, Debug, Serialize)]
 pub struct FabricSummary {
     pub hosts: usize,
+    /// Hosts that are one HCA named by its GUID, because its node description names no host
+    /// (the rest were grouped by the hostname their descriptions share).
+    pub hosts_by_guid: usize,
     pub hcas: usize,
     pub hca_ports: usize,
     pub switches: usize,
@@ -35,6 +38,8 @@ pub struct FabricSummary {
     pub loops: Loops,
     /// Cycles of the channel dependency graph of each VL (analysis/credit_loops.rs).
     pub credit_loops: super::credit_loops::CreditLoopCheck,
+    /// What the import set aside or assumed, per file (fabric/io/notes.rs).
+    pub warnings: Vec<crate::fabric::io::notes::Note>,
 }
 
 /// A link that trained below what both of its ends support.
@@ -69,6 +74,9 @@ pub struct ComponentSummary {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Unroutable {
     pub pairs: u64,
+    /// No route at a switch whose table the LFT files did not dump there (a dump cut short by
+    /// the tool's error, or a switch with no table in the files): the files' gap, not the SM's.
+    pub not_dumped: u64,
     pub no_route: u64,
     pub link_down: u64,
     pub dead_end: u64,
@@ -109,6 +117,7 @@ pub fn summarize(rf: &RoutedFabric) -> FabricSummary {
     let comps = Components::of(g);
     let mut s = FabricSummary {
         hosts: g.hosts.len(),
+        hosts_by_guid: g.hosts.iter().filter(|h| h.hcas.len() == 1 && g.nodes[h.hcas[0]].guid_name() == h.name).count(),
         hcas: g.nodes.iter().filter(|n| !n.is_switch()).count(),
         hca_ports: g.nodes.iter().filter(|n| !n.is_switch()).map(|n| usize::from(n.num_ports)).sum(),
         switches: g.num_switches(),
@@ -121,6 +130,7 @@ pub fn summarize(rf: &RoutedFabric) -> FabricSummary {
         unroutable: Unroutable::default(),
         loops: Loops::default(),
         credit_loops: super::credit_loops::check_credit_loops(rf),
+        warnings: Vec::new(),
     };
     for (l, link) in g.links.iter_enumerated() {
         *s.links_by_speed.entry(link.speed.label()).or_default() += 1;
@@ -150,7 +160,9 @@ pub fn summarize(rf: &RoutedFabric) -> FabricSummary {
                 };
                 cs.unroutable_pairs += 1;
                 let u = &mut s.unroutable;
+                let not_dumped = matches!(reach, Reach::NoRoute { at } if rf.lfts.not_dumped(at, dst.lid));
                 *match kind {
+                    FailureKind::NoRoute if not_dumped => &mut u.not_dumped,
                     FailureKind::NoRoute => &mut u.no_route,
                     FailureKind::Loop => &mut u.in_loop,
                     FailureKind::LinkDown => &mut u.link_down,
@@ -159,6 +171,7 @@ pub fn summarize(rf: &RoutedFabric) -> FabricSummary {
                 if u.examples.len() < EXAMPLES && !failures_named.contains(&reach) {
                     failures_named.push(reach);
                     let reason = match trace_route(rf, src.port, dst.lid) {
+                        Err(e) if not_dumped => format!("{} (the LFT files did not dump it)", e.describe(g)),
                         Err(e) => e.describe(g),
                         Ok(_) => "routed when traced again (analysis bug)".to_string(),
                     };
@@ -187,7 +200,13 @@ pub fn summarize(rf: &RoutedFabric) -> FabricSummary {
 
 impl fmt::Display for FabricSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for w in &self.warnings {
+            writeln!(f, "warning: {w}")?;
+        }
         writeln!(f, "{} hosts, {} HCAs, {} HCA ports, {} switches, {} links", self.hosts, self.hcas, self.hca_ports, self.switches, self.links)?;
+        if self.hosts_by_guid > 0 {
+            writeln!(f, "  hosts: {} grouped by the hostname in their HCAs' descriptions, {} one HCA each named by GUID (default description)", self.hosts - self.hosts_by_guid, self.hosts_by_guid)?;
+        }
         for (speed, n) in &self.links_by_speed {
             writeln!(f, "  {speed:>10}  {n:>7} links")?;
         }
@@ -205,7 +224,8 @@ impl fmt::Display for FabricSummary {
             writeln!(f, "{:>9}  {:>6}  {:>8}  {:>9}  {:>12}  {:>10}  {:>8}", c.component, rails.join(","), c.switches, c.endpoints, c.pairs, c.unroutable_pairs, c.max_switch_hops)?;
         }
         let u = &self.unroutable;
-        writeln!(f, "unroutable pairs: {} of {} (no route {}, link down {}, dead end {}, loop {})", u.pairs, self.pairs, u.no_route, u.link_down, u.dead_end, u.in_loop)?;
+        let gap = if u.not_dumped > 0 { format!("table not dumped {}, ", u.not_dumped) } else { String::new() };
+        writeln!(f, "unroutable pairs: {} of {} ({gap}no route {}, link down {}, dead end {}, loop {})", u.pairs, self.pairs, u.no_route, u.link_down, u.dead_end, u.in_loop)?;
         for e in &u.examples {
             writeln!(f, "  {} -> {} (LID {}): {}", e.src, e.dst, e.dlid, e.reason)?;
         }

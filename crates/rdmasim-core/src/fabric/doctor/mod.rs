@@ -11,6 +11,7 @@ pub mod deltas;
 pub mod degraded;
 pub mod error_cost;
 pub mod erroring;
+pub mod port_errors;
 pub mod report;
 pub mod request;
 pub mod snapshot;

@@ -3,8 +3,11 @@
 //! diagnosed, and each suspect costed on the workload; the answer is JSON and a table. Errors
 //! name the file and line, or the request field.
 use super::cost::{cost, CostOptions, CostReport};
+use super::port_errors::{rank, PortErrorReport};
+use super::snapshot::read_records;
 use super::{cost_table, diagnose_observed, CounterSnapshot, Observations, Report, Thresholds};
 use crate::fabric::build::generate;
+use crate::fabric::io::notes::Notes;
 use crate::fabric::io::{self, iblinkinfo, IoError};
 use crate::fabric::report::{spec_from_json, FabricError};
 use serde::{Deserialize, Serialize};
@@ -36,8 +39,13 @@ pub struct DoctorRequest {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct DoctorOutcome {
-    pub diagnosis: Report,
+    /// With a topology or a design: the suspect links.
+    pub diagnosis: Option<Report>,
+    /// Without one: the ports the counters name, ranked (port_errors.rs).
+    pub ports: Option<PortErrorReport>,
     pub cost: Option<CostReport>,
+    /// What the readers set aside or assumed, per file.
+    pub warnings: Vec<crate::fabric::io::notes::Note>,
 }
 
 fn read(path: &Path) -> Result<String, FabricError> {
@@ -50,8 +58,12 @@ fn bad_request(message: String) -> FabricError {
 
 /// Reads, diagnoses and costs what `req` names.
 pub fn run(req: &DoctorRequest) -> Result<DoctorOutcome, FabricError> {
+    let mut notes = Notes::default();
+    if req.topology.is_none() && req.design.is_none() && !req.counters.is_empty() {
+        return counters_only(req, notes);
+    }
     let graph = match (&req.topology, &req.design) {
-        (Some(t), None) => io::read_topology(&read(t)?, &t.display().to_string()).map_err(FabricError::Io)?,
+        (Some(t), None) => io::read_topology(&read(t)?, &t.display().to_string(), &Default::default(), &mut notes).map_err(FabricError::Io)?,
         (None, Some(d)) => {
             let spec = spec_from_json(&d.to_string())?;
             generate(&spec).map_err(|e| FabricError::Generator { kind: Some(spec.kind_name().to_string()), message: e.0 })?.graph
@@ -61,7 +73,7 @@ pub fn run(req: &DoctorRequest) -> Result<DoctorOutcome, FabricError> {
     let links = match &req.linkinfo {
         Some(p) => {
             let name = p.display().to_string();
-            Some((iblinkinfo::read(&read(p)?, &name).map_err(FabricError::Io)?, name))
+            Some((iblinkinfo::read(&read(p)?, &name, &mut notes).map_err(FabricError::Io)?, name))
         }
         None => None,
     };
@@ -73,7 +85,7 @@ pub fn run(req: &DoctorRequest) -> Result<DoctorOutcome, FabricError> {
     };
     let snapshots = snapshots
         .into_iter()
-        .map(|(p, at)| CounterSnapshot::read(&graph, &read(p)?, &p.display().to_string(), at).map_err(FabricError::Io))
+        .map(|(p, at)| CounterSnapshot::read(&graph, &read(p)?, &p.display().to_string(), at, &mut notes).map_err(FabricError::Io))
         .collect::<Result<Vec<_>, _>>()?;
     let (before, after) = match snapshots.as_slice() {
         [b, a] => (Some(b), Some(a)),
@@ -83,16 +95,42 @@ pub fn run(req: &DoctorRequest) -> Result<DoctorOutcome, FabricError> {
     let obs = Observations { graph: &graph, links: links.as_ref().map(|(p, n)| (p.as_slice(), n.as_str())), before, after, trust_could_be: req.trust_could_be };
     let (diagnosis, observed) = diagnose_observed(&obs, &Thresholds::default()).map_err(FabricError::Io)?;
     let cost = if req.no_cost { None } else { Some(cost(&observed, &diagnosis, &req.cost)?) };
-    Ok(DoctorOutcome { diagnosis, cost })
+    Ok(DoctorOutcome { diagnosis: Some(diagnosis), ports: None, cost, warnings: notes.items })
+}
+
+/// Counter snapshots alone: the ports ranked by their errors (port_errors.rs).
+fn counters_only(req: &DoctorRequest, mut notes: Notes) -> Result<DoctorOutcome, FabricError> {
+    if !req.no_cost {
+        return Err(bad_request("a cost needs the fabric: expected topology (or design), or no_cost (--no-cost) to rank the counters' ports alone".into()));
+    }
+    if req.linkinfo.is_some() {
+        return Err(bad_request("linkinfo without topology: give the iblinkinfo file as the topology (--topology), which it describes".into()));
+    }
+    let mut files = Vec::new();
+    for p in &req.counters {
+        let name = p.display().to_string();
+        let (records, _) = read_records(&read(p)?, &name, &mut notes).map_err(FabricError::Io)?;
+        files.push((records, name));
+    }
+    let ports = match (files.as_slice(), req.interval_s) {
+        ([after], _) => rank(None, (&after.0, &after.1), None),
+        ([before, after], Some(dt)) if dt.is_finite() && dt > 0.0 => rank(Some((&before.0, &before.1)), (&after.0, &after.1), Some(dt)),
+        ([_, _], dt) => return Err(bad_request(format!("interval {dt:?}: expected the seconds between the two counter snapshots, a positive number"))),
+        _ => return Err(bad_request(format!("{} counter snapshots: expected one or two (earlier first)", req.counters.len()))),
+    };
+    Ok(DoctorOutcome { diagnosis: None, ports: Some(ports), cost: None, warnings: notes.items })
 }
 
 /// The request as JSON in, (the outcome as JSON, the table) out: what the binding calls.
 pub fn run_json(request_json: &str) -> Result<(String, String), FabricError> {
     let req: DoctorRequest = serde_json::from_str(request_json).map_err(|e| bad_request(e.to_string()))?;
     let out = run(&req)?;
-    let table = match &out.cost {
-        Some(c) => cost_table::table(&out.diagnosis, c),
-        None => out.diagnosis.table(),
-    };
+    let mut table: String = out.warnings.iter().map(|w| format!("warning: {w}\n")).collect();
+    table.push_str(&match (&out.diagnosis, &out.cost, &out.ports) {
+        (Some(d), Some(c), _) => cost_table::table(d, c),
+        (Some(d), None, _) => d.table(),
+        (None, _, Some(p)) => p.table(),
+        (None, _, None) => String::new(),
+    });
     Ok((serde_json::to_string(&out).unwrap_or_default(), table))
 }

@@ -5,6 +5,8 @@ use crate::fabric::graph::FabricGraph;
 use crate::fabric::io::port_counters::{Counter, CounterRecord, PortSelect};
 use crate::fabric::io::{ibqueryerrors, perfquery};
 use crate::fabric::io::port_match::{At, PortIndex};
+use crate::fabric::io::notes::Notes;
+use crate::fabric::io::tool_lines::ToolLines;
 use crate::fabric::io::IoError;
 use crate::ids::PortId;
 use std::collections::BTreeMap;
@@ -68,15 +70,10 @@ impl CounterSnapshot {
         Ok(CounterSnapshot { source: source.to_string(), taken_at_s, coverage, ports })
     }
 
-    /// Reads a snapshot in either format, told apart by content: perfquery's blocks start
-    /// `# Port counters:` (or `# Port extended counters:`), anything else is ibqueryerrors'.
-    pub fn read(graph: &FabricGraph, text: &str, source: &str, taken_at_s: f64) -> Result<CounterSnapshot, IoError> {
-        let first = text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with("ibwarn:")).unwrap_or("");
-        if first.starts_with("# Port counters:") || first.starts_with("# Port extended counters:") {
-            CounterSnapshot::from_records(graph, &perfquery::read(text, source)?, source, taken_at_s, Coverage::Listed)
-        } else {
-            CounterSnapshot::from_records(graph, &ibqueryerrors::read(text, source)?, source, taken_at_s, Coverage::NonZeroOnly)
-        }
+    /// Reads a snapshot in either format ([`read_records`]) and matches it to `graph`.
+    pub fn read(graph: &FabricGraph, text: &str, source: &str, taken_at_s: f64, notes: &mut Notes) -> Result<CounterSnapshot, IoError> {
+        let (records, coverage) = read_records(text, source, notes)?;
+        CounterSnapshot::from_records(graph, &records, source, taken_at_s, coverage)
     }
 
     /// The value of `counter` at `port`, if the snapshot says (0 for what ibqueryerrors left
@@ -87,5 +84,19 @@ impl CounterSnapshot {
             (None, Coverage::NonZeroOnly) => Some(0),
             (None, Coverage::Listed) => None,
         }
+    }
+}
+
+/// A counter file's records, in either format told apart by content: perfquery's blocks start
+/// `# Port counters:` (or `# Port extended counters:`, or another attribute's `# ... counters:`),
+/// anything else is ibqueryerrors'.
+pub fn read_records(text: &str, source: &str, notes: &mut Notes) -> Result<(Vec<CounterRecord>, Coverage), IoError> {
+    let mut ignored = Notes::default();
+    let first = ToolLines::new(text, source, &mut ignored).map(|(_, l)| l.trim()).find(|l| !l.is_empty()).unwrap_or("");
+    let head = first.trim_start_matches('#').trim_start();
+    if head.split_once(':').is_some_and(|(h, _)| h.ends_with(" counters")) {
+        Ok((perfquery::read(text, source, notes)?, Coverage::Listed))
+    } else {
+        Ok((ibqueryerrors::read(text, source, notes)?, Coverage::NonZeroOnly))
     }
 }

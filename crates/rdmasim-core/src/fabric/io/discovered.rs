@@ -3,6 +3,7 @@
 //! makes the [`FabricGraph`], checking what the formats share: both ends of a cable name each
 //! other, a port is listed once, GUIDs and LIDs are unique. An error names the line of each
 //! side, since either may be the wrong one.
+use super::notes::Notes;
 use super::IoError;
 use crate::fabric::graph::{FabricGraph, LinkProps, LinkState, NodeKind, MAX_PORTS, NO_LID};
 use crate::fabric::rate::{LinkGen, LinkSpeed};
@@ -54,7 +55,7 @@ pub struct Enabled {
     pub width: u8,
     /// LinkSpeedEnabled: 1 = SDR, 2 = DDR, 4 = QDR.
     pub speed: u8,
-    /// LinkSpeedExtEnabled: 1 = FDR, 2 = EDR, 4 = HDR, 8 = NDR.
+    /// LinkSpeedExtEnabled: 1 = FDR, 2 = EDR, 4 = HDR, 8 = NDR, 32 = XDR.
     pub ext: u8,
     /// Mellanox FDR10.
     pub fdr10: bool,
@@ -71,8 +72,10 @@ impl Enabled {
         };
         let ext = self.ext & other.ext;
         let s = self.speed & other.speed;
-        let gen = if ext & 8 != 0 {
-            return Err("NDR is not modelled (expected at most HDR)".into());
+        let gen = if ext & 32 != 0 {
+            LinkGen::Xdr
+        } else if ext & 8 != 0 {
+            LinkGen::Ndr
         } else if ext & 4 != 0 {
             LinkGen::Hdr
         } else if ext & 2 != 0 {
@@ -94,6 +97,19 @@ impl Enabled {
     }
 }
 
+/// What a port's line says of its peer node besides its key: enough to keep a peer that the
+/// file does not list (a dump cut short, a filtered `-p` listing) as a node of its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PeerHint {
+    pub kind: NodeType,
+    pub guid: u64,
+    pub name: String,
+    /// The peer's LID as the line gives it (a switch's, or the CA port's), 0 if none.
+    pub lid: u16,
+    /// The peer port's GUID (a CA's), when the line gives it.
+    pub port_guid: Option<u64>,
+}
+
 /// One port's line: "port `port` of node `node` is cabled to `peer_key`[`peer_port`]".
 #[derive(Clone, Debug)]
 pub struct Cable {
@@ -105,7 +121,22 @@ pub struct Cable {
     pub speed: SpeedClaim,
     pub up: bool,
     pub line: usize,
+    /// From a real tool's output (not an ibsim net, which must be whole): the peer as the
+    /// line describes it. With it, a peer the file does not list, or one whose own line for
+    /// this cable is missing, is a warning instead of an error.
+    pub peer_hint: Option<PeerHint>,
 }
+
+/// A cable's two sides: (first side's cable index, second side's if the file lists it, speed,
+/// up).
+type Pair = (usize, Option<usize>, LinkSpeed, bool);
+
+/// Notes [`Discovered::build`] may add.
+pub const UNLISTED_PEER: &str = "nodes the file does not list, kept from their peers' port lines";
+pub const ONE_SIDED: &str = "links listed from one end only (the other end's port line is missing)";
+pub const LOOPBACK: &str = "loopback cables (two ports of one node cabled together), left out of the fabric";
+pub const ENDS_DISAGREE: &str = "links whose two ends report different widths or speeds (the narrower and slower taken)";
+pub const DEFAULT_DESCRIPTION: &str = "HCAs with a default node description (no hostname), one host each, named by GUID";
 
 #[derive(Clone, Debug)]
 pub struct Discovered {
@@ -118,10 +149,47 @@ pub struct Discovered {
     pub default_speed: LinkSpeed,
 }
 
-/// The host an HCA belongs to, from its description: "hostname HCA-1" or "hostname mlx4_0"
-/// (what the kernel and OFED set by default) belong to host "hostname".
-pub fn host_name(description: &str) -> &str {
-    description.split_whitespace().next().unwrap_or(description)
+/// The host an HCA belongs to, where its description says so: "hostname HCA-1" (OFED's
+/// default before rdma-core), "hostname mlx4_0" (the kernel's `hostname device`), or a bare
+/// hostname. A description that names no host (the firmware's "MT25408 ConnectX Mellanox
+/// Technologies", "Mellanox Technologies Aggregation Node", an empty one) gives `None`: nothing
+/// says which HCAs share a machine, so each is a host of its own.
+pub fn host_name(description: &str) -> Option<&str> {
+    let mut words = description.split_whitespace();
+    let first = words.next()?;
+    let second = words.next();
+    if is_default_description(description) || is_device(first) {
+        return None;
+    }
+    match second {
+        None => Some(first),
+        Some(dev) if is_device(dev) => Some(first),
+        Some(_) => None,
+    }
+}
+
+/// Whether a node description is an HCA's: a device after the hostname, or a vendor's
+/// default HCA description (for peers only their name says anything of).
+pub fn looks_like_hca(description: &str) -> bool {
+    let mut words = description.split_whitespace();
+    let (first, second) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+    is_device(first) || is_device(second) || (is_default_description(description) && !description.contains("Infiniscale") && !description.contains("SwitchX") && !description.contains("Quantum"))
+}
+
+/// Node descriptions the firmware or driver sets when nobody set a hostname.
+fn is_default_description(d: &str) -> bool {
+    let first = d.split_whitespace().next().unwrap_or("");
+    // "MT25408", "MT4099", "MT4115": Mellanox's part numbers lead their default descriptions.
+    let part_number = first.len() > 2 && first.starts_with("MT") && first[2..].chars().all(|c| c.is_ascii_digit());
+    part_number || d.contains("Mellanox Technologies") || d.contains("ConnectX") || d.contains("Aggregation Node") || matches!(first, "localhost" | "(null)" | "(none)")
+}
+
+/// A device name as the kernel or OFED appends it to the hostname.
+fn is_device(w: &str) -> bool {
+    let digits_after = |prefix: &str| w.strip_prefix(prefix).is_some_and(|r| !r.is_empty() && r.chars().all(|c| c.is_ascii_digit() || c == '_'));
+    // rdma-core's stable names: "ibp<bus>s<slot>f<function>" (InfiniBand), "rocep...".
+    let stable = |prefix: &str| w.strip_prefix(prefix).is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()) && r.chars().all(|c| c.is_ascii_alphanumeric()));
+    ["HCA-", "mlx4_", "mlx5_", "mthca", "qib", "hfi1_", "ipath", "ehca", "irdma", "bnxt_re", "rxe", "siw", "efa_"].iter().any(|p| digits_after(p)) || stable("ibp") || stable("rocep")
 }
 
 impl Discovered {
@@ -137,8 +205,44 @@ impl Discovered {
         format!("{:?}[{port}]", self.nodes[node].name)
     }
 
-    /// Pairs the two sides of every cable: (first side's cable index, second side's, speed, up).
-    fn pair_cables(&self) -> Result<Vec<(usize, usize, LinkSpeed, bool)>, IoError> {
+    /// Adds the peers that real tools' lines name but the file does not list, as nodes of
+    /// their own (their ports up to the highest one named), so their links are kept.
+    fn add_unlisted_peers(&mut self, notes: &mut Notes) {
+        for i in 0..self.cables.len() {
+            let c = &self.cables[i];
+            let Some(hint) = c.peer_hint.clone() else { continue };
+            let peer_port = c.peer_port;
+            let line = c.line;
+            let n = match self.keys.get(&c.peer_key) {
+                Some(&n) if self.nodes[n].line != 0 => continue,
+                Some(&n) => n,
+                None => {
+                    notes.add(&self.source, UNLISTED_PEER, Some(line));
+                    let mut rec = NodeRec::new(hint.kind, hint.name.clone(), hint.guid, peer_port, 0);
+                    if hint.kind == NodeType::Switch {
+                        rec.lid = hint.lid;
+                    }
+                    self.keys.insert(self.cables[i].peer_key.clone(), self.nodes.len());
+                    self.nodes.push(rec);
+                    self.nodes.len() - 1
+                }
+            };
+            let rec = &mut self.nodes[n];
+            rec.num_ports = rec.num_ports.max(peer_port);
+            if hint.kind == NodeType::Ca {
+                if hint.lid != NO_LID {
+                    rec.port_lids.entry(peer_port).or_insert((hint.lid, line));
+                }
+                if let Some(g) = hint.port_guid {
+                    rec.port_guids.entry(peer_port).or_insert(g);
+                }
+            }
+        }
+    }
+
+    /// Pairs the two sides of every cable: (first side's cable index, second side's if the
+    /// file lists it, speed, up). Loopback cables are left out, and noted.
+    fn pair_cables(&self, notes: &mut Notes) -> Result<Vec<Pair>, IoError> {
         let mut by_port: HashMap<(usize, u16), usize> = HashMap::new();
         for (i, c) in self.cables.iter().enumerate() {
             let n = &self.nodes[c.node];
@@ -165,14 +269,42 @@ impl Discovered {
                 return Err(self.err(c.line, format!("{here} is cabled to {:?}[{}], but that node has ports 1..={} (expected one of them)", peer_node.name, c.peer_port, peer_node.num_ports)));
             }
             let there = self.port_label(peer, c.peer_port);
+            if peer == c.node {
+                // Both of its lines name each other; the cable carries nothing routing uses.
+                if let Some(&j) = by_port.get(&(peer, c.peer_port)) {
+                    done[j] = true;
+                }
+                done[i] = true;
+                notes.add(&self.source, LOOPBACK, Some(c.line));
+                continue;
+            }
             let Some(&j) = by_port.get(&(peer, c.peer_port)) else {
-                return Err(self.err(c.line, format!("{here} is cabled to {there}, but {there} (node at line {}) lists no link (expected both ends to list the cable)", peer_node.line)));
+                if c.peer_hint.is_none() {
+                    return Err(self.err(c.line, format!("{here} is cabled to {there}, but {there} (node at line {}) lists no link (expected both ends to list the cable)", peer_node.line)));
+                }
+                if peer_node.line != 0 {
+                    notes.add(&self.source, ONE_SIDED, Some(c.line));
+                }
+                let speed = match c.speed {
+                    SpeedClaim::Active(a) => a,
+                    SpeedClaim::Enabled(e) => e.common(e).map_err(|m| self.err(c.line, format!("{here}: {m}")))?,
+                };
+                done[i] = true;
+                pairs.push((i, None, speed, c.up));
+                continue;
             };
             let back = &self.cables[j];
             if j == i || self.keys.get(&back.peer_key) != Some(&c.node) || back.peer_port != c.port {
                 return Err(self.err(c.line, format!("{here} is cabled to {there}, but line {} says {there} is cabled to {:?}[{}] (expected both ends to name each other)", back.line, back.peer_key, back.peer_port)));
             }
             let speed = match (c.speed, back.speed) {
+                // Real tools print each end's PortInfo as they read it, and a link retraining
+                // during discovery shows two answers (ibnetdiscover's man page has one): the
+                // lower is what it carries.
+                (SpeedClaim::Active(a), SpeedClaim::Active(b)) if a != b && c.peer_hint.is_some() => {
+                    notes.add(&self.source, ENDS_DISAGREE, Some(c.line));
+                    a.trained_with(b)
+                }
                 (SpeedClaim::Active(a), SpeedClaim::Active(b)) if a != b => {
                     return Err(self.err(c.line, format!("{here} says its link is {}, line {} says {} for {there} (expected one width and speed per link)", a.label(), back.line, b.label())))
                 }
@@ -181,7 +313,7 @@ impl Discovered {
             };
             done[i] = true;
             done[j] = true;
-            pairs.push((i, j, speed, c.up && back.up));
+            pairs.push((i, Some(j), speed, c.up && back.up));
         }
         Ok(pairs)
     }
@@ -214,20 +346,27 @@ impl Discovered {
         Ok(())
     }
 
-    /// The graph the file describes. Node order is file order; a host's HCAs are in rail order
-    /// by description; a node supports the widest and fastest of its links (so a narrower link
-    /// beside wider ones is degraded).
-    pub fn build(self) -> Result<FabricGraph, IoError> {
+    /// The graph the file describes. Node order is file order (peers the file does not list
+    /// after); a host's HCAs are in rail order by description; a node supports the widest and
+    /// fastest of its links (so a narrower link beside wider ones is degraded). HCAs are
+    /// grouped into hosts only where their descriptions name the host ([`host_name`]); what
+    /// was assumed or set aside is added to `notes`.
+    pub fn build(mut self, notes: &mut Notes) -> Result<FabricGraph, IoError> {
+        self.add_unlisted_peers(notes);
         for n in &self.nodes {
             if n.num_ports == 0 || n.num_ports > MAX_PORTS {
                 return Err(self.err(n.line, format!("{:?} has {} ports (expected 1..={MAX_PORTS})", n.name, n.num_ports)));
             }
         }
         self.check_unique_guids_and_lids()?;
-        let pairs = self.pair_cables()?;
+        let pairs = self.pair_cables(notes)?;
         let mut supported: Vec<Option<LinkSpeed>> = vec![None; self.nodes.len()];
         for &(i, j, speed, _) in &pairs {
-            for node in [self.cables[i].node, self.cables[j].node] {
+            let peer = match j {
+                Some(j) => self.cables[j].node,
+                None => self.keys[&self.cables[i].peer_key],
+            };
+            for node in [self.cables[i].node, peer] {
                 let s = supported[node].get_or_insert(speed);
                 s.width = s.width.max(speed.width);
                 if speed.gen.rank() > s.gen.rank() {
@@ -240,15 +379,22 @@ impl Discovered {
         let mut names: HashMap<String, usize> = HashMap::new();
         let mut ids: Vec<NodeId> = Vec::with_capacity(self.nodes.len());
         for (i, n) in self.nodes.iter().enumerate() {
-            // Real fabrics repeat descriptions (unnamed switches); the graph needs unique names.
-            let name = if names.contains_key(&n.name) { format!("{} {:#018x}", n.name, n.guid) } else { n.name.clone() };
+            // Real fabrics repeat descriptions (unnamed switches, default HCA names); the
+            // graph needs unique names, so a repeated one gets its GUID.
+            let name = if names.contains_key(&n.name) || n.name.is_empty() { format!("{} {:#018x}", n.name, n.guid).trim_start().to_string() } else { n.name.clone() };
             names.insert(name.clone(), i);
             let sup = supported[i].unwrap_or(self.default_speed);
             let made = match n.kind {
                 NodeType::Switch => g.add_switch(name.clone(), n.guid, n.num_ports, sup),
                 NodeType::Ca => {
-                    let hn = host_name(&n.name).to_string();
-                    let h = *hosts.entry(hn.clone()).or_insert_with(|| g.add_host(hn));
+                    let host = match host_name(&n.name) {
+                        Some(h) => h.to_string(),
+                        None => {
+                            notes.add(&self.source, DEFAULT_DESCRIPTION, (n.line != 0).then_some(n.line));
+                            format!("{:#018x}", n.guid) // Node::guid_name
+                        }
+                    };
+                    let h = *hosts.entry(host.clone()).or_insert_with(|| g.add_host(host));
                     g.add_hca(h, name.clone(), n.guid, n.num_ports, sup)
                 }
             };
@@ -267,9 +413,13 @@ impl Discovered {
             ids.push(id);
         }
         for &(i, j, speed, up) in &pairs {
-            let (a, b) = (&self.cables[i], &self.cables[j]);
+            let a = &self.cables[i];
+            let (b_node, b_port) = match j {
+                Some(j) => (self.cables[j].node, self.cables[j].port),
+                None => (self.keys[&a.peer_key], a.peer_port),
+            };
             let pa = g.port_of(ids[a.node], a.port).map_err(|e| self.err(a.line, e.0))?;
-            let pb = g.port_of(ids[b.node], b.port).map_err(|e| self.err(b.line, e.0))?;
+            let pb = g.port_of(ids[b_node], b_port).map_err(|e| self.err(a.line, e.0))?;
             let mut props = LinkProps::new(speed, 0.0);
             props.state = if up { LinkState::Up } else { LinkState::Down };
             g.connect(pa, pb, props).map_err(|e| self.err(a.line, e.0))?;
@@ -332,8 +482,13 @@ mod tests {
         assert!(natural_cmp("h HCA-2", "h HCA-10").is_lt());
         assert!(natural_cmp("h mlx5_0", "h mlx5_1").is_lt());
         assert!(natural_cmp("h", "h").is_eq());
-        assert_eq!(host_name("node7 HCA-1"), "node7");
-        assert_eq!(host_name("lonely"), "lonely");
+        assert_eq!(host_name("node7 HCA-1"), Some("node7"));
+        assert_eq!(host_name("is-north-7-compute-12 mlx5_0"), Some("is-north-7-compute-12"));
+        assert_eq!(host_name("lonely"), Some("lonely"));
+        assert_eq!(host_name("SAT111092710037 ibp213s0f0"), Some("SAT111092710037"));
+        for default in ["MT25408 ConnectX Mellanox Technologies", "Mellanox Technologies Aggregation Node", "", "MT4129 ConnectX7   Mellanox Technologies", "HCA-1", "Sun DCS 36 QDR switch localhost"] {
+            assert_eq!(host_name(default), None, "{default:?}");
+        }
     }
 
     #[test]

@@ -10,7 +10,9 @@
 //! GUID before its LID. A CA line gives the port's GUID, a switch line the switch's LID (the
 //! header gives its GUID). "Could be" is what both ends' PortInfo say they support; ibsim
 //! reports 1x..12x and SDR..QDR for every port, so over ibsim it is no guide to a design.
-use super::text::{parse_hex, parse_width, port_in_range, lid_in_range};
+use super::notes::Notes;
+use super::text::{lid_in_range, parse_hex, parse_width, port_in_range};
+use super::tool_lines::ToolLines;
 use super::IoError;
 use crate::fabric::rate::{LinkGen, LinkSpeed};
 
@@ -42,6 +44,10 @@ pub struct LinkInfoPort {
     pub peer: Option<LinkInfoPeer>,
     pub could_be: CouldBe,
     pub line: usize,
+    /// Read under a `Switch:` header (the default layout says the kind only there).
+    pub switch_header: bool,
+    /// An `-l` line (its node's GUID and description at its head, no header).
+    pub line_layout: bool,
 }
 
 /// iblinkinfo's "Could be" width and speed: the best both ends support, where better than
@@ -63,11 +69,16 @@ fn parse_speed(s: &str) -> Option<LinkGen> {
         "14.0625 Gbps" => LinkGen::Fdr,
         "25.78125 Gbps" => LinkGen::Edr,
         "53.125 Gbps" => LinkGen::Hdr,
+        "106.25 Gbps" => LinkGen::Ndr,
+        "212.5 Gbps" => LinkGen::Xdr,
         _ => return None,
     })
 }
 
-const SPEEDS: &str = "2.5, 5.0, 10.0, 10.0 (FDR10), 14.0625, 25.78125 or 53.125 Gbps";
+const SPEEDS: &str = "2.5, 5.0, 10.0, 10.0 (FDR10), 14.0625, 25.78125, 53.125, 106.25 or 212.5 Gbps";
+
+/// Notes the reader may add.
+pub const ROUTER_LINES: &str = "router nodes' lines (routers are not modelled) skipped";
 
 struct Line<'a> {
     source: &'a str,
@@ -153,38 +164,60 @@ impl Line<'_> {
     }
 }
 
-/// The node a default-format header opens: its name and, for a switch, its GUID.
-fn header(line: &str, l: &Line) -> Result<Option<(String, Option<u64>)>, IoError> {
-    let Some((kind, rest)) = line.split_once(": ") else { return Ok(None) };
-    let rest = rest.strip_suffix(':').unwrap_or(rest);
+/// A default-format header: `Switch: 0x<guid> <name>:` (`Switch 0x<guid> <name>:` before
+/// infiniband-diags 1.5), `CA: <name>:`, `Router: ...`. The node's name and, for a switch,
+/// its GUID; Err(()) for a router.
+enum Header {
+    Node(String, Option<u64>),
+    Router,
+}
+
+fn header(line: &str, l: &Line) -> Result<Option<Header>, IoError> {
+    let Some(body) = line.strip_suffix(':') else { return Ok(None) };
+    let (kind, rest) = match body.split_once(": ") {
+        Some((k, r)) if matches!(k, "CA" | "Switch" | "Router") => (k, r),
+        _ => match body.split_once(' ') {
+            Some((k, r)) if k == "Switch" && r.starts_with("0x") => (k, r),
+            _ => return Ok(None),
+        },
+    };
     match kind {
-        "CA" => Ok(Some((rest.to_string(), None))),
+        "CA" => Ok(Some(Header::Node(rest.to_string(), None))),
         "Switch" => {
             let (guid, name) = rest.split_once(' ').unwrap_or((rest, ""));
-            Ok(Some((name.to_string(), Some(l.guid(guid)?))))
+            Ok(Some(Header::Node(name.to_string(), Some(l.guid(guid)?))))
         }
-        "Router" => Err(l.err("routers are not modelled: expected CA or Switch")),
-        _ => Ok(None),
+        _ => Ok(Some(Header::Router)),
     }
 }
 
 /// Reads iblinkinfo's output, either layout: one record per port line, in file order.
-pub fn read(text: &str, source: &str) -> Result<Vec<LinkInfoPort>, IoError> {
+pub fn read(text: &str, source: &str, notes: &mut Notes) -> Result<Vec<LinkInfoPort>, IoError> {
     let mut out = Vec::new();
-    let mut node: Option<(String, Option<u64>)> = None;
-    for (i, raw) in text.lines().enumerate() {
-        let l = Line { source, lineno: i + 1 };
+    // The node whose port lines follow; None inside a router's block.
+    let mut node: Option<Option<(String, Option<u64>)>> = None;
+    let mut lines = ToolLines::new(text, source, notes);
+    while let Some((lineno, raw)) = lines.next() {
+        let l = Line { source, lineno };
         let line = raw.trim();
-        if line.is_empty() || line.starts_with("ibwarn:") {
+        if line.is_empty() {
             continue;
         }
         let Some((left, rest)) = line.split_once("==(") else {
             match header(line, &l)? {
-                Some(h) => node = Some(h),
+                Some(Header::Node(name, guid)) => node = Some(Some((name, guid))),
+                Some(Header::Router) => {
+                    lines.note(ROUTER_LINES, lineno);
+                    node = Some(None);
+                }
                 None => return Err(l.err(format!("{line:?}: expected a node header (CA: or Switch:) or a port line with ==( ... )==>"))),
             }
             continue;
         };
+        if matches!(node, Some(None)) && !left.contains('"') {
+            lines.note(ROUTER_LINES, lineno);
+            continue;
+        }
         let Some((link, after)) = rest.split_once(")==>") else {
             return Err(l.err("expected )==> after the link (a cut line?)"));
         };
@@ -203,14 +236,15 @@ pub fn read(text: &str, source: &str) -> Result<Vec<LinkInfoPort>, IoError> {
             words = after.split_whitespace().peekable();
             name.trim().to_string()
         } else {
-            let Some((name, header_guid)) = &node else {
+            let Some(Some((name, header_guid))) = &node else {
                 return Err(l.err("a port line before any node header: expected CA: or Switch: first (or -l lines)"));
             };
             guid = guid.or(*header_guid);
             name.clone()
         };
         let (lid, port) = l.lid_port(&mut words)?;
-        out.push(LinkInfoPort { guid, node_name, lid, port, state, phys_state, active, peer, could_be, line: l.lineno });
+        let is_switch = matches!(&node, Some(Some((_, Some(_))))) && !left.contains('"');
+        out.push(LinkInfoPort { guid, node_name, lid, port, state, phys_state, active, peer, could_be, line: l.lineno, switch_header: is_switch, line_layout: left.contains('"') });
     }
     if out.is_empty() {
         return Err(IoError::whole(source, "no port lines: expected iblinkinfo output"));
@@ -231,14 +265,14 @@ mod tests {
            3    2[  ] ==( 4X      25.78125 Gbps   Init/  LinkUp)==>       6    1[  ] \"node2 HCA-1\" (Could be 53.125 Gbps)\n\
            3    3[  ] ==( 4X      14.0625 Gbps Active/  LinkUp)==>      \"Port not available\"\n\
            3    4[  ] ==(                Down/ Disabled)==>             [  ] \"\" ( )\n";
-        let p = read(text, "t").unwrap();
+        let p = read(text, "t", &mut Notes::default()).unwrap();
         assert_eq!(p[0].active, Some(LinkSpeed { gen: LinkGen::Fdr10, width: 4 }));
         assert_eq!((p[0].guid, p[0].node_name.as_str(), p[0].lid, p[0].port), (Some(0x0002c90000000300), "leaf1", 3, 1));
         assert_eq!((p[1].active.map(|s| s.gen), p[1].state.as_str(), p[1].could_be.gen), (Some(LinkGen::Edr), "Init", Some(LinkGen::Hdr)));
         assert_eq!((p[2].active.map(|s| s.gen), p[2].peer.is_none()), (Some(LinkGen::Fdr), true));
         assert_eq!((p[3].active, p[3].phys_state.as_str()), (None, "Disabled"));
-        assert!(read("CA: x:\n      0x01 1 1[  ] ==( 4X 10.0 Gbps Active/ LinkUp)==> 2 1[  ] \"y\" (Could be 99X)\n", "t").unwrap_err().message.contains("Could be 99X"));
-        assert!(read("Router: r:\n", "t").unwrap_err().message.contains("routers are not modelled"));
-        assert!(read("", "t").unwrap_err().message.contains("no port lines"));
+        let mut n = Notes::default();
+        assert!(read("CA: x:\n      0x01 1 1[  ] ==( 4X 10.0 Gbps Active/ LinkUp)==> 2 1[  ] \"y\" (Could be 99X)\n", "t", &mut n).unwrap_err().message.contains("Could be 99X"));
+        assert!(read("", "t", &mut n).unwrap_err().message.contains("no port lines"));
     }
 }

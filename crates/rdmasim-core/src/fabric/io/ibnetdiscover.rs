@@ -11,19 +11,24 @@
 //! ```
 //! type, LID (a switch's, or the CA port's), port, port GUID, width, speed, then the peer the
 //! same way, then both descriptions. A port with no peer is uncabled (its width and speed mean
-//! nothing, ibsim reports 4x SDR). The format has no node GUID for a CA: a CA's ports are
-//! grouped by description, and the node GUID is port 1's GUID minus one (ConnectX numbering;
-//! an assumption where port 1 is not listed: the lowest listed port's GUID minus its number).
-use super::discovered::{Cable, Discovered, NodeRec, NodeType, SpeedClaim};
-use super::ibsim_net::{parse, Mode};
+//! nothing, ibsim reports 4x SDR). The format has no node GUID for a CA: a CA's node is keyed
+//! by its port GUID minus its port number, which is the node GUID where port GUIDs count on
+//! from it (ConnectX-3 and older: node + 1, node + 2) and unique per node on adapters whose
+//! every port is a node of its own (ConnectX-4 and later) — an assumption, stated. Real
+//! listings are often excerpts (grep'd to the ports of interest), so a peer the listing does
+//! not show is kept from the line that names it, and noted.
+use super::discovered::{Cable, Discovered, NodeRec, NodeType, PeerHint, SpeedClaim};
+use super::ibsim_net::{parse, Mode, ROUTER, UNKNOWN_SPEED};
+use super::notes::Notes;
 use super::text::{lid_in_range, parse_gen, parse_hex, parse_width, port_in_range, SPEEDS_EXPECTED};
-use super::IoError;
+use super::tool_lines::ToolLines;
+use super::{ImportOptions, IoError};
 use crate::fabric::graph::FabricGraph;
 use crate::fabric::rate::{LinkGen, LinkSpeed};
 
-/// Reads ibnetdiscover's default output.
-pub fn read(text: &str, source: &str) -> Result<FabricGraph, IoError> {
-    parse(text, source, Mode::Ibnetdiscover)?.build()
+/// Reads ibnetdiscover's default output (or ibdiagnet's copy of its format).
+pub fn read(text: &str, source: &str, opts: &ImportOptions, notes: &mut Notes) -> Result<FabricGraph, IoError> {
+    parse(text, source, Mode::Ibnetdiscover, opts, notes)?.build(notes)
 }
 
 /// One side of a `-p` line: type, LID, port, port GUID.
@@ -52,32 +57,49 @@ fn end<'a>(words: &mut impl Iterator<Item = &'a str>, source: &str, lineno: usiz
     Ok(End { kind, lid, port, guid })
 }
 
-fn speed(w: &str, s: &str, source: &str, lineno: usize) -> Result<LinkSpeed, IoError> {
+/// The link's width and speed; None when ibnetdiscover printed them as unknown ("??", "???").
+fn speed(w: &str, s: &str, source: &str, lineno: usize) -> Result<Option<LinkSpeed>, IoError> {
     match (parse_width(w), parse_gen(s)) {
-        (Some(width), Some(gen)) => Ok(LinkSpeed { gen, width }),
+        (Some(width), Some(gen)) => Ok(Some(LinkSpeed { gen, width })),
+        _ if w.contains("??") || s.contains("??") => Ok(None),
         _ => Err(IoError::at(source, lineno, format!("link {w:?} {s:?}: expected a width (1x, 2x, 4x, 8x, 12x) and a speed ({SPEEDS_EXPECTED})"))),
     }
 }
 
-/// The node key `-p` lines name: a switch by GUID, a CA by description.
-fn key(kind: NodeType, guid: u64, desc: &str) -> String {
-    match kind {
-        NodeType::Switch => format!("S-{guid:016x}"),
-        NodeType::Ca => format!("C-{desc}"),
+/// The node key `-p` lines name: a switch by its GUID, a CA by its port GUID less its port
+/// number (see the module comment).
+fn key(e: &End) -> String {
+    match e.kind {
+        NodeType::Switch => format!("S-{:016x}", e.guid),
+        NodeType::Ca => format!("H-{:016x}", e.guid.wrapping_sub(u64::from(e.port))),
     }
 }
 
 /// Reads `ibnetdiscover -p` output.
-pub fn read_ports(text: &str, source: &str) -> Result<FabricGraph, IoError> {
+pub fn read_ports(text: &str, source: &str, opts: &ImportOptions, notes: &mut Notes) -> Result<FabricGraph, IoError> {
     let mut d = Discovered::new(source, LinkSpeed { gen: LinkGen::Sdr, width: 4 });
-    // The lowest port seen of each CA and its GUID, to name the CA's node GUID.
-    let mut ca_lowest: Vec<Option<(u16, u64)>> = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let lineno = i + 1;
-        let line = raw.trim();
+    let mut lines = ToolLines::new(text, source, notes);
+    while let Some((lineno, line)) = lines.next() {
+        let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
+        // Routers are not modelled: their lines, and the links to them, are skipped.
+        if line.starts_with("RT ") {
+            lines.note(ROUTER, lineno);
+            continue;
+        }
+        let line_owned;
+        let line = match line.split_once(" - RT ") {
+            Some((here, rest)) => {
+                lines.note(ROUTER, lineno);
+                let descs = rest.find('\'').map_or("", |q| &rest[q..]);
+                let here_desc = descs.trim_start_matches("'").split('\'').next().unwrap_or("");
+                line_owned = format!("{here} '{here_desc}'");
+                line_owned.as_str()
+            }
+            None => line,
+        };
         let (fields, descs) = match line.find('\'') {
             Some(q) => line.split_at(q),
             None => return Err(IoError::at(source, lineno, "expected the node's description in quotes at the end, as in 'leaf1'")),
@@ -101,7 +123,10 @@ pub fn read_ports(text: &str, source: &str) -> Result<FabricGraph, IoError> {
         // An uncabled port's width and speed mean nothing (ibsim's "4x SDR", a real switch's
         // "??"); only a cabled port's must make sense.
         let link = match peer {
-            Some(_) => Some(speed(width, gen, source, lineno)?),
+            Some(_) => Some(speed(width, gen, source, lineno)?.unwrap_or_else(|| {
+                lines.note(UNKNOWN_SPEED, lineno);
+                opts.default_speed
+            })),
             None => None,
         };
         let (desc, peer_desc) = if peer.is_some() {
@@ -116,21 +141,21 @@ pub fn read_ports(text: &str, source: &str) -> Result<FabricGraph, IoError> {
                 None => return Err(IoError::at(source, lineno, "expected 'description' at the end")),
             }
         };
-        let k = key(here.kind, here.guid, desc);
+        let k = key(&here);
+        let node_guid = match here.kind {
+            NodeType::Switch => here.guid,
+            NodeType::Ca => here.guid.wrapping_sub(u64::from(here.port)),
+        };
         let node = match d.keys.get(&k) {
             Some(&n) => n,
             None => {
                 let n = d.nodes.len();
                 d.keys.insert(k, n);
-                d.nodes.push(NodeRec::new(here.kind, desc.to_string(), here.guid, 1, lineno));
-                ca_lowest.push(None);
+                d.nodes.push(NodeRec::new(here.kind, desc.trim().to_string(), node_guid, 1, lineno));
                 n
             }
         };
         let rec = &mut d.nodes[node];
-        if rec.kind != here.kind {
-            return Err(IoError::at(source, lineno, format!("{desc:?} is listed as a switch and as a CA (line {}; expected one type per node)", rec.line)));
-        }
         rec.num_ports = rec.num_ports.max(here.port);
         match here.kind {
             NodeType::Switch if rec.lid != here.lid && rec.lid != 0 => {
@@ -140,20 +165,26 @@ pub fn read_ports(text: &str, source: &str) -> Result<FabricGraph, IoError> {
             NodeType::Ca => {
                 rec.port_lids.insert(here.port, (here.lid, lineno));
                 rec.port_guids.insert(here.port, here.guid);
-                let low = &mut ca_lowest[node];
-                if low.is_none_or(|(p, _)| here.port < p) {
-                    *low = Some((here.port, here.guid));
-                }
             }
         }
         if let (Some(p), Some(pd), Some(link)) = (peer, peer_desc, link) {
-            d.cables.push(Cable { node, port: here.port, peer_key: key(p.kind, p.guid, pd), peer_port: p.port, speed: SpeedClaim::Active(link), up: true, line: lineno });
+            let guid = match p.kind {
+                NodeType::Switch => p.guid,
+                NodeType::Ca => p.guid.wrapping_sub(u64::from(p.port)),
+            };
+            let hint = PeerHint { kind: p.kind, guid, name: pd.trim().to_string(), lid: p.lid, port_guid: (p.kind == NodeType::Ca).then_some(p.guid) };
+            d.cables.push(Cable { node, port: here.port, peer_key: key(&p), peer_port: p.port, speed: SpeedClaim::Active(link), up: true, line: lineno, peer_hint: Some(hint) });
         }
     }
-    for (n, low) in ca_lowest.iter().enumerate() {
-        if let Some((port, guid)) = low {
-            d.nodes[n].guid = guid.wrapping_sub(u64::from(*port));
-        }
-    }
-    d.build()
+    d.build(notes)
+}
+
+/// Writes `g` in ibnetdiscover's default layout: its header, then the node blocks with the
+/// nodes named by their GUIDs (`S-…`, `H-…`), each port's peer with its LID and active width
+/// and speed (the `net` writer's blocks, which are ibnetdiscover's).
+pub fn write(g: &FabricGraph) -> String {
+    let mut out = String::from("#\n# Topology file: generated by rdmasim\n#\n");
+    // Names need no escaping as descriptions: only ibsim's ids have limits.
+    let _ = super::ibsim_net::write_blocks(g, true, &mut out);
+    out
 }

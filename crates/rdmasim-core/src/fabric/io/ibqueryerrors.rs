@@ -14,13 +14,23 @@
 //! discard details (skipped, as are other names this reader does not know). A port that is
 //! not listed had every error counter at or below the threshold (all 0 by default: the shipped
 //! threshold file is all comments), which [`read`]'s caller takes as 0.
+//!
+//! As operators keep it: ibqueryerrors.pl's old names (`[XmtDiscards == 44]`), `port 0` (a
+//! switch's management port) and `port ALL`, GUIDs without leading zeros, `--data` sizes on
+//! any counter (`[LinkDownedCounter == 25 (25.000)]`), port lines grep'd out of their node,
+//! and a file cut short (no `## Summary`, a half line at the end) are read, and noted.
 use super::port_counters::{Counter, CounterRecord, NodeAddr, PortSelect};
-use super::text::{parse_hex, port_in_range};
+use super::notes::Notes;
+use super::text::parse_hex;
+use super::tool_lines::ToolLines;
 use super::IoError;
+
+pub const NO_SUMMARY: &str = "no \"## Summary\" line (the output was cut short?); the port lines before it are read";
+pub const CUT_LINE: &str = "a last line cut short, skipped";
 use std::collections::BTreeMap;
 
 /// `GUID 0x... port N: [..] [..]` to a record.
-fn port_line(rest: &str, source: &str, lineno: usize) -> Result<CounterRecord, IoError> {
+fn port_line(rest: &str, node_name: Option<&str>, source: &str, lineno: usize) -> Result<CounterRecord, IoError> {
     let err = |m: String| IoError::at(source, lineno, m);
     let (head, items) = rest.split_once(':').ok_or_else(|| err("expected \"GUID 0x<guid> port <port>: [Counter == value] ...\"".into()))?;
     let mut words = head.split_whitespace();
@@ -30,7 +40,7 @@ fn port_line(rest: &str, source: &str, lineno: usize) -> Result<CounterRecord, I
     let guid = guid.strip_prefix("0x").and_then(parse_hex).ok_or_else(|| err(format!("GUID {guid:?}: expected 0x and up to 16 hex digits")))?;
     let port = match port {
         "ALL" => PortSelect::All,
-        n => PortSelect::Port(n.parse().ok().and_then(port_in_range).ok_or_else(|| err(format!("port {n:?}: expected 1..=254 or ALL")))?),
+        n => PortSelect::Port(n.parse().ok().filter(|p| *p <= 254).ok_or_else(|| err(format!("port {n:?}: expected 0..=254 or ALL")))?),
     };
     let mut counters = BTreeMap::new();
     let mut rest = items.trim();
@@ -51,37 +61,42 @@ fn port_line(rest: &str, source: &str, lineno: usize) -> Result<CounterRecord, I
             return Err(err(format!("{name} twice on one line: expected each counter once")));
         }
     }
-    Ok(CounterRecord { node: NodeAddr::Guid(guid), port, counters, extended: false, line: lineno })
+    Ok(CounterRecord { node: NodeAddr::Guid(guid), node_name: node_name.map(str::to_string), port, counters, extended: false, line: lineno })
 }
 
 /// Reads ibqueryerrors' output: one record per port line (`port ALL` lines included), in file
-/// order. A file must end with its `## Summary`, so a cut one is an error.
-pub fn read(text: &str, source: &str) -> Result<Vec<CounterRecord>, IoError> {
+/// order.
+pub fn read(text: &str, source: &str, notes: &mut Notes) -> Result<Vec<CounterRecord>, IoError> {
     let mut out = Vec::new();
-    let mut in_node = false;
     let mut summary = false;
-    for (i, raw) in text.lines().enumerate() {
-        let lineno = i + 1;
+    let mut name: Option<String> = None;
+    let last = text.trim_end().lines().count();
+    let mut lines = ToolLines::new(text, source, notes);
+    while let Some((lineno, raw)) = lines.next() {
         let line = raw.trim();
-        if line.is_empty() || line.starts_with("ibwarn:") || line.starts_with("Link info:") {
+        if line.is_empty() || line.starts_with("Link info:") {
             continue;
         }
         if line.starts_with("##") {
             summary |= line.starts_with("## Summary:");
             continue;
         }
-        if line.starts_with("Errors for ") {
-            in_node = true;
+        if let Some(node) = line.strip_prefix("Errors for ") {
+            // `Errors for 0x<guid> "name"` (a switch) or `Errors for "name"` (a CA).
+            name = node.split_once('"').map(|(_, n)| n.trim_end_matches('"').to_string());
             continue;
         }
         match line.strip_prefix("GUID ") {
-            Some(rest) if in_node => out.push(port_line(rest, source, lineno)?),
-            Some(_) => return Err(IoError::at(source, lineno, "a port line before any \"Errors for <node>\" line")),
+            Some(rest) if lineno == last && !rest.contains(':') => lines.note(CUT_LINE, lineno),
+            Some(rest) => out.push(port_line(rest, name.as_deref(), source, lineno)?),
             None => return Err(IoError::at(source, lineno, format!("{line:?}: expected \"Errors for <node>\", \"GUID 0x<guid> port <port>: [...]\", a Link info line or the ## Summary"))),
         }
     }
+    if out.is_empty() && !summary {
+        return Err(IoError::whole(source, "no port lines and no \"## Summary:\": expected ibqueryerrors' output"));
+    }
     if !summary {
-        return Err(IoError::whole(source, "no \"## Summary:\" line: expected ibqueryerrors' complete output (a cut file?)"));
+        notes.add(source, NO_SUMMARY, None);
     }
     Ok(out)
 }

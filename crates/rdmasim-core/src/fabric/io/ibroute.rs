@@ -10,15 +10,16 @@
 //! A switch reached by directed route is headed "of switch DR path slid 0; dlid 0; 0,1 guid
 //! 0x...": the GUID (or the name in parentheses) identifies it either way.
 use super::lft_table::{parse_blocks, to_lfts, SwitchLft};
+use super::notes::Notes;
 use super::IoError;
 use crate::fabric::graph::{FabricGraph, Lfts};
 
 /// The switch tables of one or more concatenated ibroute outputs, unmatched.
-pub fn read(text: &str, source: &str) -> Result<Vec<SwitchLft>, IoError> {
-    parse_blocks(text, source)
+pub fn read(text: &str, source: &str, notes: &mut Notes) -> Result<Vec<SwitchLft>, IoError> {
+    parse_blocks(text, source, notes)
 }
 
 /// The tables for the switches of `g`.
-pub fn read_for(text: &str, source: &str, g: &FabricGraph) -> Result<Lfts, IoError> {
-    to_lfts(&read(text, source)?, g)
+pub fn read_for(text: &str, source: &str, g: &FabricGraph, notes: &mut Notes) -> Result<Lfts, IoError> {
+    to_lfts(&read(text, source, notes)?, g, notes)
 }

@@ -7,10 +7,12 @@
 //! 0x0005 001 : (Channel Adapter portguid 0x0002c90000001001: 'node1 HCA-1')   (ibroute)
 //! ```
 //! An entry is a hex LID and a decimal port (0: the switch itself, 255: no route).
+use super::notes::Notes;
 use super::text::{lid_in_range, parse_hex};
+use super::tool_lines::ToolLines;
 use super::IoError;
 use crate::fabric::graph::{FabricGraph, Lfts, NO_ROUTE};
-use crate::ids::NodeId;
+use crate::ids::{NodeId, TiVec};
 use std::collections::HashMap;
 
 /// One switch's table as a file gives it.
@@ -24,7 +26,15 @@ pub struct SwitchLft {
     pub name: Option<String>,
     /// (LID, port, line).
     pub entries: Vec<(u16, u8, usize)>,
+    /// Whether the block ended with its "lids dumped" footer. Without it the tool stopped
+    /// part way (ibroute's "iberror: failed: dump tables: linear forwarding table get
+    /// failed"): the LIDs after the last entry were not dumped.
+    pub complete: bool,
 }
+
+/// Notes the LFT readers may add.
+pub const CUT_SHORT: &str = "switch tables cut short (no \"lids dumped\" footer: the LIDs after the last entry were not dumped)";
+pub const NOT_IN_FILES: &str = "switches with no table in the LFT files (their routes count as not dumped)";
 
 fn header(line: &str, source: &str, lineno: usize) -> Result<SwitchLft, IoError> {
     let Some(at) = line.find(" guid 0x") else {
@@ -37,7 +47,7 @@ fn header(line: &str, source: &str, lineno: usize) -> Result<SwitchLft, IoError>
     };
     let rest = rest[hex_len..].trim();
     let name = rest.strip_prefix('(').and_then(|r| r.rfind(')').map(|e| &r[..e])).map(|n| n.strip_prefix('\'').and_then(|n| n.strip_suffix('\'')).unwrap_or(n).to_string());
-    Ok(SwitchLft { source: source.to_string(), line: lineno, guid, name, entries: Vec::new() })
+    Ok(SwitchLft { source: source.to_string(), line: lineno, guid, name, entries: Vec::new(), complete: false })
 }
 
 fn entry(line: &str, source: &str, lineno: usize) -> Result<(u16, u8), IoError> {
@@ -54,13 +64,18 @@ fn entry(line: &str, source: &str, lineno: usize) -> Result<(u16, u8), IoError> 
 }
 
 /// Every switch block of `text`, in file order.
-pub fn parse_blocks(text: &str, source: &str) -> Result<Vec<SwitchLft>, IoError> {
+pub fn parse_blocks(text: &str, source: &str, notes: &mut Notes) -> Result<Vec<SwitchLft>, IoError> {
     let mut tables: Vec<SwitchLft> = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let lineno = i + 1;
-        let line = raw.trim();
+    for (lineno, line) in ToolLines::new(text, source, notes) {
+        let line = line.trim();
+        if line.ends_with("lids dumped") {
+            if let Some(t) = tables.last_mut() {
+                t.complete = true;
+            }
+            continue;
+        }
         // dump_lfts.sh prints "*** WARNING ***: this command has been replaced by dump_fts".
-        if line.is_empty() || line.starts_with('#') || line.starts_with("*** WARNING") || line.starts_with("Lid ") || line.starts_with("Port ") || line.ends_with("lids dumped") {
+        if line.is_empty() || line.starts_with('#') || line.starts_with("*** WARNING") || line.starts_with("Lid ") || line.starts_with("Port ") {
             continue;
         }
         if line.starts_with("Unicast lids") {
@@ -77,16 +92,22 @@ pub fn parse_blocks(text: &str, source: &str) -> Result<Vec<SwitchLft>, IoError>
             return Err(IoError::at(source, lineno, format!("{line:?}: expected a \"Unicast lids\" header, an entry \"0x<lid> <port>\" or a \"lids dumped\" footer")));
         }
     }
+    for t in tables.iter().filter(|t| !t.complete) {
+        notes.add(source, CUT_SHORT, Some(t.line));
+    }
     Ok(tables)
 }
 
 /// The graph's forwarding tables from `tables`: each switch matched by GUID, or by name where
-/// the GUID is not the graph's. Switches the files do not mention keep no routes.
-pub fn to_lfts(tables: &[SwitchLft], g: &FabricGraph) -> Result<Lfts, IoError> {
+/// the GUID is not the graph's. Switches the files do not mention keep no routes; they and
+/// the tables cut short say where the files' routes end ([`Lfts::not_dumped_from`]).
+pub fn to_lfts(tables: &[SwitchLft], g: &FabricGraph, notes: &mut Notes) -> Result<Lfts, IoError> {
     let by_guid: HashMap<u64, NodeId> = g.switches().map(|s| (g.nodes[s].guid, s)).collect();
     let by_name: HashMap<&str, NodeId> = g.switches().map(|s| (g.nodes[s].name.as_str(), s)).collect();
     let mut lfts = Lfts::empty_for(g);
     let mut seen: HashMap<NodeId, (&str, usize)> = HashMap::new();
+    // Per switch: the first LID the files did not dump (0: no table at all).
+    let mut not_dumped_from: TiVec<NodeId, u32> = g.nodes.iter().map(|n| if n.is_switch() { 0 } else { u32::MAX }).collect();
     for t in tables {
         let found = by_guid.get(&t.guid).or_else(|| t.name.as_deref().and_then(|n| by_name.get(n)));
         let Some(&sw) = found else {
@@ -102,6 +123,13 @@ pub fn to_lfts(tables: &[SwitchLft], g: &FabricGraph) -> Result<Lfts, IoError> {
             }
             lfts.set(sw, lid, port);
         }
+        not_dumped_from[sw] = if t.complete { u32::MAX } else { t.entries.iter().map(|e| u32::from(e.0) + 1).max().unwrap_or(0) };
+    }
+    for _ in g.switches().filter(|s| !seen.contains_key(s)) {
+        notes.add(tables.first().map_or("LFTs", |t| t.source.as_str()), NOT_IN_FILES, None);
+    }
+    if not_dumped_from.iter().any(|&f| f != u32::MAX) {
+        lfts.not_dumped_from = Some(not_dumped_from);
     }
     Ok(lfts)
 }

@@ -9,19 +9,20 @@
 //! ```
 //! Entries with no route are left out, as OpenSM leaves them out.
 use super::lft_table::{parse_blocks, to_lfts, SwitchLft};
+use super::notes::Notes;
 use super::IoError;
 use crate::fabric::graph::{FabricGraph, Lfts, NO_ROUTE};
 use std::collections::HashMap;
 use std::fmt::Write;
 
 /// The switch tables of a dump, unmatched.
-pub fn read(text: &str, source: &str) -> Result<Vec<SwitchLft>, IoError> {
-    parse_blocks(text, source)
+pub fn read(text: &str, source: &str, notes: &mut Notes) -> Result<Vec<SwitchLft>, IoError> {
+    parse_blocks(text, source, notes)
 }
 
 /// The dump's tables for the switches of `g`.
-pub fn read_for(text: &str, source: &str, g: &FabricGraph) -> Result<Lfts, IoError> {
-    to_lfts(&read(text, source)?, g)
+pub fn read_for(text: &str, source: &str, g: &FabricGraph, notes: &mut Notes) -> Result<Lfts, IoError> {
+    to_lfts(&read(text, source, notes)?, g, notes)
 }
 
 /// Writes `lfts` as OpenSM dumps them, byte for byte: switches in the order of OpenSM's switch

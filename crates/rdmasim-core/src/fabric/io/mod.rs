@@ -16,14 +16,47 @@ pub mod ibroute;
 pub mod ibsim_net;
 pub mod lft_table;
 pub mod lfts_dump;
+pub mod linkinfo_fabric;
+pub mod notes;
 pub mod perfquery;
 pub mod port_counters;
 pub mod port_match;
 pub mod subnet_lst;
 pub mod text;
+pub mod tool_lines;
 
 use crate::fabric::graph::{FabricGraph, Lfts, RoutedFabric};
+use crate::fabric::rate::{LinkGen, LinkSpeed};
+use notes::Notes;
 use std::path::Path;
+
+/// What the caller decides for what a file does not say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImportOptions {
+    /// The width and speed of a link whose line gives none (ibnetdiscover before 1.4.4) or
+    /// gives them as unknown (`??`, `???`). 4x SDR by default: what ibsim takes for a port
+    /// line without them, so both read such a file alike.
+    pub default_speed: LinkSpeed,
+}
+
+impl ImportOptions {
+    /// The options with `--default-speed` as ibnetdiscover spells a link (`4xQDR`, `2xNDR`).
+    pub fn with_default_speed(spec: Option<&str>) -> Result<ImportOptions, IoError> {
+        let mut o = ImportOptions::default();
+        if let Some(spec) = spec {
+            o.default_speed = text::parse_compact(spec).ok_or_else(|| {
+                IoError::whole("--default-speed", format!("{spec:?}: expected <width>x<speed> as ibnetdiscover prints it, e.g. 4xQDR (width 1, 2, 4, 8 or 12; speed {})", text::SPEEDS_EXPECTED))
+            })?;
+        }
+        Ok(o)
+    }
+}
+
+impl Default for ImportOptions {
+    fn default() -> ImportOptions {
+        ImportOptions { default_speed: LinkSpeed { gen: LinkGen::Sdr, width: 4 } }
+    }
+}
 
 /// A file that could not be read: where, and what was expected there.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,17 +98,23 @@ pub enum TopologyFormat {
     IbnetdiscoverPorts,
     /// OpenSM's `opensm-subnet.lst`.
     SubnetLst,
+    /// iblinkinfo's output (either layout).
+    Iblinkinfo,
 }
 
-/// Which topology format `text` is, from its first meaningful line.
+/// Which topology format `text` is, from its first line of data.
 pub fn sniff_topology(text: &str) -> Option<TopologyFormat> {
-    for line in text.lines() {
+    let mut ignored = Notes::default();
+    for (_, line) in tool_lines::ToolLines::new(text, "", &mut ignored) {
         let t = line.trim_start();
         if t.is_empty() || t.starts_with('#') {
             continue;
         }
         if t.starts_with("{ ") || t.starts_with('{') && t.contains("NodeGUID:") {
             return Some(TopologyFormat::SubnetLst);
+        }
+        if t.contains("==(") && t.contains(")==>") || (t.starts_with("CA: ") || t.starts_with("Switch: ") || t.starts_with("Switch 0x")) && t.ends_with(':') {
+            return Some(TopologyFormat::Iblinkinfo);
         }
         let mut words = t.split_whitespace();
         let first = words.next().unwrap_or("");
@@ -101,50 +140,60 @@ pub(crate) fn read_text(path: &Path) -> Result<String, IoError> {
     String::from_utf8(bytes).map_err(|e| IoError::whole(&source, format!("not UTF-8 text (byte {}): expected a text file", e.utf8_error().valid_up_to())))
 }
 
-/// Reads a topology from any of the formats above.
-pub fn read_topology(text: &str, source: &str) -> Result<FabricGraph, IoError> {
+/// Reads a topology from any of the formats above; what was set aside goes to `notes`.
+pub fn read_topology(text: &str, source: &str, opts: &ImportOptions, notes: &mut Notes) -> Result<FabricGraph, IoError> {
     match sniff_topology(text) {
-        // ibnetdiscover heads its output with this comment; its speeds are then active ones.
-        Some(TopologyFormat::NodeBlocks) if text.contains("# Topology file:") => ibnetdiscover::read(text, source),
-        Some(TopologyFormat::NodeBlocks) => ibsim_net::read(text, source),
-        Some(TopologyFormat::IbnetdiscoverPorts) => ibnetdiscover::read_ports(text, source),
-        Some(TopologyFormat::SubnetLst) => subnet_lst::read(text, source),
-        None => Err(IoError::whole(source, "empty file (expected ibnetdiscover, ibnetdiscover -p, ibsim net or opensm-subnet.lst)")),
+        // ibnetdiscover's output (its header, or its GUID-named nodes): speeds are active ones.
+        Some(TopologyFormat::NodeBlocks) if ibsim_net::looks_discovered(text) => ibnetdiscover::read(text, source, opts, notes),
+        Some(TopologyFormat::NodeBlocks) => ibsim_net::read(text, source, notes),
+        Some(TopologyFormat::IbnetdiscoverPorts) => ibnetdiscover::read_ports(text, source, opts, notes),
+        Some(TopologyFormat::SubnetLst) => subnet_lst::read(text, source, opts, notes),
+        Some(TopologyFormat::Iblinkinfo) => linkinfo_fabric::fabric(&iblinkinfo::read(text, source, notes)?, source, opts, notes),
+        None => Err(IoError::whole(source, "empty file (expected ibnetdiscover, ibnetdiscover -p, ibsim net, opensm-subnet.lst or iblinkinfo)")),
     }
 }
 
 /// Reads forwarding tables in either format (OpenSM's dump or ibroute / dump_lfts.sh output)
 /// for the switches of `graph`.
-pub fn read_lfts(text: &str, source: &str, graph: &FabricGraph) -> Result<Lfts, IoError> {
+pub fn read_lfts(text: &str, source: &str, graph: &FabricGraph, notes: &mut Notes) -> Result<Lfts, IoError> {
     if lfts_are_ibroute(text) {
-        ibroute::read_for(text, source, graph)
+        ibroute::read_for(text, source, graph, notes)
     } else {
-        lfts_dump::read_for(text, source, graph)
+        lfts_dump::read_for(text, source, graph, notes)
     }
+}
+
+/// What an import read: the fabric, its forwarding tables if files gave them, and what was
+/// set aside or assumed on the way.
+pub struct Imported {
+    pub graph: FabricGraph,
+    pub lfts: Option<Lfts>,
+    pub notes: Notes,
 }
 
 /// A fabric read from files and routed: the files' LFTs, or minhop's when there are none
 /// (`from_file` says which). HCA ports the file gives no LID get one, after the file's own.
 /// What both a scenario's `[topology] file` and `rdmasim fabric import` start from.
-pub fn import_routed(topology_path: &Path, lfts_path: Option<&Path>) -> Result<(RoutedFabric, bool), IoError> {
+pub fn import_routed(topology_path: &Path, lfts_path: Option<&Path>, opts: &ImportOptions) -> Result<(RoutedFabric, bool, Notes), IoError> {
     let source = topology_path.display().to_string();
-    let (mut graph, tables) = import(topology_path, lfts_path)?;
+    let Imported { mut graph, lfts, notes } = import(topology_path, lfts_path, opts)?;
     graph.assign_lids().map_err(|e| IoError::whole(&source, e.0))?;
-    let from_file = tables.is_some();
-    let lfts = match tables {
+    let from_file = lfts.is_some();
+    let lfts = match lfts {
         Some(l) => l,
         None => crate::fabric::routing::minhop::route(&graph).map_err(|e| IoError::whole(&source, e.0))?,
     };
-    Ok((RoutedFabric::new(graph, lfts), from_file))
+    Ok((RoutedFabric::new(graph, lfts), from_file, notes))
 }
 
 /// Reads a topology file and, if given, forwarding tables: a file (`opensm-lfts.dump`, or
 /// ibroute output, one switch or many concatenated) or a directory of ibroute files (read in
 /// file-name order, as one concatenation).
-pub fn import(topology_path: &Path, lfts_path: Option<&Path>) -> Result<(FabricGraph, Option<Lfts>), IoError> {
-    let graph = read_topology(&read_text(topology_path)?, &topology_path.display().to_string())?;
+pub fn import(topology_path: &Path, lfts_path: Option<&Path>, opts: &ImportOptions) -> Result<Imported, IoError> {
+    let mut notes = Notes::default();
+    let graph = read_topology(&read_text(topology_path)?, &topology_path.display().to_string(), opts, &mut notes)?;
     let Some(lfts_path) = lfts_path else {
-        return Ok((graph, None));
+        return Ok(Imported { graph, lfts: None, notes });
     };
     if lfts_path.is_dir() {
         let source = lfts_path.display().to_string();
@@ -156,10 +205,11 @@ pub fn import(topology_path: &Path, lfts_path: Option<&Path>) -> Result<(FabricG
         files.sort();
         let mut tables = Vec::new();
         for f in &files {
-            tables.extend(lft_table::parse_blocks(&read_text(f)?, &f.display().to_string())?);
+            tables.extend(lft_table::parse_blocks(&read_text(f)?, &f.display().to_string(), &mut notes)?);
         }
-        return lft_table::to_lfts(&tables, &graph).map(|l| (graph, Some(l)));
+        let lfts = lft_table::to_lfts(&tables, &graph, &mut notes)?;
+        return Ok(Imported { graph, lfts: Some(lfts), notes });
     }
-    let lfts = read_lfts(&read_text(lfts_path)?, &lfts_path.display().to_string(), &graph)?;
-    Ok((graph, Some(lfts)))
+    let lfts = read_lfts(&read_text(lfts_path)?, &lfts_path.display().to_string(), &graph, &mut notes)?;
+    Ok(Imported { graph, lfts: Some(lfts), notes })
 }

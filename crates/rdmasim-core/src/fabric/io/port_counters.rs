@@ -53,9 +53,32 @@ const COUNTERS: [(Counter, &str, u32); 18] = [
     (Counter::PortXmitWait, "PortXmitWait", 32),
 ];
 
+/// The names perfquery printed before infiniband-diags 1.4 and ibqueryerrors.pl (OFED
+/// 1.3-1.5) prints, for the counters above.
+const OLD_NAMES: [(&str, Counter); 17] = [
+    ("SymbolErrors", Counter::SymbolErrorCounter),
+    ("LinkRecovers", Counter::LinkErrorRecoveryCounter),
+    ("LinkDowned", Counter::LinkDownedCounter),
+    ("RcvErrors", Counter::PortRcvErrors),
+    ("RcvRemotePhysErrors", Counter::PortRcvRemotePhysicalErrors),
+    ("RcvSwRelayErrors", Counter::PortRcvSwitchRelayErrors),
+    ("XmtDiscards", Counter::PortXmitDiscards),
+    ("XmtConstraintErrors", Counter::PortXmitConstraintErrors),
+    ("RcvConstraintErrors", Counter::PortRcvConstraintErrors),
+    ("LinkIntegrityErrors", Counter::LocalLinkIntegrityErrors),
+    ("ExcBufOverrunErrors", Counter::ExcessiveBufferOverrunErrors),
+    ("XmtData", Counter::PortXmitData),
+    ("RcvData", Counter::PortRcvData),
+    ("XmtPkts", Counter::PortXmitPkts),
+    ("RcvPkts", Counter::PortRcvPkts),
+    ("XmtWait", Counter::PortXmitWait),
+    ("VL15Dropped", Counter::VL15Dropped),
+];
+
 impl Counter {
+    /// The counter a tool names `name`: today's names, or the old ones ([`OLD_NAMES`]).
     pub fn from_name(name: &str) -> Option<Counter> {
-        COUNTERS.iter().find(|c| c.1 == name).map(|c| c.0)
+        COUNTERS.iter().find(|c| c.1 == name).map(|c| c.0).or_else(|| OLD_NAMES.iter().find(|c| c.0 == name).map(|c| c.1))
     }
 
     pub fn name(self) -> &'static str {
@@ -82,6 +105,7 @@ impl Counter {
 /// port 255 with `-a`, ibqueryerrors' `port ALL`), which no single link can be blamed for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PortSelect {
+    /// A port (0: a switch's management port, which ibqueryerrors reports too).
     Port(u16),
     All,
 }
@@ -99,6 +123,8 @@ pub enum NodeAddr {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CounterRecord {
     pub node: NodeAddr,
+    /// The node's description where the file gives it (ibqueryerrors' "Errors for").
+    pub node_name: Option<String>,
     pub port: PortSelect,
     pub counters: BTreeMap<Counter, u64>,
     /// PortCountersExtended (`perfquery -x`): the data counters are 64-bit.
@@ -115,6 +141,7 @@ mod tests {
     fn names_and_widths_follow_the_spec() {
         assert_eq!(Counter::from_name("PortRcvErrors"), Some(Counter::PortRcvErrors));
         assert_eq!(Counter::from_name("PortUnicastXmitPkts"), None);
+        assert_eq!(Counter::from_name("XmtDiscards"), Some(Counter::PortXmitDiscards));
         assert_eq!(Counter::SymbolErrorCounter.max(false), 0xFFFF);
         assert_eq!(Counter::LocalLinkIntegrityErrors.max(false), 0xF);
         assert_eq!(Counter::PortXmitData.max(true), u64::MAX);

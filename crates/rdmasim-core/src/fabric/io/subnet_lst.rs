@@ -7,10 +7,15 @@
 //! ```
 //! (one line in the file). `-SM` after the type marks the SM's node; LID is a switch's port-0
 //! LID or the CA port's; PHY is the active width, LOG the port state (ACT, ARM, INI: up; DWN:
-//! down), SPD the lane rate in Gb/s (2.5, 5, 10, 14, 25, 50) or FDR10.
-use super::discovered::{Cable, Discovered, Enabled, NodeRec, NodeType, SpeedClaim};
+//! down), SPD the lane rate in Gb/s (2.5, 5, 10, 14, 25, 50, 100, 200) or FDR10. ibdiagnet
+//! writes the same lines, each cable once; ibutils' 2005 files have no SPD (the
+//! `--default-speed` is taken, and noted).
+use super::discovered::{Cable, Discovered, Enabled, NodeRec, NodeType, PeerHint, SpeedClaim};
+use super::ibsim_net::NO_SPEED;
+use super::notes::Notes;
 use super::text::{lid_in_range, parse_hex, parse_width, port_in_range};
-use super::IoError;
+use super::tool_lines::ToolLines;
+use super::{ImportOptions, IoError};
 use crate::fabric::graph::FabricGraph;
 use crate::fabric::rate::{LinkGen, LinkSpeed};
 
@@ -66,6 +71,8 @@ fn lane_rate(s: &str) -> Option<LinkGen> {
         "14" => LinkGen::Fdr,
         "25" => LinkGen::Edr,
         "50" => LinkGen::Hdr,
+        "100" => LinkGen::Ndr,
+        "200" => LinkGen::Xdr,
         _ => return None,
     })
 }
@@ -106,34 +113,39 @@ fn node_for(d: &mut Discovered, s: &Side<'_>, lineno: usize) -> Result<usize, Io
     Ok(n)
 }
 
-/// Reads `opensm-subnet.lst`.
-pub fn read(text: &str, source: &str) -> Result<FabricGraph, IoError> {
+/// Reads `opensm-subnet.lst` (or ibdiagnet's `.lst`).
+pub fn read(text: &str, source: &str, opts: &ImportOptions, notes: &mut Notes) -> Result<FabricGraph, IoError> {
     let mut d = Discovered::new(source, LinkSpeed { gen: LinkGen::Sdr, width: 4 });
-    for (i, raw) in text.lines().enumerate() {
-        let lineno = i + 1;
-        let line = raw.trim();
-        if line.is_empty() {
+    let mut lines = ToolLines::new(text, source, notes);
+    while let Some((lineno, line)) = lines.next() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
             continue;
         }
         let (here, rest) = side(line, source, lineno)?;
         let (there, rest) = side(rest, source, lineno)?;
         let phy = field(rest, "PHY=").unwrap_or("");
         let log = field(rest, "LOG=").unwrap_or("");
-        let spd = field(rest, "SPD=").unwrap_or("");
+        let spd = field(rest, "SPD=");
         let up = match log {
             "ACT" | "ARM" | "INI" => true,
             "DWN" => false,
             _ => return Err(IoError::at(source, lineno, format!("LOG={log}: expected ACT, ARM, INI or DWN"))),
         };
-        let speed = match (parse_width(phy), lane_rate(spd)) {
-            (Some(width), Some(gen)) => SpeedClaim::Active(LinkSpeed { gen, width }),
+        let speed = match (parse_width(phy), spd.map(lane_rate)) {
+            (Some(width), Some(Some(gen))) => SpeedClaim::Active(LinkSpeed { gen, width }),
             // A down port may not know its width or speed; any will do for a link that is down.
             _ if !up => SpeedClaim::Enabled(Enabled { width: 1, speed: 1, ext: 0, fdr10: false }),
-            _ => return Err(IoError::at(source, lineno, format!("PHY={phy} SPD={spd}: expected PHY=1x|2x|4x|8x|12x and SPD=2.5|5|10|FDR10|14|25|50"))),
+            (Some(width), None) => {
+                lines.note(NO_SPEED, lineno);
+                SpeedClaim::Active(LinkSpeed { width, ..opts.default_speed })
+            }
+            _ => return Err(IoError::at(source, lineno, format!("PHY={phy} SPD={}: expected PHY=1x|2x|4x|8x|12x and SPD=2.5|5|10|FDR10|14|25|50|100|200", spd.unwrap_or("")))),
         };
         let node = node_for(&mut d, &here, lineno)?;
         node_for(&mut d, &there, lineno)?;
-        d.cables.push(Cable { node, port: here.port, peer_key: format!("{:016x}", there.node_guid), peer_port: there.port, speed, up, line: lineno });
+        let hint = PeerHint { kind: there.kind, guid: there.node_guid, name: there.desc.to_string(), lid: there.lid, port_guid: Some(there.port_guid) };
+        d.cables.push(Cable { node, port: here.port, peer_key: format!("{:016x}", there.node_guid), peer_port: there.port, speed, up, line: lineno, peer_hint: Some(hint) });
     }
-    d.build()
+    d.build(notes)
 }

@@ -16,10 +16,12 @@ pub fn gen_name(gen: LinkGen) -> &'static str {
         LinkGen::Fdr => "FDR",
         LinkGen::Edr => "EDR",
         LinkGen::Hdr => "HDR",
+        LinkGen::Ndr => "NDR",
+        LinkGen::Xdr => "XDR",
     }
 }
 
-pub const SPEEDS_EXPECTED: &str = "SDR, DDR, QDR, FDR10, FDR, EDR or HDR";
+pub const SPEEDS_EXPECTED: &str = "SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR or XDR";
 
 pub fn parse_gen(s: &str) -> Option<LinkGen> {
     Some(match s {
@@ -30,6 +32,8 @@ pub fn parse_gen(s: &str) -> Option<LinkGen> {
         "FDR" => LinkGen::Fdr,
         "EDR" => LinkGen::Edr,
         "HDR" => LinkGen::Hdr,
+        "NDR" => LinkGen::Ndr,
+        "XDR" => LinkGen::Xdr,
         _ => return None,
     })
 }
@@ -95,7 +99,8 @@ mod tests {
         assert_eq!(parse_compact("4xQDR"), Some(LinkSpeed { gen: LinkGen::Qdr, width: 4 }));
         assert_eq!(parse_compact("12xFDR10"), Some(LinkSpeed { gen: LinkGen::Fdr10, width: 12 }));
         assert_eq!(parse_compact("3xQDR"), None);
-        assert_eq!(parse_compact("4xNDR"), None);
+        assert_eq!(parse_compact("4xNDR"), Some(LinkSpeed { gen: LinkGen::Ndr, width: 4 }));
+        assert_eq!(parse_compact("4xXYZ"), None);
         assert_eq!(parse_compact("x"), None);
         assert_eq!(compact(LinkSpeed { gen: LinkGen::Edr, width: 1 }), "1xEDR");
         assert_eq!(parse_c_number("0x10"), Some(16));

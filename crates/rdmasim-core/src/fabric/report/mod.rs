@@ -13,7 +13,8 @@ use crate::fabric::analysis::{count_routes, loads_from_counts, summarize, Compon
 use crate::fabric::build::{generate, GeneratorSpec};
 use crate::fabric::graph::{GraphError, RoutedFabric};
 use crate::fabric::routing::SubnetRouting;
-use crate::fabric::io::{self, IoError};
+use crate::fabric::io::notes::Notes;
+use crate::fabric::io::{self, ImportOptions, IoError};
 use std::fmt;
 use std::path::Path;
 
@@ -77,13 +78,15 @@ pub struct FabricReport {
     /// The generator kind or the topology file, for messages.
     pub source: String,
     pub routing: Routing,
+    /// What the import set aside or assumed (empty for a generated fabric).
+    pub notes: Notes,
     summary: Option<FabricSummary>,
     counts: Option<(Components, RouteCounts)>,
 }
 
 impl FabricReport {
     fn new(fabric: RoutedFabric, source: String, routing: Routing) -> FabricReport {
-        FabricReport { fabric, source, routing, summary: None, counts: None }
+        FabricReport { fabric, source, routing, notes: Notes::default(), summary: None, counts: None }
     }
 
     /// Builds and routes a generated fabric from its spec as JSON: `{"kind": "fat-tree-k",
@@ -102,15 +105,18 @@ impl FabricReport {
     /// Imports a topology file and, if given, its forwarding tables (a file or a directory of
     /// ibroute files); without them the fabric is routed by minhop, as a scenario would be.
     /// HCA ports the file gives no LID get one, after the file's own.
-    pub fn import(topology: &Path, lfts: Option<&Path>) -> Result<FabricReport, FabricError> {
-        let (fabric, from_file) = io::import_routed(topology, lfts).map_err(FabricError::Io)?;
+    pub fn import(topology: &Path, lfts: Option<&Path>, opts: &ImportOptions) -> Result<FabricReport, FabricError> {
+        let (fabric, from_file, notes) = io::import_routed(topology, lfts, opts).map_err(FabricError::Io)?;
         let routing = if from_file { Routing::FromFile } else { Routing::Minhop };
-        Ok(FabricReport::new(fabric, topology.display().to_string(), routing))
+        let mut report = FabricReport::new(fabric, topology.display().to_string(), routing);
+        report.notes = notes;
+        Ok(report)
     }
 
     /// Counts, link speeds, degraded and down links, unroutable pairs and loops (computed once).
     pub fn summary(&mut self) -> &FabricSummary {
-        self.summary.get_or_insert_with(|| summarize(&self.fabric))
+        let notes = &self.notes;
+        self.summary.get_or_insert_with(|| FabricSummary { warnings: notes.items.clone(), ..summarize(&self.fabric) })
     }
 
     /// Routes per directed link for all-to-all traffic: the walk of every destination, made

@@ -116,7 +116,7 @@ mod tests {
     }
 
     fn requeue_fabric() -> FabricGraph {
-        ibsim_net::read(include_str!("../../../tests/data/routing/updn-requeue.net"), "updn-requeue.net").unwrap()
+        ibsim_net::read(include_str!("../../../tests/data/routing/updn-requeue.net"), "updn-requeue.net", &mut crate::fabric::io::notes::Notes::default()).unwrap()
     }
 
     #[test]

@@ -75,6 +75,11 @@ pub fn min_vl_buffer_bytes(mtu: u32) -> u32 {
 
 /// Parses a TOML scenario, rejecting unknown keys and wrong types, then checks values.
 pub fn parse_toml(text: &str, source: &str) -> Result<Scenario, ScenarioError> {
+    let text = match crate::scenario::host_names::resolve(text, source) {
+        Ok(t) => t,
+        Err((key, message)) => return Err(ScenarioError { source: source.to_string(), line: SpanIndex::build(text).as_ref().and_then(|sp| sp.line(&key)), key, message }),
+    };
+    let text = text.as_ref();
     let de = toml::Deserializer::new(text);
     let result: Result<Scenario, _> = serde_path_to_error::deserialize(de);
     let mut scenario = match result {
