@@ -81,6 +81,11 @@ def _print_summary(res: Result, source: str, out: Path, written: List[Path], tes
             status += (f", with {n} work request{'s' if n != 1 else ''} completed in error or flushed"
                        " (hca_counters req_cqe_error / req_cqe_flush_error)")
     print(f"status   : {status}")
+    # What importing [topology] file set aside or assumed (the import_warnings table).
+    if "import_warnings" in s["tables"]:
+        for w in res.table("import_warnings").to_dict("records"):
+            lines = f" (line {', '.join(str(w['first_lines']).split())})" if w.get("first_lines") else ""
+            print(f"warning  : {w['source']}: {w['count']} × {w['what']}{lines}")
     print(f"sim time : {res.sim_time_us:.3f} us    events: {res.events}")
     tables = ", ".join(f"{k} ({n} rows)" for k, n in sorted(s["tables"].items())) or "none"
     print(f"tables   : {tables}")

@@ -420,6 +420,9 @@ impl Simulation {
         if let Some(r) = &self.scenario.topology.rerouted {
             r.push_table(&mut t);
         }
+        if let Some(n) = &self.scenario.topology.import_notes {
+            n.push_table(&mut t);
+        }
         t.push("run", row(json!({
             "events": w.q.popped(), "packet_hops": w.packet_hops, "unroutable_packets": w.unroutable_packets, "sim_time_us": elapsed.as_us_f64(),
             "profile": self.world.profile().name, "overridden": self.overridden,

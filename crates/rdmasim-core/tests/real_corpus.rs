@@ -361,3 +361,34 @@ fn ibnetdiscover_output_written_reads_back_as_the_same_fabric() {
     assert_eq!(key(&back), key(&g));
     assert_eq!((back.links.len(), back.hosts.len()), (g.links.len(), g.hosts.len()));
 }
+
+#[test]
+fn a_scenario_on_a_real_file_keeps_its_import_warnings() {
+    use rdmasim_core::api::Simulation;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/real_excerpt_write_bw.toml");
+    let mut sim = Simulation::from_toml(&std::fs::read_to_string(&path).unwrap(), &path.display().to_string()).unwrap();
+    sim.run();
+    let w = &sim.result().tables["import_warnings"];
+    assert_eq!(w.len(), 1);
+    let row = serde_json::to_value(&w[0]).unwrap();
+    assert_eq!((row["what"].as_str().unwrap(), row["count"].as_u64().unwrap(), row["first_lines"].as_str().unwrap()), (discovered::UNLISTED_PEER, 1, "6"));
+}
+
+#[test]
+fn counters_on_a_port_the_topology_shows_uncabled_are_said_not_dropped() {
+    // The exporter's perfquery of LID 2052 port 1: its ibnetdiscover -p excerpt lists that
+    // switch (ib-i4l1s01) with no cable on port 1.
+    let req = DoctorRequest {
+        topology: Some(real("ibnetdiscover/treydock-exporter-ports-p-test.txt")),
+        design: None,
+        linkinfo: None,
+        counters: vec![real("perfquery/treydock-x-lid2052-port1-errors.out")],
+        interval_s: None,
+        trust_could_be: false,
+        no_cost: true,
+        cost: Default::default(),
+    };
+    let out = run(&req).unwrap();
+    assert_eq!(out.diagnosis.unwrap().suspects.len(), 0);
+    assert!(out.warnings.iter().any(|w| w.what == rdmasim_core::fabric::doctor::request::UNCABLED_COUNTS && w.count == 1), "{:?}", out.warnings);
+}

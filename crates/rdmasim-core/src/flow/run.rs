@@ -90,6 +90,7 @@ pub struct FlowRun {
     end_s: f64,
     /// The disabled cables and how the rails were routed after (`[topology] disable`).
     rerouted: Option<std::sync::Arc<crate::fabric::disable::Rerouted>>,
+    import_notes: Option<std::sync::Arc<crate::fabric::io::notes::Notes>>,
 }
 
 impl FlowRun {
@@ -171,6 +172,7 @@ impl FlowRun {
             stop_reason: None,
             end_s: 0.0,
             rerouted: scenario.topology.rerouted.clone(),
+            import_notes: scenario.topology.import_notes.clone(),
         })
     }
 
@@ -285,6 +287,9 @@ impl FlowRun {
         let unroutable = self.engine.routes().errors.iter().filter(|e| e.is_some()).count();
         if let Some(r) = &self.rerouted {
             r.push_table(&mut t);
+        }
+        if let Some(n) = &self.import_notes {
+            n.push_table(&mut t);
         }
         t.push("run", row(json!({
             "engine": "flow", "events": self.engine.events, "sim_time_us": end * 1e6, "profile": self.profile, "overridden": self.overridden,

@@ -62,7 +62,7 @@ pub fn resolve<'t>(text: &'t str, source: &str) -> Result<Cow<'t, str>, (String,
     let topology: Option<TopologySection> = doc.get("topology").cloned().and_then(|t| t.try_into().ok());
     let graph = match topology {
         Some(TopologySection { generator: Some(spec), .. }) => crate::fabric::build::generate(&spec).map_err(|e| ("topology.generator".to_string(), e.0))?.graph,
-        Some(TopologySection { file: Some(file), lfts, cable_m, .. }) => import_fabric(&file, lfts.as_deref(), source, cable_m)?.graph,
+        Some(TopologySection { file: Some(file), lfts, cable_m, .. }) => import_fabric(&file, lfts.as_deref(), source, cable_m)?.0.graph,
         _ => return Err((first.path.clone(), format!("{:?} names a host, which only a fabric from topology.file or topology.generator has; expected a host index", first.name))),
     };
     // (where the quoted name starts, its length, the index), each place used once.

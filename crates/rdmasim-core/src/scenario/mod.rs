@@ -184,6 +184,9 @@ pub struct TopologySection {
     /// With `disable`: the cables taken down and how each rail was routed after.
     #[serde(skip)]
     pub rerouted: Option<std::sync::Arc<crate::fabric::disable::Rerouted>>,
+    /// With `file`: what the import set aside or assumed (an `import_warnings` table).
+    #[serde(skip)]
+    pub import_notes: Option<std::sync::Arc<crate::fabric::io::notes::Notes>>,
 }
 
 /// `[topology] credit_loops`.
@@ -219,6 +222,7 @@ impl Default for TopologySection {
             credit_loops: CreditLoopPolicy::default(),
             routed: None,
             rerouted: None,
+            import_notes: None,
         }
     }
 }
@@ -476,7 +480,11 @@ pub fn resolve_topology(s: &mut Scenario, source: &str) -> Result<(), (String, S
     }
     let routed = match (&t.generator, &t.file) {
         (Some(spec), _) => crate::fabric::build::generate(spec).map_err(|e| (what.to_string(), e.0))?,
-        (None, Some(file)) => import_fabric(file, t.lfts.as_deref(), source, t.cable_m)?,
+        (None, Some(file)) => {
+            let (routed, notes) = import_fabric(file, t.lfts.as_deref(), source, t.cable_m)?;
+            t.import_notes = (!notes.is_empty()).then(|| std::sync::Arc::new(notes));
+            routed
+        }
         (None, None) => return Ok(()),
     };
     let routed = match &t.route {
@@ -532,15 +540,15 @@ pub fn resolve_topology(s: &mut Scenario, source: &str) -> Result<(), (String, S
 
 /// Reads `[topology] file` (and `lfts`), paths relative to the scenario file's directory, and
 /// routes it as `rdmasim fabric import` does (fabric/io `import_routed`).
-pub(crate) fn import_fabric(file: &str, lfts: Option<&str>, source: &str, cable_m: f64) -> Result<crate::fabric::graph::RoutedFabric, (String, String)> {
+pub(crate) fn import_fabric(file: &str, lfts: Option<&str>, source: &str, cable_m: f64) -> Result<(crate::fabric::graph::RoutedFabric, crate::fabric::io::notes::Notes), (String, String)> {
     let base = std::path::Path::new(source).parent().filter(|_| std::path::Path::new(source).is_file());
     let at = |p: &str| base.map_or_else(|| std::path::PathBuf::from(p), |b| b.join(p));
     let key = |k: &str, e: String| (k.to_string(), e);
-    let (mut fabric, _, _notes) = crate::fabric::io::import_routed(&at(file), lfts.map(at).as_deref(), &Default::default())
+    let (mut fabric, _, notes) = crate::fabric::io::import_routed(&at(file), lfts.map(at).as_deref(), &Default::default())
         .map_err(|e| key(if lfts.is_some() && e.source != at(file).display().to_string() { "topology.lfts" } else { "topology.file" }, e.to_string()))?;
     // The files give no cable lengths: every link takes topology.cable_m.
     for l in fabric.graph.links.iter_mut() {
         l.length_m = cable_m;
     }
-    Ok(fabric)
+    Ok((fabric, notes))
 }

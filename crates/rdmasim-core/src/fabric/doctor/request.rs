@@ -13,6 +13,8 @@ use crate::fabric::report::{spec_from_json, FabricError};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
+pub const UNCABLED_COUNTS: &str = "ports with counts but no cable in the topology, not judged (--counters alone, with --no-cost, ranks them)";
+
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DoctorRequest {
@@ -87,6 +89,15 @@ pub fn run(req: &DoctorRequest) -> Result<DoctorOutcome, FabricError> {
         .into_iter()
         .map(|(p, at)| CounterSnapshot::read(&graph, &read(p)?, &p.display().to_string(), at, &mut notes).map_err(FabricError::Io))
         .collect::<Result<Vec<_>, _>>()?;
+    // Counts on a port the topology shows no cable on: no link to judge them by (an excerpt,
+    // a port cabled since), so said rather than dropped.
+    for snap in &snapshots {
+        for (&p, c) in &snap.ports {
+            if graph.ports[p].link.is_none() && c.values.values().any(|&v| v > 0) {
+                notes.add(&snap.source, UNCABLED_COUNTS, None);
+            }
+        }
+    }
     let (before, after) = match snapshots.as_slice() {
         [b, a] => (Some(b), Some(a)),
         [a] => (None, Some(a)),

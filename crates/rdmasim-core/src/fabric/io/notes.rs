@@ -67,6 +67,16 @@ impl Notes {
     }
 }
 
+impl Notes {
+    /// The notes as rows of a result table (`import_warnings`): source, what, count, lines.
+    pub fn push_table(&self, t: &mut crate::report::tables::Tables) {
+        for n in &self.items {
+            let lines: Vec<String> = n.lines.iter().map(usize::to_string).collect();
+            t.push("import_warnings", crate::report::tables::row(serde_json::json!({"source": n.source, "what": n.what, "count": n.count, "first_lines": lines.join(" ")})));
+        }
+    }
+}
+
 impl fmt::Display for Note {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {} × {}", self.source, self.count, self.what)?;
