@@ -59,7 +59,12 @@ pub fn resolve<'t>(text: &'t str, source: &str) -> Result<Cow<'t, str>, (String,
     let Ok(doc) = toml::from_str::<toml::Table>(text) else { return Ok(Cow::Borrowed(text)) };
     let named = named_hosts(&doc);
     let Some(first) = named.first() else { return Ok(Cow::Borrowed(text)) };
-    let topology: Option<TopologySection> = doc.get("topology").cloned().and_then(|t| t.try_into().ok());
+    let topology: Option<TopologySection> = match doc.get("topology").cloned().map(|t| t.try_into()) {
+        // A [topology] that does not read: the scenario's own parse names the bad key.
+        Some(Err(_)) => return Ok(Cow::Borrowed(text)),
+        Some(Ok(t)) => Some(t),
+        None => None,
+    };
     let graph = match topology {
         Some(TopologySection { generator: Some(spec), .. }) => crate::fabric::build::generate(&spec).map_err(|e| ("topology.generator".to_string(), e.0))?.graph,
         Some(TopologySection { file: Some(file), lfts, cable_m, .. }) => import_fabric(&file, lfts.as_deref(), source, cable_m)?.0.graph,
