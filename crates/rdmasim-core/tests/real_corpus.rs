@@ -284,6 +284,9 @@ fn scenarios_name_hosts_of_a_real_fabric_by_hostname_or_guid() {
     let by_guid = run(&text.replace("client = \"o0001\"", "client = \"0x7cfe9003003b4bdd\""));
     let by_index = run(&text.replace("client = \"o0001\"", "client = 0").replace("server = \"o0002\"", "server = 1"));
     assert_eq!(by_name, by_guid);
+    // A commented-out line naming the host first is not the key.
+    let commented = run(&text.replace("[workload]\n", "[workload]\n# client = \"o0001\"\n"));
+    assert_eq!(by_name, commented);
     assert_eq!(by_name, by_index);
     let e = Simulation::from_toml(&text.replace("\"o0002\"", "\"o0003\""), &source).err().unwrap().to_string();
     assert!(e.contains("workload.server") && e.contains("\"o0003\": no host of that name or HCA GUID"), "{e}");

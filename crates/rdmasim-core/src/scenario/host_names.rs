@@ -82,6 +82,12 @@ pub fn resolve<'t>(text: &'t str, source: &str) -> Result<Cow<'t, str>, (String,
         let mut found = None;
         let mut from = 0;
         while let Some(k) = text[from..].find(n.key) {
+            // Not inside a comment: no '#' between the line's start and the key.
+            let line_start = text[..from + k].rfind('\n').map_or(0, |i| i + 1);
+            if text[line_start..from + k].contains('#') {
+                from += k + n.key.len();
+                continue;
+            }
             let after = text[from + k + n.key.len()..].trim_start_matches([' ', '\t']);
             if let Some(v) = after.strip_prefix('=').map(|a| a.trim_start_matches([' ', '\t'])) {
                 let at = text.len() - v.len();
