@@ -69,9 +69,15 @@ fn speed(w: &str, s: &str, source: &str, lineno: usize) -> Result<Option<LinkSpe
 /// The node key `-p` lines name: a switch by its GUID, a CA by its port GUID less its port
 /// number (see the module comment).
 fn key(e: &End) -> String {
+    format!("{}-{:016x}", if e.kind == NodeType::Switch { "S" } else { "H" }, node_guid(e))
+}
+
+/// The node GUID a `-p` end stands for: a switch's port GUID is its node's; a CA's port GUID
+/// less its port number (the module comment's assumption).
+fn node_guid(e: &End) -> u64 {
     match e.kind {
-        NodeType::Switch => format!("S-{:016x}", e.guid),
-        NodeType::Ca => format!("H-{:016x}", e.guid.wrapping_sub(u64::from(e.port))),
+        NodeType::Switch => e.guid,
+        NodeType::Ca => e.guid.wrapping_sub(u64::from(e.port)),
     }
 }
 
@@ -142,16 +148,12 @@ pub fn read_ports(text: &str, source: &str, opts: &ImportOptions, notes: &mut No
             }
         };
         let k = key(&here);
-        let node_guid = match here.kind {
-            NodeType::Switch => here.guid,
-            NodeType::Ca => here.guid.wrapping_sub(u64::from(here.port)),
-        };
         let node = match d.keys.get(&k) {
             Some(&n) => n,
             None => {
                 let n = d.nodes.len();
                 d.keys.insert(k, n);
-                d.nodes.push(NodeRec::new(here.kind, desc.trim().to_string(), node_guid, 1, lineno));
+                d.nodes.push(NodeRec::new(here.kind, desc.trim().to_string(), node_guid(&here), 1, lineno));
                 n
             }
         };
@@ -168,11 +170,7 @@ pub fn read_ports(text: &str, source: &str, opts: &ImportOptions, notes: &mut No
             }
         }
         if let (Some(p), Some(pd), Some(link)) = (peer, peer_desc, link) {
-            let guid = match p.kind {
-                NodeType::Switch => p.guid,
-                NodeType::Ca => p.guid.wrapping_sub(u64::from(p.port)),
-            };
-            let hint = PeerHint { kind: p.kind, guid, name: pd.trim().to_string(), lid: p.lid, port_guid: (p.kind == NodeType::Ca).then_some(p.guid) };
+            let hint = PeerHint { kind: p.kind, guid: node_guid(&p), name: pd.trim().to_string(), lid: p.lid, port_guid: (p.kind == NodeType::Ca).then_some(p.guid) };
             d.cables.push(Cable { node, port: here.port, peer_key: key(&p), peer_port: p.port, speed: SpeedClaim::Active(link), up: true, line: lineno, peer_hint: Some(hint) });
         }
     }
