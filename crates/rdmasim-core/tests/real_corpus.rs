@@ -204,18 +204,22 @@ fn ibroute_files_read_as_printed() {
     }
 }
 
-fn doctor(files: &[&str]) -> serde_json::Value {
-    let req = DoctorRequest {
-        topology: None,
+/// The doctor's request for `counters` (and a topology), diagnosis alone.
+fn request(topology: Option<&str>, counters: &[&str]) -> DoctorRequest {
+    DoctorRequest {
+        topology: topology.map(real),
         design: None,
         linkinfo: None,
-        counters: files.iter().map(|f| real(f)).collect(),
+        counters: counters.iter().map(|f| real(f)).collect(),
         interval_s: None,
         trust_could_be: false,
         no_cost: true,
         cost: Default::default(),
-    };
-    serde_json::to_value(run(&req).unwrap_or_else(|e| panic!("{files:?}: {e}"))).unwrap()
+    }
+}
+
+fn doctor(files: &[&str]) -> serde_json::Value {
+    serde_json::to_value(run(&request(None, files)).unwrap_or_else(|e| panic!("{files:?}: {e}"))).unwrap()
 }
 
 /// (erroring ports, congested only, node totals, saturated counters over all rows).
@@ -259,10 +263,7 @@ fn counters_alone_rank_the_ports_of_real_snapshots() {
     assert_eq!((top["node"].as_str().unwrap(), top["port"].as_str().unwrap()), ("GUID 0x2c903006e29b0 \"MF0;ys23ib4:SX6036/U1\"", "5"));
     assert!(sx["ports"]["advice"][0].as_str().unwrap().contains("clear them"));
     // What the tools print is no reason to refuse; what is not their output is named.
-    let err = |f: &str| {
-        let req = DoctorRequest { topology: None, design: None, linkinfo: None, counters: vec![real(f)], interval_s: None, trust_could_be: false, no_cost: true, cost: Default::default() };
-        run(&req).err().unwrap().to_string()
-    };
+    let err = |f: &str| run(&request(None, &[f])).err().unwrap().to_string();
     assert!(err("perfquery/treydock-E-rcverrdetails-lid1719-port2.out").contains("only blocks of other attributes"));
     assert!(err("ibqueryerrors/guilbaults-issue32-stderr-ibwarn.txt").contains("no port lines"));
 }
@@ -381,16 +382,7 @@ fn a_scenario_on_a_real_file_keeps_its_import_warnings() {
 fn counters_on_a_port_the_topology_shows_uncabled_are_said_not_dropped() {
     // The exporter's perfquery of LID 2052 port 1: its ibnetdiscover -p excerpt lists that
     // switch (ib-i4l1s01) with no cable on port 1.
-    let req = DoctorRequest {
-        topology: Some(real("ibnetdiscover/treydock-exporter-ports-p-test.txt")),
-        design: None,
-        linkinfo: None,
-        counters: vec![real("perfquery/treydock-x-lid2052-port1-errors.out")],
-        interval_s: None,
-        trust_could_be: false,
-        no_cost: true,
-        cost: Default::default(),
-    };
+    let req = request(Some("ibnetdiscover/treydock-exporter-ports-p-test.txt"), &["perfquery/treydock-x-lid2052-port1-errors.out"]);
     let out = run(&req).unwrap();
     assert_eq!(out.diagnosis.unwrap().suspects.len(), 0);
     assert!(out.warnings.iter().any(|w| w.what == rdmasim_core::fabric::doctor::request::UNCABLED_COUNTS && w.count == 1), "{:?}", out.warnings);

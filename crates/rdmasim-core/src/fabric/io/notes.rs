@@ -53,21 +53,6 @@ impl Notes {
         self.items.iter().filter(|n| n.what == what).map(|n| n.count).sum()
     }
 
-    pub fn extend(&mut self, other: Notes) {
-        for n in other.items {
-            match self.items.iter_mut().find(|m| m.source == n.source && m.what == n.what) {
-                Some(m) => {
-                    m.count += n.count;
-                    let room = FIRST_LINES.saturating_sub(m.lines.len());
-                    m.lines.extend(n.lines.into_iter().take(room));
-                }
-                None => self.items.push(n),
-            }
-        }
-    }
-}
-
-impl Notes {
     /// The notes as rows of a result table (`import_warnings`): source, what, count, lines.
     pub fn push_table(&self, t: &mut crate::report::tables::Tables) {
         for n in &self.items {
