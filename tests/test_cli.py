@@ -10,7 +10,8 @@ import pytest
 
 from rdmasim import perftest as pt
 from rdmasim.cli import main
-from rdmasim.reproduce import ROW_KEYS, studies
+from rdmasim.reproduce import ROW_KEYS, row, studies
+from rdmasim.reproduce._checks import Within
 
 
 def rdmasim(*args, timeout=300):
@@ -217,8 +218,8 @@ def test_reproduce_registry_has_the_perftest_study():
     assert list(studies())[0] == "perftest"
 
 
-def test_reproduce_perftest_json_rows_have_exactly_the_row_keys():
-    p = rdmasim("reproduce", "perftest", "--json")
+def test_reproduce_perftest_json_rows_have_exactly_the_row_keys(tmp_path):
+    p = rdmasim("reproduce", "perftest", "--json", "-o", str(tmp_path))
     rows = json.loads(p.stdout)
     assert [r["id"] for r in rows] == ["P1a", "P1b", "P1c", "P2"]
     for r in rows:
@@ -226,14 +227,14 @@ def test_reproduce_perftest_json_rows_have_exactly_the_row_keys():
         assert isinstance(r["ok"], bool)
 
 
-def test_reproduce_perftest_rows_are_ok():
-    p = rdmasim("reproduce", "perftest", "--json")
+def test_reproduce_perftest_rows_are_ok(tmp_path):
+    p = rdmasim("reproduce", "perftest", "--json", "-o", str(tmp_path))
     rows = json.loads(p.stdout)
     assert all(r["ok"] for r in rows), rows
     assert p.returncode == 0
 
 
-def test_ctrl_c_during_reproduce_all_still_writes_the_studies_done(monkeypatch, capsys):
+def test_ctrl_c_during_reproduce_all_still_writes_the_studies_done(monkeypatch, capsys, tmp_path):
     import rdmasim.reproduce as reproduce
 
     done = []
@@ -242,27 +243,28 @@ def test_ctrl_c_during_reproduce_all_still_writes_the_studies_done(monkeypatch, 
         if name == "odp":  # the second study: Ctrl-C while it runs
             raise KeyboardInterrupt
         done.append(name)
-        return [dict(zip(ROW_KEYS, (name.upper(), "m", 1.0, 1.0, "x", True)))]
+        return [row(name.upper(), "m", 1.0, 1.0, "x", Within(1.0, 0.1))]
 
     monkeypatch.setattr(reproduce, "run_study", fake_run_study)
-    assert main(["reproduce", "all", "--json"]) == 130
+    assert main(["reproduce", "all", "--json", "-o", str(tmp_path)]) == 130
     out, err = capsys.readouterr()
     assert done == ["perftest"]
+    assert "PERFTEST" in (tmp_path / "rows.csv").read_text()  # the rows file has the finished study
     assert list(json.loads(out)) == ["perftest"]  # valid JSON with the finished study
     names = list(studies())
     assert f"interrupted during study 'odp'; complete: perftest; not run: {', '.join(names[2:])}" in err
 
 
-def test_a_study_that_fails_keeps_the_other_studies_rows(monkeypatch, capsys):
+def test_a_study_that_fails_keeps_the_other_studies_rows(monkeypatch, capsys, tmp_path):
     import rdmasim.reproduce as reproduce
 
     def fake_run_study(name, progress=False):
         if name == "odp":  # the second study fails with an error, not an interrupt
             raise RuntimeError("case 7 did not complete")
-        return [dict(zip(ROW_KEYS, (name.upper(), "m", 1.0, 1.0, "x", True)))]
+        return [row(name.upper(), "m", 1.0, 1.0, "x", Within(1.0, 0.1))]
 
     monkeypatch.setattr(reproduce, "run_study", fake_run_study)
-    assert main(["reproduce", "all", "--json"]) == 4
+    assert main(["reproduce", "all", "--json", "-o", str(tmp_path)]) == 4
     out, err = capsys.readouterr()
     names = list(studies())
     assert list(json.loads(out)) == [n for n in names if n != "odp"]  # the later studies ran too
@@ -277,7 +279,7 @@ def test_a_study_that_fails_keeps_the_other_studies_rows(monkeypatch, capsys):
     # In range for the reader, rejected by the core: named as the variable all the same.
     ("RDMASIM_ISOLATION_KV_WINDOW", "100000", "RDMASIM_ISOLATION_KV_WINDOW='100000': the isolation cases they make are rejected: key `workload.kv.window`"),
 ])
-def test_a_bad_study_variable_is_named_before_any_study_runs(monkeypatch, capsys, var, value, named):
+def test_a_bad_study_variable_is_named_before_any_study_runs(monkeypatch, capsys, tmp_path, var, value, named):
     import rdmasim.reproduce as reproduce
     from rdmasim.reproduce import isolation as iso
 
@@ -288,7 +290,7 @@ def test_a_bad_study_variable_is_named_before_any_study_runs(monkeypatch, capsys
     assert ran == []
     assert named in capsys.readouterr().err
     # Another study alone does not read the variable, so it is not stopped by it.
-    assert main(["reproduce", "perftest", "--json"]) == 0 and ran == ["perftest"]
+    assert main(["reproduce", "perftest", "--json", "-o", str(tmp_path)]) == 0 and ran == ["perftest"]
     # The check changed none of the study's settings.
     assert (iso.MOUSE_MESSAGES, iso.KV_REQUESTS, iso.HERD_WINDOW, iso.TICK_HZ_OVERRIDE) == (1_000_000, 300_000, 4, None)
 

@@ -278,14 +278,19 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                 check_env()
             except EnvVarError as e:
                 raise _InputError(f"reproduce {base}: {e}") from None
+    from .reproduce._report import reproduce_outputs
+    from .reproduce._plots import collecting
+
     results: Dict[str, List[Dict[str, Any]]] = {}
+    artifacts: Dict[str, List[Path]] = {}
     failed: Dict[str, str] = {}
     interrupted = None
     for n in names:
         if not args.json:
             print(f"== {n}: {getattr(registry[n.partition(':')[0]], 'TITLE', '')}", flush=True)
         try:
-            rows = reproduce.run_study(n, progress=(not args.json) and _interactive())
+            with collecting() as written:
+                rows = reproduce.run_study(n, progress=(not args.json) and _interactive())
         except KeyboardInterrupt:
             interrupted = n
             break
@@ -293,10 +298,13 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             failed[n] = f"{type(e).__name__}: {e}"
             _err(f"study {n!r} failed: {failed[n]}" + ("; the other studies go on" if n != names[-1] else ""))
             continue
-        results[n] = rows
+        results[n], artifacts[n] = rows, list(written)
         if not args.json:
-            print(reproduce.format_table(rows))
+            print(reproduce.format_table(rows) if args.rows else _study_line(rows))
             print()
+    titles = {n: getattr(registry[n.partition(":")[0]], "TITLE", "") for n in results}
+    # Written whatever happens next (a Ctrl-C, a failed study): the rows already computed are kept.
+    written_to = reproduce_outputs(results, titles, artifacts, Path(args.out)) if results else []
     all_rows = [r for rows in results.values() for r in rows]
     if args.json:
         # On Ctrl-C the studies already done are still written, as valid JSON.
@@ -307,14 +315,31 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         print(f"rdmasim: interrupted during study {interrupted!r}; complete: {done}"
               + (f"; not run: {', '.join(left)}" if left else ""), file=sys.stderr)
         return EXIT_INTERRUPTED
+    missed = [r["id"] for r in all_rows if r["kind"] == "reproduced" and not r["ok"]]
     if not args.json:
-        ok = sum(r["ok"] for r in all_rows)
-        print(f"{ok}/{len(all_rows)} rows ok" + ("" if ok == len(all_rows) else
-              f"; not ok: {', '.join(r['id'] for r in all_rows if not r['ok'])}"))
+        from .reproduce._report import format_summary
+
+        print(format_summary(results))
+        print()
+        print("only reproduced rows count; " + ("every reproduced row is ok" if not missed else
+              f"reproduced rows not ok: {', '.join(missed)}"))
+        if written_to:
+            print(f"rows and page: {', '.join(str(p) for p in written_to)}" + ("" if args.rows else " (--rows prints every row here)"))
     if failed:
         _err(f"{len(failed)} of {len(names)} studies failed: {', '.join(failed)}; complete: {', '.join(results) or 'none'}")
         return EXIT_STUDY_FAILED
-    return EXIT_OK if all(r["ok"] for r in all_rows) else EXIT_MISMATCH
+    return EXIT_OK if not missed else EXIT_MISMATCH
+
+
+def _study_line(rows: List[Dict[str, Any]]) -> str:
+    """A study's result in two lines: its count, and the reproduced rows that missed."""
+    from .reproduce._report import summary
+
+    s = summary({"": rows})[0]
+    line = (f"reproduced {s['reproduced_ok']} / {s['reproduced']} ok; fit {s['fit']}, arithmetic {s['arithmetic']}, "
+            f"sensitivity {s['sensitivity']}")
+    missed = [r["id"] for r in rows if r["kind"] == "reproduced" and not r["ok"]]
+    return line + (f"\nnot ok: {', '.join(missed)}" if missed else "")
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
@@ -602,6 +627,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("reproduce", help="reproduce a study's figures ('all' for every study)")
     rp.add_argument("study", help="study name, 'study:part' for a sub-study (e.g. odp:damming), or 'all'")
     rp.add_argument("--json", action="store_true", help="print rows as JSON")
+    rp.add_argument("--rows", action="store_true", help="print every row in the terminal (always in DIR/rows.csv)")
+    rp.add_argument("-o", "--out", default="out/reproduce", metavar="DIR",
+                    help="where rows.csv and index.html go (default out/reproduce)")
     rp.set_defaults(func=cmd_reproduce)
 
     tr = sub.add_parser("trace", help="trace an MPI program with the PMPI library (replay: workload kind 'mpi')")

@@ -4,8 +4,26 @@ exist yet, or may not be writable."""
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, List, Optional
+
+#: Where :func:`artifact` records what it wrote while :func:`collecting` is open (the reproduce
+#: command's page shows each study's plots), else None.
+_written: Optional[List[Path]] = None
+
+
+@contextmanager
+def collecting() -> Iterator[List[Path]]:
+    """Collects the paths of the artifacts written inside the block, in order."""
+    global _written
+    outer, _written = _written, []
+    try:
+        yield _written
+    finally:
+        if outer is not None:
+            outer.extend(_written)
+        _written = outer
 
 
 def pyplot() -> Any:
@@ -33,6 +51,8 @@ def artifact(path: Path, write: Callable[[Path], Any]) -> Optional[Path]:
         why = f"{blocking} is a file, not a directory" if blocking is not None else (e.strerror or str(e))
         print(f"rdmasim: warning: cannot write {path}: {why}; skipped", file=sys.stderr)
         return None
+    if _written is not None:
+        _written.append(path)
     return path
 
 
