@@ -4,7 +4,7 @@ RDMASIM ?= rdmasim
 # bash for the `time` keyword (isolation-study)
 SHELL := /bin/bash
 
-.PHONY: test test-rust test-python develop bench bench-instructions repro isolation-study isolation-quantum isolation-staging pmpi-trace fuzz
+.PHONY: test test-rust test-python develop bench bench-instructions repro isolation-study isolation-quantum isolation-staging pmpi-trace fuzz module-graph
 
 ## Rust core tests (the PyO3 extension crate cannot link as a test binary) and Python tests.
 test: test-rust test-python
@@ -29,6 +29,11 @@ bench-instructions:
 
 repro:
 	$(RDMASIM) reproduce all
+
+## Import circles and upward imports against tools/layers.toml (tests/test_module_graph.py runs
+## it with the known list, so CI fails on a new one).
+module-graph:
+	$(PYTHON) tools/module_graph.py --known tools/module_graph_known.txt
 
 ## The isolation study at its own counts (10 M mouse messages, 5 M HERD requests), timed: under
 ## 5 min on a 2-core machine (docs/isolation.md sec. 5); the default counts are 1 M and 300 k.
