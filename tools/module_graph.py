@@ -192,9 +192,9 @@ def python_edges(src: Path = PY_SRC) -> Dict[str, Set[str]]:
             target = _longest_module(mods, t)
             if target is None or target == mod:
                 continue
-            if f.name == "__init__.py" and _is_prefix(mod, target):
-                continue  # a package and its own modules are one unit
-            if _is_prefix(target, mod) and target == pkg and f.name != "__init__.py":
+            # As for Rust: a module using what its own packages define or re-export is not an
+            # edge back; a package's imports of its modules are its edges to them.
+            if _is_prefix(target, mod):
                 continue
             edges[names[mod]].add(names[target])
     return edges

@@ -4,7 +4,7 @@ A perftest command copied from a real run should either work or say exactly whic
 simulator cannot honour. Flags fall in four groups (names and defaults from linux-rdma/perftest
 ``src/perftest_parameters.c``, ``usage()``):
 
-- modelled: they set a scenario key (``_MODELLED`` in ``cli.py`` names the key for errors);
+- modelled: they set a scenario key (``_PERFTEST_FLAGS`` in ``cli/perftest.py`` names the flag in errors);
 - about the machine, not the test (device, port, GID, TCP port, CPU frequency check, rdma_cm
   connection set-up, the server's address): accepted and ignored, with one note on stderr,
   because the simulated hosts are two HCAs cabled back to back whose connection takes no time;
