@@ -54,7 +54,7 @@ max_events = 100000
 pub fn fat_tree_scenario() -> String {
     const HOSTS: usize = 1024;
     // A seeded Fisher-Yates shuffle, redrawn until no host is its own partner.
-    let perm = crate::fabric::analysis::ebb_patterns::derangement(HOSTS, &mut crate::engine::SimRng::new(42, 1));
+    let perm = crate::traffic::patterns::derangement(HOSTS, &mut crate::engine::SimRng::new(42, 1));
     let mut s = String::from(
         "name = \"bench: permutation of 2 MiB WRITEs on a k = 16 fat tree (1024 hosts)\"\n\
          [hardware]\nprofile = \"cx4-edr\"\n\
@@ -304,7 +304,7 @@ fn flow_case(text: &str, iterations: u32) -> (f64, f64, crate::sim::RunResult) {
 }
 
 pub fn flow(iterations: u32) -> FlowBench {
-    use crate::fabric::analysis::ebb_patterns::{derangement, PatternKind, PatternScratch};
+    use crate::traffic::patterns::{derangement, PatternKind, PatternScratch};
     let perm: Vec<(u32, u32)> = derangement(8192, &mut crate::engine::SimRng::new(42, 1)).into_iter().enumerate().map(|(i, d)| (i as u32, d)).collect();
     let ft = flow_scenario("bench: flow-level permutation on a k = 32 fat tree", "{ kind = \"fat-tree-k\", k = 32, speed = { gen = \"edr\", width = 4 } }", "cx4-edr", &perm, 1 << 20);
     let (ft_build, ft_wall, ft_r) = flow_case(&ft, iterations);

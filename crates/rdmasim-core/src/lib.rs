@@ -24,6 +24,7 @@ pub mod host;
 pub mod report;
 pub mod scenario;
 pub mod sim;
+pub mod traffic;
 pub mod wire;
 pub mod world;
 pub mod workload;

@@ -9,7 +9,7 @@ mod common;
 use common::*;
 use rdmasim_core::api::Simulation;
 use rdmasim_core::engine::SimRng;
-use rdmasim_core::fabric::analysis::ebb_patterns::{PatternKind, PatternScratch};
+use rdmasim_core::traffic::patterns::{PatternKind, PatternScratch};
 use rdmasim_core::fabric::build::generate;
 use rdmasim_core::fabric::graph::RoutedFabric;
 use rdmasim_core::fabric::rate::{LinkGen, LinkSpeed};

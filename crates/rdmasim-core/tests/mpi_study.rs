@@ -6,11 +6,11 @@ mod common;
 use common::{f, results, table};
 use rdmasim_core::api::Simulation;
 use rdmasim_core::engine::SimRng;
-use rdmasim_core::fabric::analysis::ebb_patterns::{PatternKind, PatternScratch};
+use rdmasim_core::traffic::patterns::{PatternKind, PatternScratch};
 use rdmasim_core::fabric::graph::RoutedFabric;
 use rdmasim_core::ids::HostId;
 use rdmasim_core::scenario::validate::parse_toml;
-use rdmasim_core::workload::mpi::nodes::NodeSubset;
+use rdmasim_core::traffic::nodes::NodeSubset;
 use serde_json::Value;
 use std::collections::BTreeSet;
 

@@ -10,7 +10,7 @@
 //! 異常やスイッチポート異常", inter-switch links); each rail gets `degraded` of them trained
 //! down (alternately 1x QDR and 4x SDR) and `erroring` corrupting, drawn uniformly from `seed`.
 use crate::engine::SimRng;
-use crate::fabric::analysis::ebb_patterns::shuffle_into;
+use crate::traffic::patterns::shuffle_into;
 use crate::fabric::graph::{FabricGraph, LinkState, NodeKind};
 use crate::fabric::rate::{LinkGen, LinkSpeed};
 use crate::ids::{LinkId, NodeId, PortId, TiVec};

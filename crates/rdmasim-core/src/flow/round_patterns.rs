@@ -3,13 +3,13 @@
 //!
 //! - Random pairs (§2.1): every rank paired with one other by a seeded draw, fixed per node
 //!   count; both send (MPI_Sendrecv): one round. The pairs are the MPI program's and the static
-//!   EBB's for the same seed (`workload::mpi::synthetic::random_pairs`).
+//!   EBB's for the same seed (`traffic::patterns::random_pairs`).
 //! - Alltoall (§2.2): MVAPICH2 runs a large-message MPI_Alltoall as a pairwise exchange,
 //!   `size - 1` steps of MPI_Sendrecv. With a power-of-two size (`MV2_USE_XOR_ALLTOALL`,
 //!   default on) step i exchanges with rank ^ i, otherwise it sends to rank + i and receives
 //!   from rank - i (MPIR_Alltoall_pairwise_MV2, as `RankProgram::pairwise_alltoall` posts it on
 //!   the packet engine). Each step is one round, a permutation.
-use crate::workload::mpi::synthetic::random_pairs;
+use crate::traffic::patterns::{alltoall_pairwise_partners, random_pairs};
 
 /// The flows of the random-pair round over `n` ranks: each pair both ways.
 pub fn random_pair_round(n: u32, seed: u64, out: &mut Vec<(u32, u32)>) {
@@ -23,8 +23,7 @@ pub fn random_pair_round(n: u32, seed: u64, out: &mut Vec<(u32, u32)>) {
 /// The flows of step `i` (1..n) of the pairwise Alltoall over `n` ranks.
 pub fn alltoall_step(n: u32, i: u32, out: &mut Vec<(u32, u32)>) {
     out.clear();
-    let xor = n.is_power_of_two();
-    out.extend((0..n).map(|r| (r, if xor { r ^ i } else { (r + i) % n })));
+    out.extend((0..n).map(|r| (r, alltoall_pairwise_partners(r, n, i, true).0)));
 }
 
 #[cfg(test)]

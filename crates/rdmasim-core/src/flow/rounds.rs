@@ -34,7 +34,7 @@ use crate::fabric::report::FabricError;
 use crate::fabric::routing::{route, Engine, RouteOptions};
 use crate::ids::{HostId, PortId, TiVec};
 use crate::scenario::flows::FlowVerb;
-use crate::workload::mpi::nodes::NodeSubset;
+use crate::traffic::nodes::NodeSubset;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Deserialize)]
@@ -103,7 +103,7 @@ pub struct Case {
     #[serde(default)]
     pub seed: u64,
     /// Nodes up on the machine (default: `nodes`): the others are missing, drawn from
-    /// `missing_seed` (`workload::mpi::nodes`), and the job runs on the first `nodes` of those up,
+    /// `missing_seed` (`traffic::nodes`), and the job runs on the first `nodes` of those up,
     /// in node order, as a batch system hands out its node list (seeds/004: 1300 of 1408 up).
     #[serde(default)]
     pub up: Option<u32>,

@@ -15,8 +15,8 @@
 //! What the flows leave out of the MPI exchange: the RTS/CTS handshake and the barrier (a few µs
 //! against the ~70 ms of a 512 MiB message), and MPI's software; see docs/flow.md.
 use super::flows::{FlowSpec, FlowsSection};
-use crate::workload::mpi::nodes::NodeSubset;
-use crate::workload::mpi::synthetic::random_pairs;
+use crate::traffic::nodes::NodeSubset;
+use crate::traffic::patterns::random_pairs;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 

@@ -14,7 +14,7 @@
 //! seed gives the same figures, and rails with the same hosts in the same order see the same
 //! host pairs, as a multi-rail MPI that stripes each message over the rails would.
 use super::components::{Components, Endpoint};
-use super::ebb_patterns::{PatternKind, PatternScratch};
+use crate::traffic::patterns::{PatternKind, PatternScratch};
 use super::flow_shares::{FlowShares, Weighting};
 use crate::engine::SimRng;
 use crate::fabric::graph::RoutedFabric;

@@ -9,7 +9,7 @@
 //! every rail's HCA ports in node order (ranks in node order, as the study places them); a rail
 //! gets the same host pairs as the others (seeded as the EBB analysis seeds them).
 use crate::engine::SimRng;
-use crate::fabric::analysis::ebb_patterns::{PatternKind, PatternScratch};
+use crate::traffic::patterns::{PatternKind, PatternScratch};
 use crate::fabric::analysis::Components;
 use crate::fabric::graph::{FabricGraph, RoutedFabric};
 use crate::flow::fixed::{completion_times, FixedFlow, PATTERN_BYTES};
@@ -23,8 +23,9 @@ pub enum Workload {
     /// Random pairs (every endpoint paired with one other, both sending: the study's
     /// random-pair benchmark over all nodes), one fresh pattern per draw.
     RandomPairs,
-    /// A linear-shift Alltoall: each of its n - 1 phases is a pattern (fixed by the node order,
-    /// so the number of patterns asked for is not used).
+    /// A linear-shift Alltoall (Open MPI's pairwise order, `traffic::patterns`): each of its
+    /// n - 1 phases is a pattern (fixed by the node order, so the number of patterns asked for
+    /// is not used).
     Alltoall,
     /// A replayed MPI trace (`CostOptions::trace`), on the packet engine (trace_cost.rs): no
     /// patterns.

@@ -23,7 +23,6 @@
 //! (that is also when its main thread tops its SRQ up again and, with stop/resume, sends the
 //! resume requests). The SRQ_LIMIT_REACHED handler is a thread of its own and runs at once.
 mod countdown;
-pub mod nodes;
 mod order;
 pub mod program;
 pub mod rails;
@@ -304,7 +303,7 @@ pub struct Mpi {
 impl Mpi {
     /// The MPI layer over `cfg.trace`; an error names the scenario key to fix and why.
     pub fn new(w: &mut World, app: u32, cfg: &MpiSection, attr: QpAttr) -> Result<Mpi, (&'static str, String)> {
-        let subset = nodes::NodeSubset { nodes: cfg.nodes, missing: cfg.missing.clone(), seed: cfg.missing_seed };
+        let subset = crate::traffic::nodes::NodeSubset { nodes: cfg.nodes, missing: cfg.missing.clone(), seed: cfg.missing_seed };
         // The hosts ranks may go on, in node order (every host unless nodes are missing).
         let usable: Vec<HostId> = if subset.is_all() { (0..w.hosts.len() as u32).map(HostId).collect() } else { subset.select(w.hosts.len() as u32)? };
         let (prog, recorded) = match &cfg.program {

@@ -9,6 +9,7 @@
 //! and scan; reduce-scatter as reduce + scatter. Their messages carry tags from a reserved
 //! negative range numbered by the collective's sequence on the communicator, so they never match
 //! user messages and successive collectives never match each other.
+use crate::traffic::patterns::alltoall_pairwise_partners;
 
 /// Matches any source / any tag (MPI_ANY_SOURCE, MPI_ANY_TAG).
 pub const ANY: i64 = -1;
@@ -242,8 +243,7 @@ impl RankProgram {
     pub fn alltoall(&mut self, rank: u32, size: u32, bytes: u64) {
         let tag = self.coll_tag();
         for i in 1..size {
-            let to = (rank + i) % size;
-            let from = (rank + size - i) % size;
+            let (to, from) = alltoall_pairwise_partners(rank, size, i, false);
             self.sendrecv(to, bytes, tag, from as i64, bytes, tag);
         }
     }
@@ -256,9 +256,8 @@ impl RankProgram {
     /// [`RankProgram::alltoall`] (the trace path's) keeps the shift form whatever the size.
     pub fn pairwise_alltoall(&mut self, rank: u32, size: u32, bytes: u64, xor: bool) {
         let tag = self.coll_tag();
-        let xor = xor && size.is_power_of_two();
         for i in 1..size {
-            let (to, from) = if xor { (rank ^ i, rank ^ i) } else { ((rank + i) % size, (rank + size - i) % size) };
+            let (to, from) = alltoall_pairwise_partners(rank, size, i, xor);
             self.sendrecv(to, bytes, tag, from as i64, bytes, tag);
         }
     }

@@ -4,7 +4,7 @@
 //! - `random-pair-sendrecv` (§2.1): the ranks are paired at random, every pair does one
 //!   MPI_Sendrecv of `bytes` each way at the same time; the slowest pair's time is the round's
 //!   and is reported as injection bandwidth (bytes / time). The pairing is
-//!   [`PatternKind::RandomPair`]'s, drawn from the same stream, so the static EBB
+//!   [`crate::traffic::patterns::random_pairs`], drawn from the same stream, so the static EBB
 //!   (`fabric/analysis/ebb.rs`, seed s, draw 0) and this benchmark (seed s) pair the same ranks.
 //!   With an odd rank count one rank is left out of the matching and idles.
 //! - `alltoall` (§2.2): MPI_Alltoall of `bytes` per pair as MVAPICH2 runs it for large messages,
@@ -20,8 +20,7 @@
 //! benchmark times MPI_Sendrecv with MPI_Wtime after a barrier; `results.rs` turns the marks
 //! into times.
 use super::program::{Program, RankProgram};
-use crate::engine::SimRng;
-use crate::fabric::analysis::ebb_patterns::{PatternKind, PatternScratch};
+use crate::traffic::patterns::random_pairs;
 use serde::{Deserialize, Serialize};
 
 /// `[workload] program`: which benchmark, its message size and its trials.
@@ -103,16 +102,6 @@ pub enum AlltoallAlgorithm {
     Pairwise,
     /// The same without the XOR form: step k sends to r + k, receives from r - k, any size.
     PairwiseShift,
-}
-
-/// The pairs of one random-pair round on `n` ranks: [`PatternKind::RandomPair`]'s matching
-/// drawn from `SimRng::new(seed, stream(0))`, each pair once (lower index first as drawn).
-pub fn random_pairs(n: u32, seed: u64) -> Vec<(u32, u32)> {
-    let kind = PatternKind::RandomPair { hosts: n as usize };
-    let mut s = PatternScratch::default();
-    s.write(kind, n as usize, 0, &mut SimRng::new(seed, kind.stream(0)));
-    // The pattern lists each pair both ways; the first of each two is the pair.
-    s.flows.iter().step_by(2).copied().collect()
 }
 
 impl ProgramSpec {
@@ -247,20 +236,6 @@ fn osu_bw(rp: &mut RankProgram, r: u32, bytes: u64, window: u32, (skip, iteratio
 mod tests {
     use super::*;
     use crate::workload::mpi::program::Op;
-
-    #[test]
-    fn random_pairs_pair_every_rank_once_and_leave_one_idle_when_odd() {
-        for n in [2, 7, 16] {
-            let pairs = random_pairs(n, 3);
-            let mut seen = vec![0; n as usize];
-            for (a, b) in &pairs {
-                seen[*a as usize] += 1;
-                seen[*b as usize] += 1;
-            }
-            assert_eq!(pairs.len() as u32, n / 2);
-            assert_eq!(seen.iter().filter(|&&c| c == 0).count() as u32, n % 2, "n = {n}");
-        }
-    }
 
     #[test]
     fn a_round_has_one_sendrecv_per_paired_rank_between_two_marks() {

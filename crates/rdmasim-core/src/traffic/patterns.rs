@@ -12,7 +12,9 @@
 //! - [`PatternKind::Permutation`]: ORCS's `rand`: every endpoint sends to one other and receives
 //!   from one (a random permutation without fixed points).
 //! - [`PatternKind::Shift`]: i -> i + k mod n.
-//! - [`PatternKind::Alltoall`]: the n - 1 phases of a linear-shift Alltoall, shift 1 to n - 1.
+//! - [`PatternKind::Alltoall`]: the n - 1 phases of a linear-shift Alltoall, shift 1 to n - 1
+//!   (Open MPI's pairwise order; MVAPICH2's on sizes that are not a power of two, whose
+//!   power-of-two order is [`alltoall_pairwise_partners`]'s XOR pairs).
 use crate::engine::SimRng;
 use serde::{Deserialize, Serialize};
 
@@ -159,6 +161,29 @@ pub fn shuffle_into(order: &mut Vec<u32>, m: usize, rng: &mut SimRng) {
     }
 }
 
+/// The pairs of one random-pair round on `n` ranks: [`PatternKind::RandomPair`]'s matching
+/// drawn from `SimRng::new(seed, stream(0))`, each pair once (lower index first as drawn).
+pub fn random_pairs(n: u32, seed: u64) -> Vec<(u32, u32)> {
+    let kind = PatternKind::RandomPair { hosts: n as usize };
+    let mut s = PatternScratch::default();
+    s.write(kind, n as usize, 0, &mut SimRng::new(seed, kind.stream(0)));
+    // The pattern lists each pair both ways; the first of each two is the pair.
+    s.flows.iter().step_by(2).copied().collect()
+}
+
+/// The partner of `rank` at `step` (1..size) of a pairwise-exchange Alltoall: (to, from). With a
+/// power-of-two size and `xor` set, the XOR pairs of MVAPICH2's `MPIR_Alltoall_pairwise_MV2`
+/// (its `MV2_USE_XOR_ALLTOALL`, default 1: to = from = rank ^ step); otherwise the linear
+/// shift, to rank + step and from rank - step (MVAPICH2 and MPICH on other sizes, Open MPI's
+/// `ompi_coll_base_alltoall_intra_pairwise` on every size).
+pub fn alltoall_pairwise_partners(rank: u32, size: u32, step: u32, xor: bool) -> (u32, u32) {
+    if xor && size.is_power_of_two() {
+        (rank ^ step, rank ^ step)
+    } else {
+        ((rank + step) % size, (rank + size - step) % size)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,5 +221,19 @@ mod tests {
         }
         assert_eq!(draw(PatternKind::Shift { k: 3 }, 4, 0), [(0, 3), (1, 0), (2, 1), (3, 2)]);
         assert!(draw(PatternKind::Shift { k: 4 }, 4, 0).is_empty());
+    }
+
+    #[test]
+    fn random_pairs_pair_every_rank_once_and_leave_one_idle_when_odd() {
+        for n in [2, 7, 16] {
+            let pairs = random_pairs(n, 3);
+            let mut seen = vec![0; n as usize];
+            for (a, b) in &pairs {
+                seen[*a as usize] += 1;
+                seen[*b as usize] += 1;
+            }
+            assert_eq!(pairs.len() as u32, n / 2);
+            assert_eq!(seen.iter().filter(|&&c| c == 0).count() as u32, n % 2, "n = {n}");
+        }
     }
 }

@@ -46,7 +46,7 @@ impl NodeSubset {
         if self.missing.is_none() && keep < up {
             // A uniform draw of the hosts that are down: the last (hosts - keep) of a shuffle.
             let mut order: Vec<u32> = Vec::with_capacity(hosts as usize);
-            crate::fabric::analysis::ebb_patterns::shuffle_into(&mut order, hosts as usize, &mut SimRng::new(self.seed, STREAM_MISSING));
+            crate::traffic::patterns::shuffle_into(&mut order, hosts as usize, &mut SimRng::new(self.seed, STREAM_MISSING));
             for &h in &order[keep as usize..] {
                 down[h as usize] = true;
             }
