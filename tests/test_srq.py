@@ -12,6 +12,13 @@ def test_episode_components_add_up_and_meet_the_published_figures(tmp_path, monk
     assert all(tuple(r) == ROW_KEYS for r in rows)
     by = {(r["id"], r["metric"][:12]): r for r in rows}
     assert all(r["ok"] for r in rows), [r for r in rows if not r["ok"]]
+    # t_poll, t_int, t_setev are solved from the study's figures: those rows, the totals and the
+    # reduction are fits; only the stop/resume remainder (refill, resume) is the model's own.
+    assert [r["kind"] for r in rows if r["id"] in ("B1", "B2", "B3")] == ["fit", "fit", "reproduced", "fit", "fit", "fit", "fit"]
+    assert all(r["basis"] for r in rows if r["kind"] == "fit")
+    assert [r["kind"] for r in rows if r["id"] == "B4"] == ["arithmetic", "arithmetic"]
+    rest = next(r for r in rows if r["kind"] == "reproduced")
+    assert rest["published"] == 2.33 and rest.check_fn((1.0, 1.0)) and not rest.check_fn((0.71, 3.0))
     prop = srq.episode("stop-resume")
     parts = prop["t_poll"] + prop["t_refill"] + prop["t_resume"]
     assert math.isclose(parts, prop["total"], rel_tol=1e-9)
@@ -22,6 +29,17 @@ def test_episode_components_add_up_and_meet_the_published_figures(tmp_path, monk
 def test_table_size_rows():
     rows = srq.table_rows()
     assert [r["simulated"] for r in rows] == [1024 * 1024, 131072]
+    assert all(r["kind"] == "arithmetic" and r["ok"] for r in rows)
+
+
+def test_reduction_row_checks_the_published_figure_or_the_studys_maximum():
+    assert srq.reduction_row("sp", 196, 9, 2, 86.0)["ok"] is False  # 78% vs 86 +- 5
+    assert srq.reduction_row("sp", 196, 7, 1, 86.0)["ok"]  # 86%
+    # No published figure (100 ranks): positive, and at most the study's "up to 86%" (+5).
+    assert srq.reduction_row("bt", 100, 6, 1, None)["ok"]  # 83%
+    assert not srq.reduction_row("bt", 100, 20, 1, None)["ok"]  # 95%
+    assert not srq.reduction_row("bt", 100, 2, 2, None)["ok"]  # 0%
+    assert not srq.reduction_row("bt", 100, None, 2, None)["ok"]
 
 
 def test_packaged_npb_shaped_trace_replays_with_its_recorded_messages():

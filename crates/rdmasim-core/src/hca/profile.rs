@@ -227,18 +227,26 @@ impl HwProfile {
 const SRC_IBTA_RATE: &str = "IBTA Vol. 2 (physical): lane signalling rate and encoding of the generation";
 const SRC_MTU: &str = "ConnectX active MTU 4096 (ibv_devinfo active_mtu on ConnectX-3/4/5)";
 const SRC_CABLE: &str = "~5 ns/m signal propagation in copper/fibre (c/1.5)";
+// fit: seeds/000's published A1 floor itself (~500 ms); rows A1 and A4 (silence) read it back.
 const SRC_FLOOR: &str = "Fukuoka, Sato, Taura, seeds/000: measured minimum effective timeout ~500 ms on most ConnectX models, set by firmware";
+// fit: solved from B2's t_int (seeds/001); rows B2 (t_int, total) and B3 agree by construction.
 /// t_int is measured from the sender's post (the study cannot timestamp the arrival), so the
 /// model's own post-to-HCA path on cx3-fdr (~1.45 us: post 70 ns, doorbell 250, WQE fetch 450,
 /// payload DMA 450, pipelines 200, wire ~25) and the thread wake-up (`wakeup_ns`, 3 us) are
 /// taken out of it.
 const SRC_SRQ_INT: &str = "derived from Tanimoto et al., seeds/001 sec. 4.1.3: t_int = 35.0 us from the sender's post to the receiving thread running on ConnectX-3 FDR; minus the model's ~1.45 us post-to-HCA path and wakeup_ns 3 us = 30.5 us (the study blames the slow SRQ_LIMIT_REACHED notification)";
+// fit: solved from B1's t_poll (seeds/001); rows B1 (t_poll, total) and B3 agree by construction.
 /// Same subtraction for t_poll = 2.18 us (post to detection by polling): minus ~1.45 us to
 /// the HCA and dma_write_ns 0.2 us for the table entry to land.
 const SRC_SRQ_POLL: &str = "derived from Tanimoto et al., seeds/001 sec. 4.1.3: t_poll = 2.18 us from the sender's post to the polling receiver knowing the remaining buffers; minus the model's ~1.45 us post-to-HCA path and the 0.2 us table write = 0.53 us";
+// fit: chosen so A2's lower stall-window edge lands on seeds/000's published ~500 us.
 const SRC_ODP_FAULT: &str = "seeds/000 (citing Lesokhin et al., ASPLOS'17 'Page Fault Support for Network Controllers'): a NIC page fault costs hundreds of us; the value inside that range is an assumption, the one the A2 lower window edge (both-side ODP) implies (docs/odp.md)";
+// fit: chosen so A2's window width (odp_fault_us + this) lands on the published ~4000 us.
 const SRC_ODP_RETRY: &str = "assumption: seeds/000's capture shows the client re-requesting a fixed time after the faulting response; the length is unpublished; 3.5 ms is the value the A2 window width (about 4 ms = fault + this wait) implies (docs/odp.md derives the edges)";
+// fit (mechanism): the switch implements A4's and A5's stated cause, so those rows read it back.
 const SRC_DAMMING: &str = "seeds/000: packet damming observed on ConnectX-4 (and most models) in ibdump captures";
+// fit (mechanism): the switch implements A7's stated cause on requester QPs only (A6: no flood
+// server-side), so A7's and A6's server-side rows read it back; A6's client-side flood is its effect.
 const SRC_FLOOD: &str = "seeds/000: packet flood observed with client-side ODP on several QPs; page state resolved on one QP does not reach the others (mechanism inferred by the study, the timer refresh is an assumption)";
 const SRC_TICK_HZ: &str = "assumption: 0 (no tick noise: nohz_full cores, or noise left out) so benchmark figures stay noiseless; Ubuntu 16.04 generic kernels use CONFIG_HZ=250 on amd64 and ppc64el (debian.master/config: amd64/config.flavour.generic, ppc64el/config.common.ppc64el), what the isolation reproduction sets (docs/isolation.md 2.6)";
 const SRC_TICK_DETOUR: &str = "Linux Documentation/trace/osnoise-tracer.rst: irq_noise of local_timer on a CPU running a busy loop, 1845 ns and 2848 ns (its example trace); the entry/exit overhead the doc says comes on top, and the softirqs and kthreads some ticks trigger, are not included";
@@ -329,7 +337,7 @@ pub fn builtin() -> Vec<(HwProfile, ProfileSources)> {
         wakeup_ns: 3000.0,
         event_cpu_ns: 4000.0,
         srq_event_interrupt_ns: 30_500.0,
-        srq_arm_ns: 55_900.0,
+        srq_arm_ns: 55_900.0, // fit: B2's t_setev itself (seeds/001)
         srq_recv_wqe_ns: 10.0,
         srq_poll_detect_ns: 530.0,
         ack_req_every: 64,
