@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 import rdmasim
-from rdmasim.reproduce import run_study
+from rdmasim.reproduce import pm, run_study
+from rdmasim.reproduce._checks import Samples
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "scenarios" / "pm_hxb_neighbor.toml"
 
@@ -53,6 +54,64 @@ def test_the_cli_writes_a_pm_run_s_tables_and_capture(tmp_path):
 def test_d1_rows_are_the_seed_s_arithmetic():
     rows = run_study("pm:d1")
     assert len(rows) == 18 and all(r["ok"] for r in rows)
+    # No simulation runs: they count as arithmetic, never as reproduced.
+    assert {r["kind"] for r in rows} == {"arithmetic"} and all(r["basis"] for r in rows)
+
+
+def test_d6_loss_counts_data_packets_only():
+    # The seed's rate: data packets lost over data packets sent; a lost ack is in the port
+    # counters, not in the rate. Three hosts on the Broadcom profile lose both.
+    s = rdmasim.run(pm._scenario("d6-metric", {"kind": "single-switch", "hosts": 3, "links": 2},
+                                 {"kind": "alltoall", "bytes": 8800, "rounds": 20, "count": 20, "skew_us": 20.0},
+                                 ethernet={"switch": "broadcom-12port"}, pm={"packet_bytes": 8968})).table("pm_summary").iloc[0]
+    assert 0 < s["data_drops"] < s["switch_drops"] + s["nic_drops"]
+    assert s["loss_pct"] == pytest.approx(100 * s["data_drops"] / s["data_packets_sent"])
+
+
+def _grid(losses):
+    """A D6 grid of one switch: {(length, nodes): (Samples, published)} from the Broadcom table,
+    every cell's seeds giving losses[(length, nodes)] (0 where absent)."""
+    return {"broadcom-12port": {(n, k): (Samples([losses.get((n, k), 0.0)] * 5), pub)
+                                for n, published in pm.D6_TABLE["broadcom-12port"].items()
+                                for k, pub in zip((2, 3, 4), published)}}
+
+
+def test_a_model_that_never_loses_fails_every_d6_row():
+    rows = pm._loss_rows("D6", "", _grid({}))
+    assert len(rows) == 12 and not any(r["ok"] for r in rows)
+
+
+def test_a_d6_zero_passes_only_where_the_model_loses_at_a_longer_length():
+    # The published table at 3 and 4 nodes, and nothing at 2 nodes: the 2-node zeros (1400,
+    # 2200, 4400 B) fail, since 2 nodes never lose; 1400 B at 4 nodes passes (4 nodes lose at
+    # 2200 B and longer); every lossy cell matches.
+    table = pm.D6_TABLE["broadcom-12port"]
+    losses = {(n, k): pub for n, published in table.items() for k, pub in zip((2, 3, 4), published) if k > 2}
+    ok = {r["id"]: r["ok"] for r in pm._loss_rows("D6", "", _grid(losses))}
+    assert ok["D6-broadcom-12port-1400-4n"] and ok["D6-broadcom-12port-8800-4n"]
+    assert not ok["D6-broadcom-12port-1400-2n"] and not ok["D6-broadcom-12port-4400-2n"]
+    # 0.02 % needs a loss, and one within 0.01 points of it.
+    assert ok["D6-broadcom-12port-1400-3n"]
+    assert not pm._lossy_check(0.02)(Samples([0.04] * 5)) and not pm._lossy_check(0.02)(Samples([0.0] * 5))
+
+
+def test_a_neighbour_exchange_with_skew_draws_its_starts_from_the_seed(tmp_path):
+    # `skew_us` left out is 0: every host starts at once and the figures are as before.
+    text = EXAMPLE.read_text()
+    base = rdmasim.run(EXAMPLE).table("pm_summary").iloc[0]
+    zero = tmp_path / "zero.toml"
+    zero.write_text(text.replace('mode = "both"', 'mode = "both"\nskew_us = 0.0', 1))
+    assert rdmasim.run(zero).table("pm_summary").iloc[0].to_dict() == base.to_dict()
+    skewed = tmp_path / "skewed.toml"
+    skewed.write_text(text.replace('mode = "both"', 'mode = "both"\nskew_us = 50.0', 1))
+    other = tmp_path / "other-seed.toml"
+    other.write_text(skewed.read_text().replace("seed = 1", "seed = 2", 1))
+    a, b = (rdmasim.run(p).table("pm_summary").iloc[0] for p in (skewed, other))
+    assert a["sim_time_us"] != b["sim_time_us"] and a["host0_both_mb_s"] < base["host0_both_mb_s"]
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text.replace('mode = "both"', 'mode = "both"\nskew_us = -1.0', 1))
+    with pytest.raises(Exception, match="skew_us"):
+        rdmasim.run(bad)
 
 
 def test_the_lane_choice_is_a_pm_key_and_defaults_to_same(tmp_path):

@@ -21,11 +21,6 @@ from rdmasim.reproduce._checks import (AtLeast, Between, Claim, Increasing, InRa
 STUDIES = list(studies())
 #: Studies whose rows are still being classified (issue #32): their checks are not yet objects.
 PENDING = {
-    "odp",
-    "srq",
-    "isolation",
-    "pm",
-    "tsubame",
 }
 
 

@@ -141,7 +141,9 @@ pub struct PmPingpong {
 }
 
 /// Host 0 and its neighbours in the first `dims` dimensions: `send` (host 0 to each), `recv`
-/// (each to host 0) or `both` (every host with all its neighbours).
+/// (each to host 0) or `both` (every host with all its neighbours). With `skew_us` > 0 each
+/// sending host starts after a random delay up to `skew_us` (drawn from its own stream; 0, the
+/// default, starts every host at once and draws nothing): seeds/003's "skew between nodes".
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PmNeighbor {
@@ -149,6 +151,8 @@ pub struct PmNeighbor {
     pub mode: NeighborMode,
     pub bytes: u64,
     pub count: u32,
+    #[serde(default)]
+    pub skew_us: f64,
 }
 
 /// scstest-like all-to-all: `rounds` rounds, each host sending `count` messages of `bytes` to

@@ -24,6 +24,7 @@ impl EtherWorld {
         let nic = &mut self.nics[n as usize];
         if nic.rx_held >= ring {
             nic.counters.rx_no_buffer_count += 1;
+            self.data_drops += u64::from(self.frames.get(f).kind == FrameKind::Data);
             self.frames.release(f);
             return;
         }
@@ -208,6 +209,7 @@ impl EtherWorld {
                 }
                 None => {
                     self.hosts[h as usize].relay_drops += 1;
+                    self.data_drops += u64::from(fr.kind == FrameKind::Data);
                     self.frames.release(f);
                 }
             }

@@ -10,14 +10,17 @@ pub const REFERENCE_GHZ: f64 = 3.6;
 /// Per-packet processing time of PM/Ethernet-HXB at 3.6 GHz with `nics` NICs, µs: the line
 /// through the seed's ×2 (2.38 µs) and ×9 (2.90 µs) figures. More NICs cost more per packet
 /// (more rings to poll, more interrupt sources); the seed gives no breakdown, so the ×4, ×6
-/// and ×8 figures (2.58, 2.71, 2.81) are what the line predicts and D2 checks.
+/// and ×8 figures (2.58, 2.71, 2.81) are what the line predicts.
+///
+/// Fit: solved from rows D2-x2-t and D2-x9-t (`rdmasim reproduce pm`), which read it back; the
+/// ×4, ×6, ×8 rows (D2-x4-t, D2-x6-t, D2-x8-t) read the line back too and are arithmetic.
 pub fn hxb_packet_us(nics: u32) -> f64 {
     let (n0, t0, n1, t1) = (2.0, 2.38, 9.0, 2.90);
     t0 + (f64::from(nics) - n0) * (t1 - t0) / (n1 - n0)
 }
 
 /// PME-NT, the kernel-path PM/Ethernet ("Ethernet(NT)"): 15.7 µs per packet at 3.6 GHz
-/// (seeds/003, PME-NT Gigx4).
+/// (seeds/003, PME-NT Gigx4). Fit: the published figure of row D2-NT-x4-t itself.
 pub const NT_PACKET_US: f64 = 15.7;
 
 /// mmap of one page: 0.064 µs (seeds/003); map and unmap of 9 KB (3 pages) 0.384 µs.
@@ -56,8 +59,8 @@ pub struct HostCostConfig {
     /// of which PM takes 2.83 µs; the other 6.67 µs copy 8 KB. A Xeon on an 800 MHz FSB (6.4
     /// GB/s peak: Intel Server Board SE7320SP2/SE7525GP2 TPS rev 2.0 §3.2.1.1 "Front Side Bus",
     /// of the E7520's family) copying while six to nine NICs DMA into the same memory is in
-    /// that range. No independent copy-rate measurement for that platform was found, so the
-    /// D5 ×8 MPICH one-way row is a fit (docs/pm.md). Memory bound: not scaled with the clock.
+    /// that range. No independent copy-rate measurement for that platform was found, so it is a
+    /// fit: solved from row D5-x8-MPICH-1way (docs/pm.md). Memory bound: not scaled with the clock.
     #[serde(default = "default_copy")]
     pub copy_mb_s: f64,
 }
@@ -92,7 +95,9 @@ const ACK_US: f64 = 0.5;
 /// The relay's own work per packet at 3.6 GHz: seeds/003's routing delay 6.9 µs less its
 /// interrupt 5 µs and the NIC's receive write-back (0.2 µs) and transmit start (0.5 µs) that
 /// the model already charges: 1.2 µs for the header rewrite and the driver's send
-/// ("ヘッダ書き換えとデバイスドライバ送信処理のみのオーバヘッド"). Derived, see docs/pm.md.
+/// ("ヘッダ書き換えとデバイスドライバ送信処理のみのオーバヘッド"). Fit: solved from row D3-routing's
+/// 6.9 µs (with D3-per-dim and the 2-D and 3-D half round trips it fixes the per-dimension
+/// increment), see docs/pm.md.
 const RELAY_US: f64 = 6.9 - 5.0 - 0.2 - 0.5;
 
 /// The per-packet times of one host, as `Time`s, fixed before the run.
@@ -107,7 +112,8 @@ pub struct HostCost {
 }
 
 impl HostCostConfig {
-    /// A CPU time measured at 3.6 GHz, on this host's clock.
+    /// A CPU time measured at 3.6 GHz, on this host's clock. The 1/f law is the seed's own
+    /// "2.8GHz換算" (fit: taken from rows D2-x6-2.8GHz and D2-x9-2.8GHz, which read it back).
     pub fn scale(&self, us_at_ref: f64) -> Time {
         Time::from_ns_f64(us_at_ref * 1e3 * REFERENCE_GHZ / self.cpu_ghz)
     }

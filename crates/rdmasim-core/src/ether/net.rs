@@ -154,6 +154,7 @@ impl EtherWorld {
         };
         if !fits {
             self.ports[out].counters.if_out_discards += 1;
+            self.data_drops += u64::from(self.frames.get(f).kind == FrameKind::Data);
             self.frames.release(f);
             return;
         }

@@ -56,7 +56,10 @@ impl EtherWorld {
             "duplicates": self.chans.iter().map(|c| c.duplicates).sum::<u64>(),
             "switch_drops": switch_drops,
             "nic_drops": nic_drops,
-            "loss_pct": if data_sent > 0 { 100.0 * (switch_drops + nic_drops) as f64 / data_sent as f64 } else { 0.0 },
+            "data_drops": self.data_drops,
+            // seeds/003's loss rate: data packets lost over data packets sent (retransmissions
+            // included, each a packet sent); lost acknowledgements do not count.
+            "loss_pct": if data_sent > 0 { 100.0 * self.data_drops as f64 / data_sent as f64 } else { 0.0 },
             "relay_packets": self.hosts.iter().map(|h| h.relay_packets).sum::<u64>(),
             "relay_cpu_us": self.hosts.iter().map(|h| h.relay_time.as_us_f64()).sum::<f64>(),
             "recv_packet_us": self.hosts[0].cost.recv.as_us_f64(),

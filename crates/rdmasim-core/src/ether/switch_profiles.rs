@@ -42,6 +42,9 @@ pub struct SwitchProfile {
 /// store-and-forward), the switch's pipeline, and its line time out. So the pipeline is
 /// 5 µs − 2 × 0.672 µs; the seed's 12 µs per dimension is then 6.9 + 5 + 0.1.
 ///
+/// Fit: solved from the "Switch 5usec" of row D3-per-dim's 12 µs (with host_cost.rs's relay
+/// cost it fixes that row, D3-routing and the 2-D and 3-D half round trips' increments).
+///
 /// ASSUMPTION for all three: store-and-forward, and the seed's 5 µs for each. No latency
 /// figure and no cut-through/store-and-forward statement was found for the Foundry FWSX448,
 /// the Summit 7i or the BCM5690 (searched: the FastIron X-series configuration guides, the

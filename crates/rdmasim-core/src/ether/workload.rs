@@ -9,8 +9,10 @@ use crate::fabric::build::hyperx::host_at;
 
 pub enum WorkloadState {
     None,
-    /// Every posted message must arrive; `expected` counts them.
-    Streams { expected: u64, delivered: u64, start: Time },
+    /// Every posted message must arrive; `expected` counts them. A host started late (a
+    /// neighbour exchange with skew) posts `count` messages of `bytes` on each of its channels
+    /// when its `Start` comes.
+    Streams { expected: u64, delivered: u64, start: Time, bytes: u64, count: u32 },
     Pingpong { there: u32, back: u32, iters: u32, done: u32, bytes: u64, start: Time },
     Alltoall { bytes: u64, rounds: u32, count: u32, skew: Time, started: Vec<u32>, received: Vec<u64>, expected: u64, delivered: u64 },
     /// An MPI program (`EtherWorld::mpi` holds its state).
@@ -41,14 +43,14 @@ impl WorkloadState {
                 if two_way {
                     pairs.push((dst, src));
                 }
-                Ok(Self::streams(w, &pairs, bytes, count))
+                Ok(Self::streams(w, &pairs, bytes, count, Time::ZERO))
             }
             PmWorkload::Incast(PmIncast { dst, bytes, count }) => {
                 check_host(w, "dst", dst)?;
                 positive("bytes", bytes)?;
                 positive("count", count.into())?;
                 let pairs: Vec<(u32, u32)> = (0..w.hosts.len() as u32).filter(|&h| h != dst).map(|h| (h, dst)).collect();
-                Ok(Self::streams(w, &pairs, bytes, count))
+                Ok(Self::streams(w, &pairs, bytes, count, Time::ZERO))
             }
             PmWorkload::Pingpong(PmPingpong { src, dst, bytes, iters }) => {
                 check_host(w, "src", src)?;
@@ -64,9 +66,12 @@ impl WorkloadState {
                 w.cpu_kick(src);
                 Ok(WorkloadState::Pingpong { there, back, iters, done: 0, bytes, start: Time::ZERO })
             }
-            PmWorkload::Neighbor(PmNeighbor { dims, mode, bytes, count }) => {
+            PmWorkload::Neighbor(PmNeighbor { dims, mode, bytes, count, skew_us }) => {
                 positive("bytes", bytes)?;
                 positive("count", count.into())?;
+                if !(skew_us >= 0.0 && skew_us.is_finite()) {
+                    return Err(("skew_us".into(), format!("{skew_us}: expected a finite number ≥ 0")));
+                }
                 let have = w.dims.iter().filter(|&&d| d > 1).count() as u8;
                 if dims == 0 || dims > have {
                     return Err(("dims".into(), format!("{dims}: expected 1..={have} (dimensions of the topology with more than one host)")));
@@ -89,7 +94,7 @@ impl WorkloadState {
                 let mut pairs = pairs;
                 pairs.sort_unstable();
                 pairs.dedup();
-                Ok(Self::streams(w, &pairs, bytes, count))
+                Ok(Self::streams(w, &pairs, bytes, count, Time::from_ns_f64(skew_us * 1e3)))
             }
             PmWorkload::Mpi(PmMpi { library, ref program, ref trace, compute_scale }) => {
                 let hosts = w.hosts.len() as u32;
@@ -138,17 +143,31 @@ impl WorkloadState {
         }
     }
 
-    fn streams(w: &mut EtherWorld, pairs: &[(u32, u32)], bytes: u64, count: u32) -> WorkloadState {
+    /// `count` messages of `bytes` on each (source, destination) pair: posted now, or, with a
+    /// `skew`, by each source at its own `Start`, a random delay up to `skew` from now.
+    fn streams(w: &mut EtherWorld, pairs: &[(u32, u32)], bytes: u64, count: u32, skew: Time) -> WorkloadState {
         for &(s, d) in pairs {
             let c = w.channel(s, d);
-            for m in 0..count {
-                w.chans[c as usize].post(m, bytes);
+            if skew == Time::ZERO {
+                for m in 0..count {
+                    w.chans[c as usize].post(m, bytes);
+                }
             }
         }
-        for &(s, _) in pairs {
-            w.cpu_kick(s);
+        if skew == Time::ZERO {
+            for &(s, _) in pairs {
+                w.cpu_kick(s);
+            }
+        } else {
+            let mut sources: Vec<u32> = pairs.iter().map(|&(s, _)| s).collect();
+            sources.sort_unstable();
+            sources.dedup();
+            for s in sources {
+                let at = w.skew_delay(s, skew);
+                w.q.at(at, Ev::Start(s));
+            }
         }
-        WorkloadState::Streams { expected: pairs.len() as u64 * u64::from(count), delivered: 0, start: Time::ZERO }
+        WorkloadState::Streams { expected: pairs.len() as u64 * u64::from(count), delivered: 0, start: Time::ZERO, bytes, count }
     }
 }
 
@@ -161,8 +180,19 @@ impl EtherWorld {
         now + Time(self.hosts[h as usize].rng.below(skew.0 + 1))
     }
 
-    /// Host `h` starts its next all-to-all round: a message to every other host.
+    /// Host `h` starts its next all-to-all round (a message to every other host), or, in a
+    /// skewed stream workload, its streams.
     pub(super) fn start_round(&mut self, h: u32) {
+        if let WorkloadState::Streams { bytes, count, .. } = self.workload {
+            for i in 0..self.hosts[h as usize].chans_out.len() {
+                let c = self.hosts[h as usize].chans_out[i];
+                for m in 0..count {
+                    self.chans[c as usize].post(m, bytes);
+                }
+            }
+            self.cpu_kick(h);
+            return;
+        }
         let WorkloadState::Alltoall { bytes, count, ref started, .. } = self.workload else { return };
         let round = started[h as usize] - 1;
         for i in 0..self.hosts[h as usize].chans_out.len() {

@@ -134,6 +134,10 @@ pub struct EtherWorld {
     pub capture: Option<Vec<(Time, Frame)>>,
     pub capture_max: u64,
     pub unroutable: u64,
+    /// PM data packets lost on the way (switch discards, full receive rings, relays without a
+    /// free descriptor): what seeds/003's loss rate counts, over data packets sent. Lost
+    /// acknowledgements are in the port and NIC counters, not here.
+    pub data_drops: u64,
     /// The MPI program running over PM, with an `mpi` workload.
     pub mpi: Option<Box<super::mpi::MpiRun>>,
     pub done: bool,
@@ -286,6 +290,7 @@ impl EtherWorld {
             capture: s.output.capture.then(Vec::new),
             capture_max: s.output.capture_max_packets,
             unroutable: 0,
+            data_drops: 0,
             mpi: None,
             done: false,
         };
