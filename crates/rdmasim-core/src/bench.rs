@@ -133,7 +133,7 @@ pub fn fat_tree(iterations: u32) -> FatTreeReport {
         fat_tree_sim_time_us: r.sim_time_us,
         fat_tree_peak_rss_mib: if reset { peak_rss_bytes() as f64 / (1024.0 * 1024.0) } else { 0.0 },
         fat_tree_peak_packets_in_flight: peak_packets,
-        bytes_per_packet_in_flight: std::mem::size_of::<crate::hca::packet::Packet>() as u64,
+        bytes_per_packet_in_flight: std::mem::size_of::<crate::wire::in_flight::Packet>() as u64,
         tsubame2_build_s: tsubame_build,
     }
 }

@@ -2,13 +2,13 @@
 //! Component logic lives in `impl World` blocks next to the component (fabric/forward.rs,
 //! hca/nic.rs, hca/requester.rs, hca/responder.rs); workloads live outside the world and act on
 //! it through the verbs in hca/verbs.rs.
-use crate::engine::{EventQueue, Slab, Time};
+use crate::engine::{prefetch_line, EventQueue, Slab, Time};
 use crate::ids::{ChannelId, HcaId, HostId, PortId, QpIdx, SwitchId, ThreadId, TiVec};
 use crate::fabric::channel::{Channel, NodeRef};
 use crate::fabric::port::{AheadLog, Port, PortCounters};
 use crate::fabric::switch::Switch;
 use crate::hca::cq::Cqe;
-use crate::hca::packet::{PacketId, Packets};
+use crate::wire::in_flight::{PacketId, Packets};
 use crate::hca::profile::HwProfile;
 use crate::hca::Hca;
 use crate::host::{CpuThread, Host};
@@ -201,16 +201,6 @@ impl World {
     pub(crate) fn cqe_at(&mut self, at: Time, cqe: Cqe) {
         let slot = self.cqes.alloc(cqe);
         self.q.at(at, Event::CqeVisible { cqe: slot });
-    }
-}
-
-/// Asks the cache for the line at `p` (a hint: nothing is read).
-#[inline(always)]
-pub(crate) fn prefetch_line<T>(p: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads nothing and cannot fault; `p` is a valid reference anyway.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((p as *const T).cast::<i8>());
     }
 }
 

@@ -5,7 +5,7 @@ mod common;
 use rdmasim_core::ids::HcaId;
 use common::*;
 use rdmasim_core::sim::Simulation;
-use rdmasim_core::hca::packet::PktKind;
+use rdmasim_core::wire::in_flight::PktKind;
 
 fn scenario(profile: &str, workload: &str, rest: &str) -> String {
     format!("[hardware]\nprofile = \"{profile}\"\n{rest}\n[qp]\nmin_rnr_timer = 1\n[workload]\nkind = \"odp-reads\"\n{workload}\n")

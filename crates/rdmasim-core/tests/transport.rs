@@ -5,7 +5,7 @@ use rdmasim_core::ids::HcaId;
 use common::*;
 use rdmasim_core::sim::Simulation;
 use rdmasim_core::engine::Time;
-use rdmasim_core::hca::packet::PktKind;
+use rdmasim_core::wire::in_flight::PktKind;
 
 fn sim(toml: &str) -> Simulation {
     let mut s = Simulation::from_toml(toml, "<test>").unwrap_or_else(|e| panic!("{e}"));

@@ -7,7 +7,7 @@ use rdmasim_core::ids::HcaId;
 use common::*;
 use rdmasim_core::sim::Simulation;
 use rdmasim_core::engine::Time;
-use rdmasim_core::hca::packet::PktKind;
+use rdmasim_core::wire::in_flight::PktKind;
 use rdmasim_core::hca::qp::{QpAttr, WorkRequest, WrOp};
 use rdmasim_core::hca::verbs::QpRef;
 

@@ -1,5 +1,6 @@
 //! One direction of a full-duplex link: a serialiser at the sending port, a propagation delay,
 //! the receiver's credit-based buffer per virtual lane, and the link's error model.
+use crate::wire::in_flight::Damage;
 use crate::engine::{EventKey, SimRng, Time};
 use crate::ids::{HcaId, PortId, SwitchId};
 use crate::fabric::rate::serialize_time;
@@ -148,18 +149,6 @@ pub struct ErrorModel {
     pub symbol_errors_per_ps: f64,
     /// 1-based indices of packets (counted on this direction) to drop, sorted.
     pub drop_nth: Vec<u64>,
-}
-
-/// Why a packet did not arrive intact.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Damage {
-    None,
-    /// Lost (drop_nth or loss_rate): counted as PortRcvErrors at the receiver.
-    Lost,
-    /// Bit errors: counted as SymbolErrorCounter and PortRcvErrors; dropped by the CRC check.
-    Corrupted,
-    /// Sent on a link that is down: discarded at the sending port (PortXmitDiscards).
-    Discarded,
 }
 
 // Laid out by use, in 64-byte lines (`repr(C)`, so the order is the declared one), because a

@@ -2,9 +2,10 @@
 //! damage, and cut-through forwarding.
 use crate::engine::Time;
 use crate::ids::{ChannelId, HcaId, SwitchId};
-use crate::fabric::channel::{credit_blocks, Damage, NodeRef, NUM_VL};
+use crate::fabric::channel::{credit_blocks, NodeRef, NUM_VL};
+use crate::wire::in_flight::Damage;
 use crate::fabric::switch::Queued;
-use crate::hca::packet::{Hop, PacketId};
+use crate::wire::in_flight::{Hop, PacketId};
 use crate::world::{Event, World};
 
 /// Bytes a switch needs before it can forward (LRH + BTH): the cut-through decision point.
@@ -302,7 +303,7 @@ impl World {
         let link = s.links[out as usize];
         // The channel's sender line is read next, whichever way: ask for it now, alongside
         // the output's queue (`OutLink`).
-        crate::world::prefetch_line(&self.channels[link.ch]);
+        crate::engine::prefetch_line(&self.channels[link.ch]);
         if link.departs_on_arrival {
             self.depart_in_order(sw, out, Queued { pkt, in_ch, ready_at, hop });
             return;
@@ -401,7 +402,7 @@ impl World {
     /// large run (`EventQueue::is_large`): a small one stays in cache.
     #[inline(always)]
     fn prefetch_next_hop(&self, out_ch: ChannelId, head: &Queued) {
-        use crate::world::prefetch_line;
+        use crate::engine::prefetch_line;
         let input = &self.channels[head.in_ch];
         prefetch_line(&input.returns);
         prefetch_line(&input.prop);

@@ -3,7 +3,7 @@
 use crate::engine::Time;
 use crate::ids::{ChannelId, PortId};
 use crate::fabric::channel::NUM_VL;
-use crate::hca::packet::{Hop, PacketId};
+use crate::wire::in_flight::{Hop, PacketId};
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug)]

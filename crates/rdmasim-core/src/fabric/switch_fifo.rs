@@ -18,7 +18,8 @@
 //! path; a packet through such a port costs no event at the switch. Its departure is counted
 //! ahead (fabric/port.rs `AheadCount`), so a run that stops with packets inside the switch
 //! reports them as not yet sent.
-use crate::fabric::channel::{Damage, NodeRef};
+use crate::fabric::channel::NodeRef;
+use crate::wire::in_flight::Damage;
 use crate::ids::{SwitchId};
 use crate::fabric::switch::Queued;
 use crate::world::World;

@@ -10,7 +10,7 @@
 //! credit stalls of the packet engine.
 use crate::fabric::graph::{FabricGraph, LinkState};
 use crate::fabric::rate::LinkSpeed;
-use crate::hca::packet::{ib_wire_bytes, PktKind};
+use crate::wire::in_flight::{ib_wire_bytes, PktKind};
 use crate::hca::profile::HwProfile;
 use crate::ids::{PortId, TiVec};
 use crate::scenario::flows::FlowVerb;

@@ -45,7 +45,7 @@ pub struct TailLoss {
 
 impl Default for TailLoss {
     fn default() -> TailLoss {
-        use crate::hca::packet::{AETH, LRH_BTH_CRC};
+        use crate::wire::in_flight::{AETH, LRH_BTH_CRC};
         TailLoss { timeout: 20, tail_packet_bytes: f64::from(2048 + LRH_BTH_CRC), ack_bytes: f64::from(LRH_BTH_CRC + AETH) }
     }
 }

@@ -4,7 +4,6 @@ pub mod counters;
 pub mod cq;
 pub mod mr;
 pub mod nic;
-pub mod packet;
 pub mod profile;
 pub mod profile_parts;
 pub mod qp;
@@ -22,7 +21,7 @@ pub mod verbs;
 use crate::engine::Time;
 use crate::ids::{ChannelId, HcaId, HostId, QpIdx, TiVec};
 use counters::HcaCounters;
-use packet::PacketId;
+use crate::wire::in_flight::PacketId;
 use profile::HwProfile;
 use qp::Qp;
 use std::collections::VecDeque;
@@ -34,7 +33,7 @@ pub const QPN_BASE: u32 = 0x100;
 #[derive(Clone, Copy, Debug)]
 pub struct Control {
     pub qp: QpIdx,
-    pub kind: packet::PktKind,
+    pub kind: crate::wire::in_flight::PktKind,
     /// NAK PSN (ACKs take the QP's latest expected PSN when sent: that is the coalescing).
     pub psn: u32,
 }
@@ -165,7 +164,7 @@ impl Hca {
     /// not stay in cache, and these were a miss each on every packet an HCA sent.
     #[inline(always)]
     pub(crate) fn prefetch_send_state(&self) {
-        use crate::world::prefetch_line;
+        use crate::engine::prefetch_line;
         prefetch_line(&self.tx_staging_bytes);
         prefetch_line(&self.control);
         prefetch_line(&self.sched);
@@ -178,8 +177,8 @@ impl Hca {
     #[inline(always)]
     pub(crate) fn prefetch_front_qp(&self) {
         if let Some(qp) = self.sched.prefetch_front().and_then(|qi| self.qps.get(QpIdx(qi))) {
-            crate::world::prefetch_line(qp);
-            crate::world::prefetch_line(&qp.sq);
+            crate::engine::prefetch_line(qp);
+            crate::engine::prefetch_line(&qp.sq);
         }
     }
 

@@ -17,7 +17,7 @@
 //! resolved by one QP's fault reaches the other QPs). docs/odp.md explains both.
 use crate::engine::Time;
 use crate::ids::{HcaId, QpIdx, TiVec};
-use crate::hca::packet::{Packet, PktKind};
+use crate::wire::in_flight::{Packet, PktKind};
 use crate::hca::qp::{WorkRequest, WrOp};
 use crate::hca::verbs::QpRef;
 use crate::hca::Control;

@@ -2,8 +2,8 @@
 //! profile's arbitration policy; and the receive side's dispatch to requester or responder.
 use crate::engine::Time;
 use crate::ids::{ChannelId, HcaId, QpIdx};
-use crate::fabric::channel::Damage;
-use crate::hca::packet::{ib_wire_bytes, Packet, PacketId, PktKind};
+use crate::wire::in_flight::Damage;
+use crate::wire::in_flight::{ib_wire_bytes, Packet, PacketId, PktKind};
 use crate::hca::profile::Arbitration;
 use crate::world::{Event, World};
 

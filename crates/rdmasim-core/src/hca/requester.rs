@@ -4,10 +4,10 @@
 //! retry_cnt / rnr_retry ends in an error completion and the QP in the error state.
 use crate::engine::Time;
 use crate::ids::{HcaId, QpIdx};
-use crate::fabric::channel::Damage;
+use crate::wire::in_flight::Damage;
 use crate::hca::cq::{Cqe, WcStatus};
 use crate::hca::nic::Next;
-use crate::hca::packet::{ib_wire_bytes, Packet, PktKind};
+use crate::wire::in_flight::{ib_wire_bytes, Packet, PktKind};
 use crate::hca::qp::{QpState, WrOp};
 use crate::hca::timers::{local_ack_timeout, rnr_delay};
 use crate::world::{Event, World};

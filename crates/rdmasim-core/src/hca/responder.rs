@@ -4,10 +4,10 @@
 //! a SEND without a receive WQE draws an RNR NAK.
 use crate::engine::Time;
 use crate::ids::{HcaId, QpIdx};
-use crate::fabric::channel::Damage;
+use crate::wire::in_flight::Damage;
 use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
 use crate::hca::nic::Next;
-use crate::hca::packet::{ib_wire_bytes, Packet, PktKind};
+use crate::wire::in_flight::{ib_wire_bytes, Packet, PktKind};
 use crate::hca::qp::{QpState, ReadResponse};
 use crate::hca::Control;
 use crate::world::{AppEvent, World};

@@ -79,7 +79,7 @@ impl SendSched {
     pub fn prefetch_front(&self) -> Option<u32> {
         let qi = *self.deque.front()?;
         if let Some(n) = self.nodes.get(qi as usize) {
-            crate::world::prefetch_line(n);
+            crate::engine::prefetch_line(n);
         }
         Some(qi)
     }

@@ -14,7 +14,7 @@
 //!   retransmits from the stopped PSN.
 use crate::engine::Time;
 use crate::ids::{HcaId, QpIdx, ThreadId, TiVec};
-use crate::hca::packet::PktKind;
+use crate::wire::in_flight::PktKind;
 use crate::hca::qp::{RecvWqe, WrOp};
 use crate::hca::verbs::QpRef;
 use crate::hca::Control;

@@ -9,7 +9,7 @@
 //! finds no memory stops the capture instead of aborting the run.
 use crate::engine::Time;
 use crate::ids::{HostId};
-use crate::hca::packet::{Packet, PktKind};
+use crate::wire::in_flight::{Packet, PktKind};
 use crate::wire::{
     pcap_file_header, pcap_incl_len, pcap_record_header, udp_src_port_for_qps, Aeth, NakCode, Opcode, PacketHeaders, Reth, RoceEndpoints, Syndrome,
     CREDITS_INVALID, MASK_24, PCAP_FILE_HEADER_BYTES, PCAP_RECORD_HEADER_BYTES,
@@ -180,8 +180,8 @@ pub fn headers_of(p: &Packet) -> PacketHeaders {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fabric::channel::Damage;
-    use crate::hca::packet::ib_wire_bytes;
+    use crate::wire::in_flight::Damage;
+    use crate::wire::in_flight::ib_wire_bytes;
 
     /// The memory claims of the module doc: a record is at most 64 B, and the smallest frame
     /// (an ACK) takes 78 B of the file with its record header.

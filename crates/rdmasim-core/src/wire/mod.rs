@@ -25,6 +25,7 @@ mod bth;
 mod ext;
 mod grh;
 mod icrc;
+pub mod in_flight;
 mod lrh;
 mod opcode;
 mod packet;

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 
 /// Bytes of headers per packet on the wire (LRH, BTH, ICRC, VCRC), as the packet engine
 /// builds them.
-const HEADER_BYTES: f64 = crate::hca::packet::LRH_BTH_CRC as f64;
+const HEADER_BYTES: f64 = crate::wire::in_flight::LRH_BTH_CRC as f64;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]

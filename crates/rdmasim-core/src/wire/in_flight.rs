@@ -1,9 +1,22 @@
 //! The simulator's packet: a compact description of one InfiniBand packet in flight. The exact
-//! header layouts live in `wire`; here we keep what the transport and the fabric act on, and
-//! the packet's size on the wire. Packets live in a slab and are passed around by index, so the
-//! event loop allocates nothing per packet.
+//! header layouts are beside it in `wire` (parsed and emitted for captures); here is what the
+//! transport and the fabric act on, and the packet's size on the wire, from those layouts'
+//! sizes. Packets live in a slab and are passed around by index, so the event loop allocates
+//! nothing per packet.
+use super::{Aeth, Bth, ImmDt, Lrh, Reth, ICRC_SIZE, VCRC_SIZE};
 use crate::engine::Slab;
-use crate::fabric::channel::Damage;
+
+/// Why a packet did not arrive intact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Damage {
+    None,
+    /// Lost (drop_nth or loss_rate): counted as PortRcvErrors at the receiver.
+    Lost,
+    /// Bit errors: counted as SymbolErrorCounter and PortRcvErrors; dropped by the CRC check.
+    Corrupted,
+    /// Sent on a link that is down: discarded at the sending port (PortXmitDiscards).
+    Discarded,
+}
 
 /// What a packet is, with its position in a multi-packet message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,10 +50,10 @@ impl PktKind {
 /// Header bytes on an IB link beyond the payload, per packet kind (IBTA Vol. 1 ch. 5, 9):
 /// LRH 8 + BTH 12 + ICRC 4 + VCRC 2 = 26, plus RETH 16 (first WRITE, READ request),
 /// AETH 4 (ACK/NAK, first/last/only READ response), ImmDt 4 (with immediate).
-pub const LRH_BTH_CRC: u32 = 8 + 12 + 4 + 2;
-pub const RETH: u32 = 16;
-pub const AETH: u32 = 4;
-pub const IMMDT: u32 = 4;
+pub const LRH_BTH_CRC: u32 = (Lrh::SIZE + Bth::SIZE + ICRC_SIZE + VCRC_SIZE) as u32;
+pub const RETH: u32 = Reth::SIZE as u32;
+pub const AETH: u32 = Aeth::SIZE as u32;
+pub const IMMDT: u32 = ImmDt::SIZE as u32;
 
 pub fn ib_wire_bytes(kind: PktKind, payload: u32) -> u32 {
     let ext = match kind {
