@@ -4,68 +4,89 @@ Issue #5 asks for every family on both ConnectX-3 FDR and ConnectX-4 EDR. The st
 on cx3-fdr and HERD (C8) on cx4-edr; mouse vs mouse and mouse vs elephant already run on both
 (C5/C6 on cx3-fdr, C7 on cx4-edr). targets.md states C1-C4 and C8 as shapes, so the other
 profile's rows apply the same shape test as the study's rows (the functions are shared with
-isolation.py) and their published column names the profile the study's figure comes from. These
-rows come after the study's rows, so the study's rows keep their order.
+isolation.py) and their published column names the profile the study's figure comes from.
+
+None of them is a claim of the seed: they are ``sensitivity`` rows (what the model gives on a
+profile the study did not measure), whose basis names that assumption. They come after the
+study's rows, so the study's rows keep their order.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 from . import row
 from . import isolation as iso
+from ._checks import AtLeast, AtMost, Between, Claim, Every, Most, Near
 
 
 def _label(family: str, profile: str) -> str:
-    return f"{profile} (the study ran {family} on {iso.STUDY_PROFILE[family]}; same shape test): "
+    return f"{profile} (the study ran {family} on {iso.STUDY_PROFILE[family]}): "
 
 
-def other_profile_rows(matrices: Dict[str, Dict[Any, float]], curves: Dict[str, Dict[Any, float]],
-                       cpu: Dict[str, Dict[Any, float]], kv: Dict[str, Dict[Any, Dict[str, Any]]]) -> List[Dict[str, Any]]:
+def _basis(family: str, profile: str) -> str:
+    extra = ("; the EDR hosts' idle states are the Haswell stand-in (docs/isolation.md 2.2)"
+             if profile == "cx4-edr" and family in ("C1", "C2", "C4") else "")
+    return (f"not a figure of the seed: the study ran {family} on {iso.STUDY_PROFILE[family]} only; "
+            f"the same shape test on {profile} is a what-if{extra}")
+
+
+def other_profile_rows(matrices: Dict[str, Dict[Any, List[float]]], curves: Dict[str, Dict[Any, List[float]]],
+                       cpu: Dict[str, Dict[Any, List[float]]], kv: Dict[str, Dict[Any, List[Dict[str, Any]]]],
+                       periods: Dict[str, Tuple[float, float]]) -> List[Dict[str, Any]]:
+    """Every argument is keyed by profile, each figure per seed, as isolation.run builds them;
+    ``periods`` gives the event-polled C4 flow's message period at 10 B and 1 GB (us)."""
     rows: List[Dict[str, Any]] = []
     # C1: elephant vs elephant matrix.
     study = iso.STUDY_PROFILE["C1"]
     p = iso.other(study)
-    fair_same, n_same, big_wins, n_mixed = iso.c1_shape(matrices[p])
-    mixed = [r for (a, b), r in matrices[p].items() if a[1] != b[1]]
-    rows.append(row("C1", _label("C1", p) + "equal-size cells (1 MB vs 1 MB, 1 GB vs 1 GB, any verbs): fair (ratio < 1.10)",
-                    f"fair (study: {study})", f"{fair_same}/{n_same} fair", "cells", fair_same == n_same))
-    rows.append(row("C1", _label("C1", p) + f"1 MB vs 1 GB cells: the 1 GB flow wins (ratio >= 1.10; ratios {min(mixed):.2f}-{max(mixed):.2f})",
-                    f"unfair, larger wins (study: {study})", f"{big_wins}/{n_mixed} unfair", "cells", big_wins == n_mixed))
+    f = iso.c1_figures(matrices[p])
+    b = _basis("C1", p)
+    rows.append(row("C1", _label("C1", p) + f"equal-size cells of two different verbs ({f['n_same']} cells): largest ratio "
+                    f"(twins: largest {f['twins'].hi:.3f})", f"fair (study: {study})", f["same"], "x",
+                    Every(Between(1.0, iso.FAIR_RATIO)), kind="sensitivity", basis=b))
+    rows.append(row("C1", _label("C1", p) + f"1 MB vs 1 GB cells ({f['n_mixed']}): smallest ratio 1 GB flow / 1 MB flow "
+                    f"(largest {f['mixed_max']:.2f})", f"unfair, larger wins (study: {study})", f["mixed"], "x",
+                    Every(AtLeast(iso.FAIR_RATIO)), kind="sensitivity", basis=b))
     # C2 / C3: ratio vs size ratio.
     study = iso.STUDY_PROFILE["C2"]
     p = iso.other(study)
-    sh = iso.c2_shape(curves[p])
-    at1000 = curves[p].get(("event", 1, 1000), float("nan"))
-    rows.append(row("C2", _label("C2", p) + "event polling: ratio at size ratio 1 (all bases)", f"1.0 (study: {study})",
-                    f"{min(sh['at1']):.3f}-{max(sh['at1']):.3f}", "x", all(r < 1.05 for r in sh["at1"])))
-    rows.append(row("C2", _label("C2", p) + f"event polling: ratio grows with the size ratio (no step down > 0.02, every base; "
-                    f"base 1 MB at x1000: {at1000:.2f})", f"grows (study: {study})", iso.dips_text(sh["dips"]), "", not sh["dips"]))
-    rows.append(row("C2", _label("C2", p) + "larger base flows suffer less: max ratio for base 1/2/5/10/100 MB",
-                    f"decreasing (study: {study})", " / ".join(f"{x:.2f}" for x in sh["top"]), "x", sh["less"]))
-    rows.append(row("C3", _label("C3", p) + "busy polling: max ratio over every base and size ratio", f"close to 1 (study: {study})",
-                    sh["busy"], "x", sh["busy"] < iso.FAIR_RATIO))
+    f = iso.c2_figures(curves[p])
+    b = _basis("C2", p)
+    x1000 = iso.med(curves[p][("event", 1, 1000)])
+    rows.append(row("C2", _label("C2", p) + "event polling: ratio at size ratio 1, largest over the bases (a flow against its twin)",
+                    f"1.0 (study: {study})", f["at1"], "x", Every(Between(1.0, 1.05)), kind="sensitivity", basis=iso.C2_TWINS))
+    rows.append(row("C2", _label("C2", p) + f"event polling: ratio grows with the size ratio: smallest quotient of a point over "
+                    f"the previous one (>= {1 - iso.C2_STEP:.2f}; step-downs of the median curves: {iso.dips_text(f['dips'])}; "
+                    f"base 1 MB at x1000: {x1000:.2f})", f"grows (study: {study})", f["grow"], "x",
+                    Every(AtLeast(1 - iso.C2_STEP)), kind="sensitivity", basis=b))
+    rows.append(row("C2", _label("C2", p) + f"larger base flows suffer less: largest quotient of a base's maximum over the next "
+                    f"smaller base's (<= {1 + iso.C2_STEP:.2f}); maxima for base 1/2/5/10/100 MB: {iso.fmt(f['top'])}",
+                    f"decreasing (study: {study})", f["less"], "x", Every(AtMost(1 + iso.C2_STEP)), kind="sensitivity", basis=b))
+    rows.append(row("C3", _label("C3", p) + "busy polling: largest ratio over every base and size ratio",
+                    f"close to 1 (study: {study})", f["busy"], "x", Every(Between(1.0, iso.FAIR_RATIO)),
+                    kind="sensitivity", basis=_basis("C3", p)))
     # C4: CPU by message size.
     study = iso.STUDY_PROFILE["C4"]
     p = iso.other(study)
-    ev, busy, falling = iso.c4_shape(cpu[p])
-    rows.append(row("C4", _label("C4", p) + "busy polling CPU, 10 B .. 1 GB (by construction)", f"100% (study: {study})",
-                    f"{min(busy):.0f}-{max(busy):.0f}", "%", min(busy) == 100.0))
-    rows.append(row("C4", _label("C4", p) + f"event polling CPU at 10 B (>= {iso.C4_EVENT_HIGH:.0f}%) / at 1 GB "
-                    f"(< {iso.C4_EVENT_LOW:.0f}%) / falls with message size", f"high / toward 0 / falling (study: {study})",
-                    f"{ev[0]:.1f} / {ev[-1]:.4f} / {'yes' if falling else 'no'}", "%",
-                    ev[0] >= iso.C4_EVENT_HIGH and ev[-1] < iso.C4_EVENT_LOW and falling))
+    f = iso.c4_figures(cpu[p])
+    rows.append(row("C4", _label("C4", p) + "busy polling CPU, 10 B .. 1 GB (smallest)", f"100% (study: {study})",
+                    f["busy"], "%", Near(100.0, 0.1), kind="arithmetic", basis=iso.C4_BUSY_BASIS))
+    hi_, lo_, rise = iso.med(f["ev10"]), iso.med(f["ev1g"]), iso.med(f["rise"])
+    bases = iso.c4_event_bases(*periods[p])
+    rows.append(row("C4", _label("C4", p) + f"event polling CPU at 10 B / at 1 GB / largest rise from one size to the next "
+                    f"(medians over {len(f['ev10'])} seeds)", f"high / toward 0 / falling (study: {study})",
+                    (hi_, lo_, rise), "% / % / points",
+                    Claim(f">= {iso.C4_EVENT_HIGH:.0f} / < {iso.C4_EVENT_LOW:.0f} / <= {iso.C4_RISE:.0f}",
+                          lambda v: v[0] >= iso.C4_EVENT_HIGH and v[1] < iso.C4_EVENT_LOW and v[2] <= iso.C4_RISE),
+                    kind="sensitivity", basis=_basis("C4", p) + "; and " + bases[0]))
     # C8: HERD beside an elephant.
     study = iso.STUDY_PROFILE["C8"]
     p = iso.other(study)
     for op in ("GET", "PUT"):
-        a = kv[p][(op, None)]
         for bg, label in ((iso.MB, "1 MB"), (iso.GB, "1 GB")):
-            med, tail = iso.c8_growth(kv[p], op, bg)
-            b = kv[p][(op, bg)]
-            rows.append(row("C8", f"{p} (the study ran HERD on {study}; ok = the same shape, median and 99.99th >= "
-                            f"{iso.C8_SEVERAL_FOLD:.0f}x): HERD {op} with a {label} background: median / 99.99th growth over "
-                            f"alone (median {a['lat_median_us']:.2f} -> {b['lat_median_us']:.2f} us, 99.99th "
-                            f"{a['lat_p99_99_us']:.2f} -> {b['lat_p99_99_us']:.2f} us)",
-                            f"n/a (study ran it on {study}); several-fold", f"{med:.2f}x / {tail:.2f}x", "x",
-                            med >= iso.C8_SEVERAL_FOLD and tail >= iso.C8_SEVERAL_FOLD))
+            rows.append(row("C8", f"{p} (the study ran HERD on {study}): HERD {op} with a {label} background: the smaller of the "
+                            f"median's and the 99.99th's growth over alone ({iso.c8_growth_text(kv[p], op, bg)})",
+                            f"n/a (study ran it on {study}); several-fold", iso.c8_least_growth(kv[p], op, bg), "x",
+                            Most(AtLeast(iso.C8_SEVERAL_FOLD)), kind="sensitivity", basis=_basis("C8", p)))
     return rows
+

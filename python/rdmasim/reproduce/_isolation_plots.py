@@ -1,6 +1,7 @@
 """Plots of `rdmasim reproduce isolation` (matplotlib, Agg): one PNG per figure of seeds/002 and
 profile (c1_matrix_<profile>, c2_c3_ratio_<profile>, c5_c6_mice_<profile>), or both profiles in one
-(c4_cpu, c8_herd)."""
+(c4_cpu, c8_herd). Every figure is the median over the study's seeds; the 99.99th bars carry
+their range over the seeds."""
 from __future__ import annotations
 
 import math
@@ -13,7 +14,8 @@ from ._plots import pyplot, save
 def plot_all(out: Path, matrix: Dict[str, Dict[Any, float]], curves: Dict[str, Dict[Any, float]],
              cpu: Dict[str, Dict[Any, float]], cases: Any, kv: Dict[str, Dict[Any, Dict[str, float]]]) -> List[Path]:
     """Writes the plots into ``out`` and returns those written (one that cannot be is named on
-    stderr and skipped). Every argument but ``cases`` is keyed by profile first (isolation.PROFILES)."""
+    stderr and skipped). Every argument but ``cases`` is keyed by profile first (isolation.PROFILES),
+    each figure the median over the seeds (``kv``'s with its 99.99th's ``lat_p99_99_range``)."""
     plt = pyplot()
     if plt is None:
         return []
@@ -43,14 +45,15 @@ def plot_all(out: Path, matrix: Dict[str, Dict[Any, float]], curves: Dict[str, D
     # C5 / C6: mice.
     for profile in ("cx3-fdr", "cx4-edr"):
         fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-        names, med, tail = [], [], []
+        names, med, tail, span = [], [], [], []
         for m in iso.MOUSE_SIZES:
             for against in [None, ("e", iso.MB), ("e", iso.GB)]:
                 r = iso.mouse(cases, profile, m, against)
                 names.append(f"{m}B " + ("alone" if against is None else ("vs 1MB" if against[1] == iso.MB else "vs 1GB")))
                 med.append(r["lat_median_us"])
                 tail.append(r["lat_p99_99_us"])
-        _bars(axes[0], names, med, tail, rotate=True)
+                span.append(r["lat_p99_99_range"])
+        _bars(axes[0], names, med, tail, rotate=True, span=span)
         if profile == "cx3-fdr":  # the study's C6 profile: targets.md's figures for the 10 B mouse
             axes[0].plot([-0.2], [iso.C6_ALONE[0]], "k_", markersize=14, mew=2, label="published median (targets.md)")
             axes[0].plot([0.8, 1.8], [iso.C6_MEDIAN_10B] * 2, "k_", markersize=14, mew=2)
@@ -58,13 +61,14 @@ def plot_all(out: Path, matrix: Dict[str, Dict[Any, float]], curves: Dict[str, D
             axes[0].set_ylim(0, iso.C6_TAIL_MAX * 1.35)
         axes[0].legend(loc="upper left", fontsize=8)
         axes[0].set_title(f"mouse vs elephant, {profile}")
-        names2, med2, tail2 = ["10B alone"], [iso.mouse(cases, profile, 10, None)["lat_median_us"]], [iso.mouse(cases, profile, 10, None)["lat_p99_99_us"]]
-        for o in iso.MOUSE_SIZES:
-            r = iso.mouse(cases, profile, 10, ("m", o))
-            names2.append(f"10B vs {o}B")
+        names2, med2, tail2, span2 = [], [], [], []
+        for against in [None] + [("m", o) for o in iso.MOUSE_SIZES]:
+            r = iso.mouse(cases, profile, 10, against)
+            names2.append("10B alone" if against is None else f"10B vs {against[1]}B")
             med2.append(r["lat_median_us"])
             tail2.append(r["lat_p99_99_us"])
-        _bars(axes[1], names2, med2, tail2, rotate=True)
+            span2.append(r["lat_p99_99_range"])
+        _bars(axes[1], names2, med2, tail2, rotate=True, span=span2)
         if profile == "cx3-fdr":  # the study's C5 profile: targets.md's ranges for the three pairs
             for (lo, hi), label in ((iso.C5_MEDIAN, "published median"), (iso.C5_TAIL, "published 99.99th")):
                 axes[1].fill_between([0.5, len(names2) - 0.5], lo, hi, color="k", alpha=0.15, label=f"{label} {lo}-{hi}")
@@ -77,13 +81,14 @@ def plot_all(out: Path, matrix: Dict[str, Dict[Any, float]], curves: Dict[str, D
     # C8: HERD, both profiles.
     fig, axes = plt.subplots(1, len(iso.PROFILES), figsize=(12, 4), sharey=True)
     for ax, profile in zip(axes, iso.PROFILES):
-        names, med, tail = [], [], []
+        names, med, tail, span = [], [], [], []
         for op in ("GET", "PUT"):
             for bg, label in ((None, "alone"), (iso.MB, "vs 1MB"), (iso.GB, "vs 1GB")):
                 names.append(f"{op} {label}")
                 med.append(kv[profile][(op, bg)]["lat_median_us"])
                 tail.append(kv[profile][(op, bg)]["lat_p99_99_us"])
-        _bars(ax, names, med, tail, rotate=True)
+                span.append(kv[profile][(op, bg)].get("lat_p99_99_range"))
+        _bars(ax, names, med, tail, rotate=True, span=span)
         if profile == iso.STUDY_PROFILE["C8"]:  # targets.md: medians alone 2.9-3.4 us (GET, PUT)
             ax.errorbar([-0.2, 2.8], [3.15, 3.15], yerr=0.25, fmt="none", ecolor="k", capsize=6, lw=2,
                         label="published median alone, 2.9-3.4")
@@ -139,11 +144,17 @@ def _c2_c3_curves(plt: Any, out: Path, profile: str, curves: Dict[Any, float]) -
     return save(fig, out / f"c2_c3_ratio_{profile}.png", dpi=110)
 
 
-def _bars(ax: Any, names: List[str], median: List[float], tail: List[float], rotate: bool) -> None:
-    """Median and 99.99th latency side by side for each case."""
+def _bars(ax: Any, names: List[str], median: List[float], tail: List[float], rotate: bool,
+          span: Optional[List[Any]] = None) -> None:
+    """Median and 99.99th latency side by side for each case; ``span`` gives each 99.99th's
+    (min, max) over the seeds, drawn as an error bar."""
     x = range(len(names))
     ax.bar([i - 0.2 for i in x], median, 0.4, label="median")
-    ax.bar([i + 0.2 for i in x], tail, 0.4, label="99.99th")
+    yerr = None
+    if span and all(s is not None for s in span):
+        yerr = [[t - s[0] for t, s in zip(tail, span)], [s[1] - t for t, s in zip(tail, span)]]
+    ax.bar([i + 0.2 for i in x], tail, 0.4, yerr=yerr, capsize=3 if yerr else 0,
+           label="99.99th" + (" (range over seeds)" if yerr else ""))
     ax.set_xticks(list(x), names, rotation=45 if rotate else 0, ha="right" if rotate else "center")
     ax.set_ylabel("latency (us)")
 
