@@ -1,26 +1,30 @@
-"""`rdmasim reproduce tsubame:e1` on a few small node counts: the rows are there, in the common
-form, and the flat part of the study's figure 1 (a pair alone on its links goes at both rails'
-4x QDR rate) is within its tolerance of the published 7.5 GB/s."""
+"""`rdmasim reproduce tsubame`: the rows' shape over seed sets, the flat part of the study's
+figure 1 on a few small node counts, the rate-striping sensitivity's mechanism, and the row
+logic on synthetic runs (E1's staircase in order, E3's outliers among all trials, E2's growth)."""
+import math
 import time
 
 from rdmasim.reproduce import ROW_KEYS, tsubame
-from rdmasim.reproduce._tsubame_runs import run_all
+from rdmasim.reproduce._checks import Samples
+from rdmasim.reproduce._tsubame_runs import SEEDS, TABLE2, Runs, run_all
 
 
 def test_e1_small_node_counts_reach_the_published_flat_level(tmp_path, monkeypatch):
     monkeypatch.setenv("RDMASIM_PLOTS", str(tmp_path))
     start = time.perf_counter()
     rows = tsubame.run(part="e1", pair_nodes=[2, 4, 8, 16])
-    assert time.perf_counter() - start < 20
+    assert time.perf_counter() - start < 30
     assert rows and all(tuple(r) == ROW_KEYS for r in rows) and {r["id"] for r in rows} == {"E1", "E1s"}
+    assert {r["kind"] for r in rows if r["id"] == "E1s"} == {"sensitivity"} and all(r["basis"] for r in rows if r["id"] == "E1s")
     rows = [r for r in rows if r["id"] == "E1"]
+    assert all(r["kind"] == "reproduced" and r["seeds"] == len(SEEDS) for r in rows)
     flat = rows[0]
-    lo, hi = (float(v) for v in flat["simulated"].split("-"))
+    lo, hi = flat["range"]
     # 2 x 3.95 GB/s: 4x QDR's 4 GB/s of data at a 2 KiB MTU's 98.7 % payload share, both rails.
     assert 7.8 < lo <= hi < 8.0, flat
-    assert flat["ok"] and abs(hi / tsubame.PUB_FLAT - 1) <= tsubame.STEP_TOL
+    assert flat["ok"] and isinstance(flat.value, Samples)
     # No node count beyond 40 ran: the step rows have no figure and are not ok.
-    steps = [r for r in rows if r["metric"].startswith("step")]
+    steps = [r for r in rows if "staircase" in r["metric"]]
     assert len(steps) == len(tsubame.PUB_STEPS) and all(r["simulated"] is None and not r["ok"] for r in steps)
     assert (tmp_path / "tsubame" / "e1_injection_bandwidth.png").exists()
 
@@ -34,9 +38,67 @@ def test_rate_striping_adds_a_pairs_two_rails_where_they_differ():
     rates would give 3.29 ((2, 3) flows), and as other pairs finish the survivors' rails speed
     up: measured 4.06 (below the 5.92 of 24 nodes)."""
     start = time.perf_counter()
-    runs = run_all({"hetero": ("random-pair", "rate-pair")}, pair_nodes=[24, 48])
+    [runs] = run_all({"hetero": ("random-pair", "rate-pair")}, pair_nodes=[24, 48], seeds=(1,))
     assert time.perf_counter() - start < 20
     even, rate = tsubame.best_bw(runs, "hetero"), tsubame.best_bw(runs, "hetero", "rate-pair")
     one = 2 * 4.0 * 2048 / 2074  # both rails: 4x QDR data, 4 GB/s, at a 2 KiB MTU's payload share
     assert abs(even[24] - one / 2) < 0.01 and abs(rate[24] - one * 0.75) < 0.01, (even, rate)
     assert abs(even[48] - one / 3) < 0.01 and one * 5 / 12 < rate[48] < one * 0.75, (even, rate)
+
+
+def test_the_staircase_needs_the_published_steps_in_order_with_nothing_between():
+    one = 7.9
+    # In order: every step at its place.
+    ok = {2: one, 40: one, 48: 5.27, 64: 3.95, 100: 3.16, 200: 2.63, 300: 1.98}
+    assert [round(v, 2) for v in tsubame.staircase(ok)] == [5.27, 3.95, 3.16, 2.63]
+    # Any three-flow collision gives 2.63, but reached first it takes the first step's place.
+    assert tsubame.staircase({48: 2.63, 64: 3.95, 80: 5.27})[0] == 2.63
+    # A level between the published ones moves every later step.
+    extra = tsubame.staircase({48: 5.27, 64: 4.5, 80: 3.95, 100: 3.16, 200: 2.63})
+    assert extra[1] == 4.5 and extra[2] == 3.95
+    # The flat level past 40 nodes and levels below the floor are not steps.
+    assert tsubame.staircase({48: one, 64: 1.98, 100: 0.66}) == []
+
+
+def _case(kind, n, fluid, trials, expected=0.0):
+    return {"kind": kind, "nodes": n, "striping": "even", "payload_bytes": (n - 1 if kind == "alltoall" else 1) * (1 << 20),
+            "fluid_s": fluid, "trial_s": trials, "stalls": [int(t > 2 * fluid) for t in trials], "expected_stalls": expected,
+            "worst_link": None, "worst_link_flows": 0}
+
+
+def _runs(a2a, pairs=()):
+    return [Runs(s, {"updn": {"cases": [_case("alltoall", n, f, t) for n, f, t in a2a] + [_case("random-pair", n, f, t) for n, f, t in pairs],
+                              "planted": [], "stall_s": 4.29}}) for s in SEEDS]
+
+
+def test_e3_measures_the_outliers_among_all_trials_and_can_fail():
+    # No trial stands out: no outliers anywhere, the slowest trial is its case's usual time.
+    flat = _runs([(n, 1.0, [1.0] * 10) for n in (300, 700, 900)])
+    rows = tsubame.e3_rows(flat)
+    assert [r["ok"] for r in rows[1:3]] == [False, False], rows
+    assert rows[2]["simulated"] == 1.0
+    # One stalled trial of ten beyond 600 nodes, 5.3x the usual 1 s: outliers there, of several times.
+    stalled = _runs([(300, 1.0, [1.0] * 10), (700, 1.0, [1.0] * 9 + [5.3]), (900, 1.2, [1.2] * 10)])
+    rows = tsubame.e3_rows(stalled)
+    assert [r["ok"] for r in rows[:3]] == [True, True, True], rows
+    assert abs(rows[2]["simulated"] - 5.3) < 1e-9
+    # Most trials stalled: the usual time is a stalled one and the size falls below twice it.
+    mostly = _runs([(700, 1.0, [5.3] * 8 + [1.0] * 2)])
+    assert tsubame.e3_rows(mostly)[2]["simulated"] < 2
+
+
+def test_e2_trials_below_500_mbs_must_grow_with_nodes():
+    mib = 1 << 20
+    fast, slow = mib / 0.7e9, mib / 0.1e9  # seconds for 1 MiB at 0.7 and 0.1 GB/s
+    grows = _runs([], [(500, fast, [fast] * 10), (700, fast, [fast] * 9 + [slow]), (900, fast, [fast] * 7 + [slow] * 3),
+                       (1100, fast, [fast] * 5 + [slow] * 5)])
+    rows = tsubame.e2_rows(grows)
+    assert [r["ok"] for r in rows] == [True, True, True], rows
+    flat = _runs([], [(700, fast, [fast] * 9 + [slow]), (900, fast, [fast] * 9 + [slow]), (1100, fast, [fast] * 9 + [slow])])
+    assert not tsubame.e2_rows(flat)[2]["ok"] and math.isnan(tsubame.e2_rows(flat)[2].value[0])
+
+
+def test_e4_and_e6_compare_the_configurations_of_table_2():
+    assert set(TABLE2) == {"minhop", "updn", "ftree", "hetero", "updn2"}
+    assert set(tsubame.NEEDS["e6"]) == set(TABLE2)
+    assert set(TABLE2) <= set(tsubame.NEEDS["e4"])

@@ -1,26 +1,28 @@
 """The TSUBAME2.0 study's figures, simulated: minimum injection bandwidth vs nodes (its figures 1,
-7 and 8) and Alltoall time over trials vs nodes (figures 2, 9 and 11). Only the configurations
-that ran are drawn."""
+7 and 8) and Alltoall time over trials vs nodes (figures 2, 9 and 11). Trials are drawn for the
+first seed set, best cases for every seed set; only the configurations that ran are drawn."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Sequence
 
 from ._plots import pyplot, save
-from ._tsubame_runs import CONFIGS, DISABLED, Runs, gbps
+from ._tsubame_runs import CONFIGS, TABLE2, Runs, gbps
 
 PUB_STEPS = (7.5, 5.2, 3.9, 3.1, 2.6)
 
 
-def _has(runs: Runs, label: str, kind: str) -> bool:
-    return label in runs.out and bool(runs.cases(label, kind))
+def _has(runs: Sequence[Runs], label: str, kind: str) -> bool:
+    return bool(runs) and bool(runs[0].cases(label, kind))
 
 
-def _trials(ax: Any, runs: Runs, label: str, kind: str, name: str, y) -> None:
-    cases = runs.cases(label, kind)
+def _trials(ax: Any, r: Runs, label: str, kind: str, name: str, y) -> None:
+    cases = r.cases(label, kind)
     xs = [n for n, c in cases.items() for _ in c["trial_s"]]
     ys = [y(c, t) for c in cases.values() for t in c["trial_s"]]
-    ax.scatter(xs, ys, s=8, alpha=0.6, label=name)
+    # One colour per configuration in every panel.
+    color = f"C{list(CONFIGS).index(label) % 10}"
+    ax.scatter(xs, ys, s=8, alpha=0.6, label=name, color=color)
 
 
 def _legend(ax: Any) -> None:
@@ -28,16 +30,19 @@ def _legend(ax: Any) -> None:
         ax.legend(fontsize=7)
 
 
-def write_plots(runs: Runs, d: Path) -> None:
+def write_plots(runs: Sequence[Runs], d: Path) -> None:
     plt = pyplot()
-    if plt is None:
+    if plt is None or not runs:
         return
+    r0 = runs[0]
     bw = lambda c, t: gbps(c, t)  # noqa: E731
     if _has(runs, "updn", "random-pair"):
         fig, ax = plt.subplots(figsize=(7, 4))
-        _trials(ax, runs, "updn", "random-pair", "UpDn, bad links kept: trials", bw)
-        best = runs.cases("updn", "random-pair")
-        ax.plot(list(best), [gbps(c, c["fluid_s"]) for c in best.values()], lw=1, color="k", label="best trial")
+        _trials(ax, r0, "updn", "random-pair", f"UpDn, bad links kept: trials (seed set {r0.seed})", bw)
+        for i, r in enumerate(runs):
+            best = r.cases("updn", "random-pair")
+            ax.plot(list(best), [gbps(c, c["fluid_s"]) for c in best.values()], lw=1, color="k", alpha=1.0 if i == 0 else 0.3,
+                    label="best trial per seed set" if i == 0 else None)
         for s in PUB_STEPS:
             ax.axhline(s, ls="--", lw=0.7, color="grey")
         ax.axhline(0.5, ls=":", lw=0.8, color="red", label="500 MB/s")
@@ -47,33 +52,32 @@ def write_plots(runs: Runs, d: Path) -> None:
         ax.legend(fontsize=7)
         fig.tight_layout()
         save(fig, d / "e1_injection_bandwidth.png")
-    study = [k for k, c in CONFIGS.items() if c.in_study and _has(runs, k, "random-pair")]
-    disabled = [k for k in DISABLED if _has(runs, k, "random-pair")]
-    if study or disabled:
+    study = [k for k in TABLE2 if _has(runs, k, "random-pair")]
+    if study:
         fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
         for k in study:
-            _trials(a1, runs, k, "random-pair", k, bw)
-        for k in disabled:
-            cases = runs.cases(k, "random-pair")
-            a2.plot(list(cases), [gbps(c, c["fluid_s"]) for c in cases.values()], marker=".", lw=1, label=DISABLED[k])
-        a1.set_title("E4 (fig. 7): Table 2 conditions, all trials")
-        a2.set_title("E4 (fig. 8): bad links disabled")
+            _trials(a1, r0, k, "random-pair", TABLE2[k], bw)
+        for k in study:
+            if CONFIGS[k].disable:
+                _trials(a2, r0, k, "random-pair", TABLE2[k], bw)
+        a1.set_title(f"E4 (fig. 7): Table 2, all trials, seed set {r0.seed}")
+        a2.set_title("E4 (fig. 8): bad links disabled (hetero, UpDn2)")
         for a in (a1, a2):
             a.set_xlabel("nodes")
             _legend(a)
         a1.set_ylabel("minimum injection bandwidth [GB/s]")
         fig.tight_layout()
         save(fig, d / "e4_strategies.png")
-    kept = [k for k in ("updn",) if _has(runs, k, "alltoall")]
-    dis = [k for k in DISABLED if _has(runs, k, "alltoall")]
+    kept = [k for k in TABLE2 if not CONFIGS[k].disable and _has(runs, k, "alltoall")]
+    dis = [k for k in TABLE2 if CONFIGS[k].disable and _has(runs, k, "alltoall")]
     if kept or dis:
         fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4))
         sec = lambda c, t: t  # noqa: E731
         for k in kept:
-            _trials(a1, runs, k, "alltoall", "UpDn, bad links kept", sec)
+            _trials(a1, r0, k, "alltoall", f"{TABLE2[k]}, bad links kept", sec)
         for k in dis:
-            _trials(a2, runs, k, "alltoall", DISABLED[k], sec)
-        a1.set_title("E3 (fig. 2/9): Alltoall 1 MiB, bad links kept")
+            _trials(a2, r0, k, "alltoall", TABLE2[k], sec)
+        a1.set_title(f"E3 (fig. 2/9): Alltoall 1 MiB, bad links kept, seed set {r0.seed}")
         a2.set_title("E6 (fig. 11): bad links disabled")
         for a in (a1, a2):
             a.set_xlabel("nodes")
