@@ -15,7 +15,7 @@ import pandas as pd
 
 from . import _core
 from .errors import ScenarioError
-from .names import DEFAULT_PROFILE, PERFTEST_TESTS
+from .names import DEFAULT_PROFILE, PERFTEST_LATENCY_TESTS, PERFTEST_TESTS
 from .result import Result
 from .runner import run
 from .scenario import ScenarioLike, scenario_text
@@ -45,7 +45,7 @@ _VERB = {"write": "RDMA_Write", "read": "RDMA_Read", "send": "Send"}
 
 
 def is_latency(test: str) -> bool:
-    return test.endswith("_lat")
+    return test in PERFTEST_LATENCY_TESTS
 
 
 def _verb(test: str) -> str:

@@ -12,6 +12,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, 
 import pandas as pd
 
 from .errors import ScenarioError, scenario_error
+from .names import TABLES_MADE_WHILE_RUNNING
 from .result import Result, order_columns
 from .runner import RunInterrupted, as_integer, run, simulation, validate
 from .scenario import ScenarioLike, anchor_paths, get_dotted, scenario_dict, set_dotted
@@ -20,10 +21,6 @@ __all__ = ["sweep", "grid_points", "run_point", "SweepInterrupted", "SweepRunFai
 
 #: Pseudo table name: one row per point with the run's summary (finished, sim_time_us, events...).
 SUMMARY_TABLE = "summary"
-#: Tables whose rows appear only once the run creates what they describe (an MPI replay connects
-#: its QPs and SRQs as ranks first talk; `odp` once ODP memory is registered), so a scenario that
-#: has not run yet does not list them.
-_TABLES_MADE_WHILE_RUNNING = ("qps", "srqs", "odp")
 
 Outcome = Tuple[Dict[str, Any], List[Dict[str, Any]]]
 
@@ -116,7 +113,7 @@ def _tables_before_running(spec: Dict[str, Any]) -> Set[str]:
 def _check_table(table: str, specs: Sequence[Tuple[Mapping[str, Any], Dict[str, Any]]]) -> None:
     """Raises ValueError when no run of the sweep can have ``table`` (a misspelt name would
     otherwise give an empty DataFrame after every run)."""
-    if table == SUMMARY_TABLE or table in _TABLES_MADE_WHILE_RUNNING:
+    if table == SUMMARY_TABLE or table in TABLES_MADE_WHILE_RUNNING:
         return
     # The workload decides the tables (its kind, and within `flows` whether there are flows
     # beside the key-value store): one build per distinct workload until one has the table,

@@ -153,6 +153,23 @@ pub fn validate_toml(text: &str, source: &str) -> Result<Scenario, ScenarioError
     validate::parse_toml(text, source)
 }
 
+/// The names the Python package and CLI offer, from the definitions the core parses them with,
+/// so Python never keeps a copy: perftest tests (and which are latency tests), generator kinds,
+/// routing engines and the ones compared by default, and the tables a run makes while running.
+pub fn names_json() -> String {
+    use crate::fabric::routing::engine::{ALL, COMPARE_DEFAULT};
+    use crate::scenario::PerftestTest;
+    serde_json::json!({
+        "perftest_tests": PerftestTest::ALL.map(PerftestTest::name),
+        "perftest_latency_tests": PerftestTest::ALL.into_iter().filter(|t| t.is_latency()).map(PerftestTest::name).collect::<Vec<_>>(),
+        "generator_kinds": crate::fabric::build::GeneratorSpec::KINDS,
+        "routing_engines": ALL.map(|e| e.name()),
+        "compare_default_engines": COMPARE_DEFAULT.map(|e| e.name()),
+        "tables_made_while_running": crate::sim::TABLES_MADE_WHILE_RUNNING,
+    })
+    .to_string()
+}
+
 /// Every built-in profile parameter with its value and source, as JSON rows.
 pub fn profiles_json() -> String {
     let rows: Vec<_> = crate::hca::profile::builtin().iter().flat_map(|(p, s)| p.table(s, &[])).collect();

@@ -20,6 +20,11 @@ use std::collections::BTreeMap;
 
 pub use crate::report::tables::Row;
 
+/// Tables whose rows appear only once the run creates what they describe: an MPI replay connects
+/// its QPs and SRQs as ranks first talk, and `odp` has a row once ODP memory is registered. A
+/// scenario that has not run yet may not list them (Python's sweep asks before it runs).
+pub const TABLES_MADE_WHILE_RUNNING: [&str; 3] = ["qps", "srqs", "odp"];
+
 #[derive(Clone, Debug, Serialize)]
 pub struct RunResult {
     pub name: Option<String>,

@@ -325,6 +325,13 @@ fn profiles_json() -> String {
     api::profiles_json()
 }
 
+/// The names Python offers, from the core's own definitions (perftest tests, generator kinds,
+/// routing engines, tables made while running), as JSON.
+#[pyfunction]
+fn names_json() -> String {
+    api::names_json()
+}
+
 /// Data rate of a built-in profile's link after line encoding, bit/s (None for an unknown name).
 #[pyfunction]
 fn link_data_bps(profile: &str) -> Option<f64> {
@@ -383,6 +390,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(doctor, m)?)?;
     m.add_function(wrap_pyfunction!(flow_rounds, m)?)?;
     m.add_function(wrap_pyfunction!(profiles_json, m)?)?;
+    m.add_function(wrap_pyfunction!(names_json, m)?)?;
     m.add_function(wrap_pyfunction!(link_data_bps, m)?)?;
     m.add_function(wrap_pyfunction!(perftest_settings_json, m)?)?;
     m.add_function(wrap_pyfunction!(bench_run, m)?)?;

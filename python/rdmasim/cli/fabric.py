@@ -5,12 +5,8 @@ import argparse
 import json
 from typing import Any
 
-from ..names import GENERATOR_KINDS
+from ..names import COMPARE_DEFAULT_ENGINES, GENERATOR_KINDS
 from ._common import EXIT_OK, _generator_params, _InputError, _interactive
-
-
-#: The engines ``--compare-engines`` puts side by side when none are named.
-COMPARE_DEFAULT = ("minhop", "updn", "ftree", "sssp", "dfsssp", "dmodk")
 
 
 def cmd_fabric(args: argparse.Namespace) -> int:
@@ -55,7 +51,7 @@ def cmd_fabric(args: argparse.Namespace) -> int:
         if args.compare_engines:
             engines = args.compare_engines.split(";") if ";" in args.compare_engines else args.compare_engines.split(",")
             if args.compare_engines == "all":
-                engines = list(COMPARE_DEFAULT)
+                engines = list(COMPARE_DEFAULT_ENGINES)
             try:
                 comparison = fab.compare_engines(engines, roots=roots, max_vls=args.max_vls, top=args.top,
                                                  ebb_patterns=args.patterns, ebb_seed=args.seed)
@@ -167,7 +163,7 @@ def add(sub: Any) -> None:
         sp.add_argument("--max-vls", type=int, metavar="N", help="virtual lanes dfsssp may use (default 8)")
         sp.add_argument("--compare-engines", nargs="?", const="all", metavar="LIST",
                         help="a table of engines side by side (default: "
-                             + ", ".join(COMPARE_DEFAULT) + "); per-rail lists separated by ';': "
+                             + ", ".join(COMPARE_DEFAULT_ENGINES) + "); per-rail lists separated by ';': "
                              "'ftree;ftree,dfsssp'")
         sp.add_argument("--ebb", nargs="?", const="bisection", metavar="KINDS",
                         help="effective bisection bandwidth (ORCS): pattern kinds bisection (default), "

@@ -307,6 +307,16 @@ pub enum PerftestTest {
 }
 
 impl PerftestTest {
+    /// Every perftest equivalent, in perftest's order (the CLI's choices come from here).
+    pub const ALL: [PerftestTest; 6] = [
+        PerftestTest::IbWriteBw,
+        PerftestTest::IbWriteLat,
+        PerftestTest::IbReadBw,
+        PerftestTest::IbReadLat,
+        PerftestTest::IbSendBw,
+        PerftestTest::IbSendLat,
+    ];
+
     pub fn is_latency(self) -> bool {
         matches!(self, PerftestTest::IbWriteLat | PerftestTest::IbReadLat | PerftestTest::IbSendLat)
     }

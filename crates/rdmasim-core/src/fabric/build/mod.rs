@@ -54,6 +54,11 @@ fn default_rails() -> u16 {
 }
 
 impl GeneratorSpec {
+    /// The `kind` of each generator as a scenario or `rdmasim fabric build` names it (the serde
+    /// tags above; a test checks each is one).
+    pub const KINDS: [&'static str; 9] =
+        ["back-to-back", "single-switch", "xgft", "k-ary-n-tree", "fat-tree-k", "director", "rails", "tsubame2", "hyperx"];
+
     /// The per-rail form of a single-HCA-per-host topology, for [`rails`] (a `tsubame2` inside
     /// `rails` is one of its rails: its own `rails` count is then not used).
     pub fn rail_topology(&self) -> Result<Box<dyn RailTopology>, GraphError> {
@@ -117,5 +122,23 @@ impl GeneratorSpec {
             GeneratorSpec::Hyperx(_) => routing::Engine::Dor,
             _ => routing::Engine::Dmodk,
         }
+    }
+}
+
+#[cfg(test)]
+mod kinds_tests {
+    use super::GeneratorSpec;
+
+    #[test]
+    fn the_kinds_list_is_exactly_the_generator_tags() {
+        for k in GeneratorSpec::KINDS {
+            let err = serde_json::from_str::<GeneratorSpec>(&format!(r#"{{"kind":"{k}"}}"#)).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(!err.contains("unknown variant"), "{k}: {err}");
+        }
+        // serde lists every tag when one is unknown: the same names, as many.
+        let err = serde_json::from_str::<GeneratorSpec>(r#"{"kind":"nope"}"#).unwrap_err().to_string();
+        let listed = err.split("expected one of").nth(1).unwrap_or("");
+        assert_eq!(listed.matches('`').count() / 2, GeneratorSpec::KINDS.len(), "{err}");
+        assert!(GeneratorSpec::KINDS.iter().all(|k| listed.contains(&format!("`{k}`"))), "{err}");
     }
 }

@@ -28,6 +28,11 @@ pub enum Engine {
     MinhopMod,
 }
 
+/// The engines `rdmasim fabric --compare-engines` puts side by side when none are named: OpenSM's
+/// that route any topology, and D-mod-K (dor routes only meshes; minhop-mod is the importers'
+/// fallback, not a choice an operator makes).
+pub const COMPARE_DEFAULT: [Engine; 6] = [Engine::Minhop, Engine::Updn, Engine::Ftree, Engine::Sssp, Engine::Dfsssp, Engine::Dmodk];
+
 pub const ALL: [Engine; 8] = [Engine::Minhop, Engine::Updn, Engine::Ftree, Engine::Sssp, Engine::Dfsssp, Engine::Dor, Engine::Dmodk, Engine::MinhopMod];
 
 impl Engine {
