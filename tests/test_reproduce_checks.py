@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 import pytest
 
 from rdmasim.cli import main
-from rdmasim.reproduce import KINDS, ROW_KEYS, row, run_study, studies
+from rdmasim.reproduce import KINDS, ROW_KEYS, number_ids, row, run_study, studies
 from rdmasim.reproduce._checks import (AtLeast, Between, Claim, Increasing, InRange, Is, Most, Samples, Within,
                                        perturbations, survives_perturbation)
 
@@ -60,6 +60,11 @@ def test_a_row_of_samples_shows_median_range_and_count():
     r = row("S", "over seeds", 3.0, Samples([2.0, 3.5, 3.0, 2.5, 4.0]), "x", InRange(3.0))
     assert (r["simulated"], r["range"], r["seeds"], r["ok"]) == (3.0, [2.0, 4.0], 5, True)
     assert tuple(r) == ROW_KEYS
+
+
+def test_a_figure_with_several_rows_numbers_them():
+    rows = [row(i, "m", 1.0, 1.0, "x", Within(1.0, 0.1)) for i in ("C8", "C7", "C8", "C8")]
+    assert [r["id"] for r in number_ids(rows)] == ["C8.1", "C7", "C8.2", "C8.3"]
 
 
 def test_a_fit_must_name_its_parameter_and_kinds_are_closed():
@@ -122,6 +127,8 @@ def test_reproduce_all_writes_the_summary_rows_csv_and_a_page_with_every_row(mon
     with open(out / "rows.csv") as f:
         table = list(csv.DictReader(f))
     assert [(t["study"], t["id"]) for t in table] == [(n, r["id"]) for n in STUDIES for r in rows[n]]
+    # Every row can be named: ids are unique within a study.
+    assert all(len({r["id"] for r in rows[n]}) == len(rows[n]) for n in STUDIES)
     assert list(table[0]) == ["study", *ROW_KEYS]
     page = _Page()
     html = (out / "index.html").read_text()

@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 from ._checks import Check, Samples, _missing
 
-__all__ = ["ROW_KEYS", "KINDS", "Row", "row", "studies", "study", "run_study", "format_table", "Samples"]
+__all__ = ["ROW_KEYS", "KINDS", "Row", "row", "number_ids", "studies", "study", "run_study", "format_table", "Samples"]
 
 #: The keys of every reproduction row, in order. ``simulated`` is the figure (the median when it
 #: ran over several seeds, then ``range`` is [min, max] and ``seeds`` their number); ``kind`` says
@@ -105,7 +105,7 @@ def study(name: str) -> ModuleType:
     return all_[name]
 
 
-def run_study(name: str, progress: bool = False) -> List[Dict[str, Any]]:
+def run_study(name: str, progress: bool = False) -> List[Row]:
     """Runs one study and returns its rows (each with exactly :data:`ROW_KEYS`).
 
     ``name`` may select a sub-study as ``study:part`` when the study defines ``PARTS`` (its
@@ -122,6 +122,22 @@ def run_study(name: str, progress: bool = False) -> List[Dict[str, Any]]:
     for r in rows:
         if tuple(r) != ROW_KEYS:
             raise ValueError(f"study {name!r} returned a row with keys {list(r)}, expected {list(ROW_KEYS)}")
+    return number_ids(rows)
+
+
+def number_ids(rows: List[Row]) -> List[Row]:
+    """Makes every row id unique within its study: a study names a figure (``C8``) and may give
+    it several rows; those become ``C8.1``, ``C8.2``, ... in the order they come, so rows.csv,
+    the page and ``--json`` can name each row."""
+    seen: Dict[str, int] = {}
+    for r in rows:
+        seen[r["id"]] = seen.get(r["id"], 0) + 1
+    k: Dict[str, int] = {}
+    for r in rows:
+        if seen[r["id"]] > 1:
+            base = r["id"]
+            k[base] = k.get(base, 0) + 1
+            r["id"] = f"{base}.{k[base]}"
     return rows
 
 
