@@ -188,7 +188,7 @@ def test_results_that_cannot_be_written_after_the_run_go_to_a_temporary_director
 
 
 def test_a_plot_that_cannot_be_written_is_skipped_with_a_warning(tmp_path, capsys):
-    from rdmasim.reproduce._plots import pyplot, save
+    from rdmasim.plots import pyplot, save
 
     plt = pyplot()
     if plt is None:

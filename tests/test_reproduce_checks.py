@@ -106,7 +106,7 @@ class _Page(HTMLParser):
 
 def test_reproduce_all_writes_the_summary_rows_csv_and_a_page_with_every_row(monkeypatch, capsys, tmp_path):
     import rdmasim.reproduce as reproduce
-    from rdmasim.reproduce._plots import artifact
+    from rdmasim.plots import artifact
 
     def cached(name, progress=False):
         # The rows as the study gave them, and one plot, as a study writes it.

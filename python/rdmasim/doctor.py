@@ -64,7 +64,7 @@ def diagnose(*, topology: Optional[PathLike] = None, design: Optional[Dict[str, 
 def plot_injection(d: Diagnosis, path: PathLike) -> Optional[Path]:
     """The slowest-pair (minimum injection) bandwidth of each pattern, as observed and with the
     plan's links disabled, as two histograms; None without matplotlib or a cost."""
-    from .reproduce._plots import pyplot, save
+    from .plots import pyplot, save
 
     plt = pyplot()
     cost = d.json.get("cost")

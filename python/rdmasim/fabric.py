@@ -234,7 +234,7 @@ class Fabric:
     def plot_route_histogram(self, path: PathLike, top: int = DEFAULT_TOP) -> Optional[Path]:
         """Bar chart of switch-to-switch directed links by their all-to-all routes, written to
         ``path``; None when matplotlib is missing or the file cannot be written."""
-        from .reproduce._plots import pyplot, save
+        from .plots import pyplot, save
 
         plt = pyplot()
         if plt is None:
@@ -304,7 +304,7 @@ def _comparison_frame(rows: List[Dict[str, Any]]) -> pd.DataFrame:
 def plot_engine_histograms(table: pd.DataFrame, path: PathLike, title: str = "") -> Optional[Path]:
     """Route-count histograms of :meth:`Fabric.compare_engines`' engines, one line each:
     switch-to-switch directed links by their all-to-all routes. None without matplotlib."""
-    from .reproduce._plots import pyplot, save
+    from .plots import pyplot, save
 
     plt = pyplot()
     if plt is None:

@@ -33,7 +33,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             except EnvVarError as e:
                 raise _InputError(f"reproduce {base}: {e}") from None
     from ..reproduce._report import reproduce_outputs
-    from ..reproduce._plots import collecting
+    from ..plots import collecting
 
     results: Dict[str, List[Dict[str, Any]]] = {}
     artifacts: Dict[str, List[Path]] = {}

@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from ._plots import pyplot, save
+from ..plots import pyplot, save
 
 
 def plot_all(out: Path, matrix: Dict[str, Dict[Any, float]], curves: Dict[str, Dict[Any, float]],

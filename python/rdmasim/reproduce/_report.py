@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Sequence
 
 from . import KINDS, ROW_KEYS, _cell, range_cell
-from ._plots import artifact
+from ..plots import artifact
 
 __all__ = ["summary", "format_summary", "write_csv", "write_index", "reproduce_outputs"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from ._plots import pyplot, save
+from ..plots import pyplot, save
 from ._tsubame_runs import CONFIGS, TABLE2, Runs, gbps
 
 PUB_STEPS = (7.5, 5.2, 3.9, 3.1, 2.6)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Dict, List, Sequence
 
-from ._plots import pyplot, save
+from ..plots import pyplot, save
 from ._tsubame_runs import LARGE, TABLE2, Runs
 
 SENS = "rails add their rates (striping = rate), where MVAPICH2 splits each chunk evenly by default"

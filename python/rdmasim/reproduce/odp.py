@@ -45,7 +45,7 @@ from ..runner import run as run_scenario
 from ..sweep import sweep
 from . import row
 from ._checks import AtLeast, Between, Claim, Within
-from ._plots import artifact, pyplot, save
+from ..plots import artifact, pyplot, save
 
 TITLE = "ODP pitfalls (seeds/000): packet damming and packet flood, their causes and mitigations"
 ORDER = 20

@@ -28,7 +28,7 @@ from typing import Any, Dict, List, Optional
 
 from . import row
 from ._checks import Check, Claim, InRange, Most, Near, Samples, Between, Within
-from ._plots import pyplot, save
+from ..plots import pyplot, save
 
 TITLE = "PM/Ethernet-HXB on PACS-CS (seeds/003): trunked GigE bandwidth, relay latency, switch loss"
 ORDER = 60

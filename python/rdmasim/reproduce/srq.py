@@ -39,7 +39,7 @@ from ..profiles import link_data_bps
 from ..runner import run as run_scenario
 from . import row
 from ._checks import Claim, Near, Within
-from ._plots import pyplot, save
+from ..plots import pyplot, save
 
 TITLE = "SRQ flow control (seeds/001): stop/resume vs SRQ-limit interrupt, table size"
 ORDER = 30

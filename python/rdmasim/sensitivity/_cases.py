@@ -17,7 +17,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 
 from rdmasim.envvars import env_int
 from rdmasim.reproduce import isolation as iso
-from rdmasim.reproduce._plots import artifact, pyplot, save
+from rdmasim.plots import artifact, pyplot, save
 from rdmasim.sweep import run_point
 
 Overrides = Tuple[Tuple[str, Any], ...]

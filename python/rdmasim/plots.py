@@ -1,6 +1,6 @@
-"""Plot plumbing shared by the studies: a headless pyplot (or None when matplotlib is missing,
-since plots are optional) and writing a figure or other artifact into a directory that may not
-exist yet, or may not be writable."""
+"""Plot plumbing shared by the studies, the doctor and `Fabric`: a headless pyplot (or None when
+matplotlib is missing, since plots are optional) and writing a figure or other artifact into a
+directory that may not exist yet, or may not be writable."""
 from __future__ import annotations
 
 import sys
