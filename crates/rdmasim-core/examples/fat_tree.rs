@@ -4,6 +4,7 @@
 //!
 //! `cargo build --release --example fat_tree && target/release/examples/fat_tree`, or under
 //! `valgrind --tool=cachegrind` for its instructions (deterministic, unlike wall time).
+use rdmasim_core::run::Engine as _;
 use rdmasim_core::sim::Simulation;
 
 fn main() {

@@ -3,30 +3,26 @@
 //!
 //! A scenario's `engine` picks what runs it: the packet engine ([`crate::sim::Simulation`], the
 //! default), the flow-level engine ([`crate::flow::run::FlowRun`]) or PM over Ethernet
-//! ([`crate::ether::run::PmRun`]); [`Simulation`] is any of them, with one interface. The packet
-//! engine's world is reachable through [`Simulation::packet`] for callers that inspect it (None
-//! on the other engines: no panic for asking).
+//! ([`crate::ether::run::PmRun`]). The choice is made once, when the run is built; after that
+//! [`Simulation`] drives any of them through the one interface they share ([`Engine`]). The
+//! packet engine's world is reachable through [`Simulation::packet`] for callers that inspect it
+//! (None on the other engines: no panic for asking).
 use crate::ether::run::{is_pm, PmRun};
 use crate::flow::run::FlowRun;
 use crate::hca::profile::HwProfile;
 use crate::report::capture::Capture;
+use crate::run::Engine;
 use crate::scenario::{validate, EngineKind, Scenario, ScenarioError};
 use crate::workload::perftest_settings::EffectivePerftest;
-pub use crate::sim::RunResult;
+pub use crate::run::{RunResult, StopReason};
 
 /// One run, on the engine its scenario names.
-pub enum Simulation {
-    Packet(Box<crate::sim::Simulation>),
-    Flow(Box<FlowRun>),
-    /// PM over Ethernet (`engine = "pm"`, ether/): its own scenario sections, so it is told
-    /// apart before the common scenario is parsed.
-    Pm(Box<PmRun>),
-}
+pub struct Simulation(Box<dyn Engine>);
 
 impl Simulation {
     pub fn from_toml(text: &str, source: &str) -> Result<Simulation, ScenarioError> {
         if is_pm(text) {
-            return PmRun::from_toml(text, source).map(|r| Simulation::Pm(Box::new(r)));
+            return PmRun::from_toml(text, source).map(|r| Simulation(Box::new(r)));
         }
         Self::from_scenario(validate::parse_toml(text, source)?, source)
     }
@@ -36,106 +32,64 @@ impl Simulation {
             let err = |key: String, message: String| ScenarioError { source: source.into(), key, line: None, message };
             crate::scenario::resolve_topology(&mut scenario, source).map_err(|(k, m)| err(k, m))?;
             validate::check(&scenario, source)?;
-            return Ok(Simulation::Flow(Box::new(FlowRun::from_scenario(scenario, source)?)));
+            return Ok(Simulation(Box::new(FlowRun::from_scenario(scenario, source)?)));
         }
-        crate::sim::Simulation::from_scenario(scenario, source).map(|s| Simulation::Packet(Box::new(s)))
+        crate::sim::Simulation::from_scenario(scenario, source).map(|s| Simulation(Box::new(s)))
     }
 
     /// Runs at most `max_events` events; returns true when the run is over.
     pub fn step(&mut self, max_events: u64) -> bool {
-        match self {
-            Simulation::Packet(s) => s.step(max_events),
-            Simulation::Flow(f) => f.step(max_events),
-            Simulation::Pm(r) => r.step(max_events),
-        }
+        self.0.step(max_events)
     }
 
     /// Runs to the end.
     pub fn run(&mut self) {
-        match self {
-            Simulation::Packet(s) => s.run(),
-            Simulation::Flow(f) => f.run(),
-            Simulation::Pm(r) => r.run(),
-        }
+        self.0.run()
     }
 
     /// Fraction of the workload done, 0..=1.
     pub fn progress(&self) -> f64 {
-        match self {
-            Simulation::Packet(s) => s.progress(),
-            Simulation::Flow(f) => f.progress(),
-            Simulation::Pm(r) => r.progress(),
-        }
+        self.0.progress()
     }
 
     pub fn events(&self) -> u64 {
-        match self {
-            Simulation::Packet(s) => s.events(),
-            Simulation::Flow(f) => f.events(),
-            Simulation::Pm(r) => r.events(),
-        }
+        self.0.events()
     }
 
     pub fn result(&self) -> RunResult {
-        match self {
-            Simulation::Packet(s) => s.result(),
-            Simulation::Flow(f) => f.result(),
-            Simulation::Pm(r) => r.result(),
-        }
+        self.0.result()
     }
 
     pub fn result_json(&self) -> String {
         serde_json::to_string(&self.result()).unwrap_or_default()
     }
 
-    /// The RoCEv2 pcap capture, when the scenario asked for one (a flow-level run has none).
+    /// The pcap capture, when the scenario asked for one (a flow-level run has none).
     pub fn pcap(&self) -> Option<Vec<u8>> {
-        match self {
-            Simulation::Pm(r) => r.pcap(),
-            _ => self.capture().map(|c| c.to_pcap()),
-        }
+        self.0.pcap()
     }
 
     pub fn capture(&self) -> Option<&Capture> {
-        match self {
-            Simulation::Packet(s) => s.capture(),
-            Simulation::Flow(_) | Simulation::Pm(_) => None,
-        }
+        self.0.capture()
     }
 
     pub fn take_capture(&mut self) -> Option<Capture> {
-        match self {
-            Simulation::Packet(s) => s.take_capture(),
-            Simulation::Flow(_) | Simulation::Pm(_) => None,
-        }
+        self.0.take_capture()
     }
 
     /// The HCA profile the run used; a PM run has none (its NIC is ether/nic.rs's E1000).
     pub fn profile(&self) -> Option<&HwProfile> {
-        match self {
-            Simulation::Packet(s) => Some(s.profile()),
-            Simulation::Flow(f) => Some(f.profile()),
-            Simulation::Pm(_) => None,
-        }
+        self.0.profile()
     }
 
-}
-
-impl Simulation {
     /// The packet engine's run (`.world` and the rest), for callers that inspect it; None for
     /// a flow-level or a PM run, which have no packet world.
     pub fn packet(&self) -> Option<&crate::sim::Simulation> {
-        match self {
-            Simulation::Packet(s) => Some(s),
-            Simulation::Flow(_) | Simulation::Pm(_) => None,
-        }
+        self.0.as_any().downcast_ref()
     }
 
     pub fn packet_mut(&mut self) -> Option<&mut crate::sim::Simulation> {
-        match self {
-            Simulation::Packet(s) => Some(s),
-            Simulation::Flow(_) | Simulation::Pm(_) => None,
-        }
+        self.0.as_any_mut().downcast_mut()
     }
 }
 

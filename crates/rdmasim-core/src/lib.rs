@@ -22,6 +22,7 @@ pub mod hca;
 pub mod ids;
 pub mod host;
 pub mod report;
+pub mod run;
 pub mod scenario;
 pub mod sim;
 pub mod traffic;

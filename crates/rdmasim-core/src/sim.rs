@@ -1,6 +1,8 @@
 //! A simulation run: builds the world from a scenario, runs the event loop in steps (so callers
 //! can show progress), and collects the result tables and the capture.
+use crate::engine::run::{self, Limits, Next, RunState, StopReason, Stepper};
 use crate::engine::{EventQueue, Time};
+use crate::run::Engine as _;
 use crate::ids::{ChannelId, HcaId, HostId, PortId, TiVec};
 use crate::fabric::channel::NodeRef;
 use crate::fabric::topology;
@@ -14,31 +16,15 @@ use crate::scenario::validate::{self, Endpoint};
 use crate::scenario::{Scenario, ScenarioError, WorkloadSection};
 use crate::workload::{flows::Flows, mpi::Mpi, odp_reads::OdpReads, perftest::Perftest, perftest_settings, srq_episode::SrqEpisode, App};
 use crate::world::{AppEvent, Event, World};
-use serde::Serialize;
 use serde_json::json;
-use std::collections::BTreeMap;
 
 pub use crate::report::tables::Row;
+pub use crate::run::RunResult;
 
 /// Tables whose rows appear only once the run creates what they describe: an MPI replay connects
 /// its QPs and SRQs as ranks first talk, and `odp` has a row once ODP memory is registered. A
 /// scenario that has not run yet may not list them (Python's sweep asks before it runs).
 pub const TABLES_MADE_WHILE_RUNNING: [&str; 3] = ["qps", "srqs", "odp"];
-
-#[derive(Clone, Debug, Serialize)]
-pub struct RunResult {
-    pub name: Option<String>,
-    pub seed: u64,
-    pub profile: String,
-    pub finished: bool,
-    pub stop_reason: String,
-    pub sim_time_us: f64,
-    pub events: u64,
-    /// Work requests that completed in error or were flushed (hca_counters req_cqe_error +
-    /// req_cqe_flush_error, all HCAs): a run can complete with some of its work failed.
-    pub error_completions: u64,
-    pub tables: BTreeMap<String, Vec<Row>>,
-}
 
 pub struct Simulation {
     scenario: Scenario,
@@ -46,10 +32,8 @@ pub struct Simulation {
     pub world: World,
     apps: Vec<App>,
     pollers: Vec<Poller>,
-    stop_reason: Option<String>,
+    run: RunState<Time>,
     end_time: Time,
-    max_time: Time,
-    max_events: u64,
 }
 
 impl Simulation {
@@ -220,81 +204,9 @@ impl Simulation {
         // (`stop_beyond`), caught by the same comparison as the limit, at no cost per event.
         let max_time = l.max_sim_time_ms.map(|ms| Time::from_ns_f64(ms * 1e6)).unwrap_or(Time::MAX).min(LAST_TIME);
         let max_events = l.max_events.unwrap_or(u64::MAX);
-        Ok(Simulation { scenario, overridden, world, apps, pollers, stop_reason: None, end_time: Time::ZERO, max_time, max_events })
+        Ok(Simulation { scenario, overridden, world, apps, pollers, end_time: Time::ZERO, run: RunState::new(Limits { max_events, max_time }) })
     }
 
-    /// Runs at most `max_events` events; returns true when the run is over.
-    pub fn step(&mut self, max_events: u64) -> bool {
-        if self.stop_reason.is_some() {
-            return true;
-        }
-        for _ in 0..max_events {
-            // Only an application's own handler can finish it, so the check (a pass over every
-            // app) runs after events that reach one, not after each of the fabric's; a handler
-            // that halts the run (World::halt) asks for it the same way.
-            if self.world.attention && {
-                self.world.attention = false;
-                self.world.halt.is_some() || self.apps.iter().all(|a| a.done())
-            } {
-                self.end_time = self.world.now();
-                self.stop_reason = Some(match self.world.halt.take() {
-                    Some(why) => why,
-                    None => self.apps.iter().find_map(|a| a.incomplete()).unwrap_or_else(|| "completed".into()),
-                });
-                return true;
-            }
-            if self.world.q.popped() >= self.max_events {
-                self.stop_reason = Some("max_events".into());
-                self.end_time = self.world.now();
-                return true;
-            }
-            match self.world.q.pop_until(self.max_time) {
-                Ok((_, ev)) => {
-                    self.world.prefetch_ahead(&ev);
-                    self.dispatch(ev)
-                }
-                Err(None) => {
-                    // TxDones a switch left unscheduled would still have run before the queue
-                    // emptied, finding nothing to send: run them, so the stall is found at the
-                    // same time and in the same state as when they were all scheduled.
-                    if self.world.schedule_idle_switch_tx_dones() {
-                        continue;
-                    }
-                    self.stop_without_events();
-                    return true;
-                }
-                Err(Some(t)) => {
-                    self.stop_beyond(t);
-                    return true;
-                }
-            }
-        }
-        false
-    }
-
-    /// The queue is empty while a workload is unfinished: a stall, named when the workload or
-    /// the transport can say why.
-    #[cold]
-    fn stop_without_events(&mut self) {
-        self.end_time = self.world.now();
-        let why = self.apps.iter().find_map(|a| a.stall()).or_else(|| self.world.transport_stall());
-        self.stop_reason = Some(format!("no more events (workload stalled){}", why.map(|w| format!(": {w}")).unwrap_or_default()));
-    }
-
-    /// The next event lies beyond the time limit, or at the clock's end: a time computation
-    /// saturated there (engine/time.rs `Time::END`), named as such unless the scenario's own
-    /// limit comes first.
-    #[cold]
-    fn stop_beyond(&mut self, t: Time) {
-        if t >= Time::END && self.max_time == LAST_TIME {
-            self.end_time = self.world.now();
-            let what = self.world.q.peek().map(|ev| self.describe(ev)).unwrap_or_default();
-            self.stop_reason = Some(past_the_end(self.end_time, &format!("{what} fell due past it")));
-        } else {
-            self.stop_reason = Some("max_sim_time".into());
-            self.end_time = self.max_time;
-        }
-    }
 
     /// What an event is about, for a stop reason.
     fn describe(&self, ev: Event) -> String {
@@ -352,31 +264,167 @@ impl Simulation {
         }
     }
 
-    /// Runs to the end.
-    pub fn run(&mut self) {
-        while !self.step(1 << 20) {}
+
+
+
+
+    pub fn result_json(&self) -> String {
+        serde_json::to_string(&self.result()).unwrap_or_default()
     }
 
+    /// The RoCEv2 pcap capture, when the scenario asked for one (and it was not handed over).
+    /// Built whole in memory: to write it to a file, stream it ([`Capture::write_pcap`]).
+    pub fn pcap(&self) -> Option<Vec<u8>> {
+        self.capture().map(|c| c.to_pcap())
+    }
+
+    /// The captured packets, when the scenario asked for a capture and it was not handed over.
+    pub fn capture(&self) -> Option<&Capture> {
+        self.world.capture.as_ref().filter(|c| !c.handed_over)
+    }
+
+    /// Hands the captured packets over, once (the run's table keeps the capture's counts), so
+    /// they can be written after the run while the simulation is dropped. `None` when the
+    /// scenario asked for no capture or they were handed over already.
+    pub fn take_capture(&mut self) -> Option<Capture> {
+        self.world.capture.as_mut().filter(|c| !c.handed_over).map(|c| c.hand_over())
+    }
+
+    pub fn profile(&self) -> &HwProfile {
+        self.world.profile()
+    }
+}
+
+/// The latest time a run may reach: one picosecond before the clock's end, `Time::END`, where
+/// a time computation that would pass 2^64 ps saturates.
+const LAST_TIME: Time = Time(u64::MAX - 2);
+
+/// The stop reason of a run whose next work lies past the clock's end.
+/// The packet engine's side of the run contract (engine/run.rs).
+impl Stepper for Simulation {
+    type Clock = Time;
+
+    #[inline]
+    fn handled(&self) -> u64 {
+        self.world.q.popped()
+    }
+
+    /// Only an application's own handler can finish it, so the check (a pass over every app)
+    /// runs after events that reach one, not after each of the fabric's; a handler that halts
+    /// the run (World::halt) asks for it the same way.
+    #[inline]
+    fn over(&mut self) -> Option<StopReason> {
+        if !self.world.attention {
+            return None;
+        }
+        self.world.attention = false;
+        if let Some(why) = self.world.halt.take() {
+            return Some(StopReason::Ended(why));
+        }
+        if !self.apps.iter().all(|a| a.done()) {
+            return None;
+        }
+        Some(self.apps.iter().find_map(|a| a.incomplete()).map_or(StopReason::Completed, StopReason::Ended))
+    }
+
+    #[inline]
+    fn next(&mut self, until: Time) -> Next<Time> {
+        match self.world.q.pop_until(until) {
+            Ok((_, ev)) => {
+                self.world.prefetch_ahead(&ev);
+                self.dispatch(ev);
+                Next::Handled
+            }
+            // TxDones a switch left unscheduled would still have run before the queue emptied,
+            // finding nothing to send: run them, so the stall is found at the same time and in
+            // the same state as when they were all scheduled.
+            Err(None) if self.world.schedule_idle_switch_tx_dones() => Next::Handled,
+            Err(None) => Next::Empty,
+            Err(Some(t)) => Next::Beyond(t),
+        }
+    }
+
+    /// The queue is empty while a workload is unfinished: a stall, named when the workload or
+    /// the transport can say why.
+    #[cold]
+    fn out_of_events(&mut self) -> StopReason {
+        StopReason::Stalled(self.apps.iter().find_map(|a| a.stall()).or_else(|| self.world.transport_stall()))
+    }
+
+    /// The next event lies beyond the time limit, or at the clock's end: a time computation
+    /// saturated there (engine/time.rs `Time::END`), named as such unless the scenario's own
+    /// limit comes first.
+    #[cold]
+    fn beyond(&mut self, t: Time) -> StopReason {
+        if t >= Time::END && self.run.limits.max_time == LAST_TIME {
+            let what = self.world.q.peek().map(|ev| self.describe(ev)).unwrap_or_default();
+            StopReason::PastEnd(past_the_end(self.world.now(), &format!("{what} fell due past it")))
+        } else {
+            StopReason::MaxSimTime
+        }
+    }
+
+    fn stopped(&mut self, reason: &StopReason) {
+        self.end_time = if *reason == StopReason::MaxSimTime { self.run.limits.max_time } else { self.world.now() };
+    }
+
+    fn run_state(&mut self) -> &mut RunState<Time> {
+        &mut self.run
+    }
+}
+
+fn past_the_end(now: Time, what: &str) -> String {
+    format!("simulated time would pass 2^64 ps (213 days), the end of the simulator's clock, after {:.6} s: {what}; results are those up to then", now.as_secs_f64())
+}
+
+
+/// Refuses (or, with `credit_loops = "warn"`, reports on stderr) a fabric whose tables make a
+/// credit loop: under load such a fabric can deadlock, and the run would end stalled with no
+/// word of why. Tables a generator made with its own engine need no check: D-mod-K routes up
+/// then down (an up*/down* order has no cycle) and the hyper-crossbar has no switch-to-switch
+/// channel.
+fn check_credit_loops(t: &crate::scenario::TopologySection, routed: &crate::fabric::graph::RoutedFabric) -> Result<(), String> {
+    use crate::scenario::{CreditLoopPolicy, TopologyKind};
+    let by_construction = t.kind != TopologyKind::Graph || (t.generator.is_some() && t.route.is_none());
+    if by_construction {
+        return Ok(());
+    }
+    let Some(l) = crate::fabric::analysis::check_credit_loops(routed).credit_loop else { return Ok(()) };
+    match t.credit_loops {
+        CreditLoopPolicy::Refuse => Err(format!(
+            "the routed fabric has a {l}; under load it can deadlock. Expected tables without credit loops (route = \"dfsssp\" breaks them with SLs), or credit_loops = \"warn\" to run it anyway"
+        )),
+        CreditLoopPolicy::Warn => {
+            eprintln!("rdmasim: warning: the routed fabric has a {l}; running it anyway (credit_loops = \"warn\")");
+            Ok(())
+        }
+    }
+}
+
+/// The packet engine as the API drives it (run.rs).
+impl crate::run::Engine for Simulation {
+    /// Runs at most `max_events` events; returns true when the run is over.
+    fn step(&mut self, max_events: u64) -> bool {
+        run::step(self, max_events)
+    }
     /// Fraction of the workload done, 0..=1.
-    pub fn progress(&self) -> f64 {
+    fn progress(&self) -> f64 {
         if self.apps.is_empty() {
             return 1.0;
         }
         self.apps.iter().map(|a| a.progress()).sum::<f64>() / self.apps.len() as f64
     }
-
-    pub fn events(&self) -> u64 {
+    fn events(&self) -> u64 {
         self.world.q.popped()
     }
-
-    pub fn result(&self) -> RunResult {
+    fn result(&self) -> RunResult {
         let w = &self.world;
         let mut t = Tables::default();
         for a in &self.apps {
             a.tables(w, &mut t);
         }
         // Counters as of the stop (or now, for a report taken mid-run): fabric/port.rs AheadCount.
-        let as_of = if self.stop_reason.is_some() { self.end_time } else { w.now() };
+        let as_of = if self.run.is_over() { self.end_time } else { w.now() };
         let counters = w.port_counters_at(as_of);
         for (p, c) in w.ports.iter().zip(counters.iter()) {
             t.push("ports", row_with(json!({ "node": p.node, "port": p.num, "device": p.device }), c));
@@ -440,8 +488,8 @@ impl Simulation {
             name: self.scenario.name.clone(),
             seed: self.scenario.seed,
             profile: self.scenario.hardware.profile.clone(),
-            finished: self.stop_reason.as_deref() == Some("completed"),
-            stop_reason: self.stop_reason.clone().unwrap_or_else(|| "interrupted before completion".into()),
+            finished: self.run.completed(),
+            stop_reason: self.run.reason(),
             sim_time_us: elapsed.as_us_f64(),
             events: w.q.popped(),
             error_completions: w.hcas.iter().map(|h| h.counters.req_cqe_error + h.counters.req_cqe_flush_error).sum(),
@@ -449,62 +497,19 @@ impl Simulation {
         }
     }
 
-    pub fn result_json(&self) -> String {
-        serde_json::to_string(&self.result()).unwrap_or_default()
+    fn capture(&self) -> Option<&Capture> {
+        Simulation::capture(self)
     }
-
-    /// The RoCEv2 pcap capture, when the scenario asked for one (and it was not handed over).
-    /// Built whole in memory: to write it to a file, stream it ([`Capture::write_pcap`]).
-    pub fn pcap(&self) -> Option<Vec<u8>> {
-        self.capture().map(|c| c.to_pcap())
+    fn take_capture(&mut self) -> Option<Capture> {
+        Simulation::take_capture(self)
     }
-
-    /// The captured packets, when the scenario asked for a capture and it was not handed over.
-    pub fn capture(&self) -> Option<&Capture> {
-        self.world.capture.as_ref().filter(|c| !c.handed_over)
+    fn profile(&self) -> Option<&HwProfile> {
+        Some(Simulation::profile(self))
     }
-
-    /// Hands the captured packets over, once (the run's table keeps the capture's counts), so
-    /// they can be written after the run while the simulation is dropped. `None` when the
-    /// scenario asked for no capture or they were handed over already.
-    pub fn take_capture(&mut self) -> Option<Capture> {
-        self.world.capture.as_mut().filter(|c| !c.handed_over).map(|c| c.hand_over())
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
-
-    pub fn profile(&self) -> &HwProfile {
-        self.world.profile()
-    }
-}
-
-/// The latest time a run may reach: one picosecond before the clock's end, `Time::END`, where
-/// a time computation that would pass 2^64 ps saturates.
-const LAST_TIME: Time = Time(u64::MAX - 2);
-
-/// The stop reason of a run whose next work lies past the clock's end.
-fn past_the_end(now: Time, what: &str) -> String {
-    format!("simulated time would pass 2^64 ps (213 days), the end of the simulator's clock, after {:.6} s: {what}; results are those up to then", now.as_secs_f64())
-}
-
-
-/// Refuses (or, with `credit_loops = "warn"`, reports on stderr) a fabric whose tables make a
-/// credit loop: under load such a fabric can deadlock, and the run would end stalled with no
-/// word of why. Tables a generator made with its own engine need no check: D-mod-K routes up
-/// then down (an up*/down* order has no cycle) and the hyper-crossbar has no switch-to-switch
-/// channel.
-fn check_credit_loops(t: &crate::scenario::TopologySection, routed: &crate::fabric::graph::RoutedFabric) -> Result<(), String> {
-    use crate::scenario::{CreditLoopPolicy, TopologyKind};
-    let by_construction = t.kind != TopologyKind::Graph || (t.generator.is_some() && t.route.is_none());
-    if by_construction {
-        return Ok(());
-    }
-    let Some(l) = crate::fabric::analysis::check_credit_loops(routed).credit_loop else { return Ok(()) };
-    match t.credit_loops {
-        CreditLoopPolicy::Refuse => Err(format!(
-            "the routed fabric has a {l}; under load it can deadlock. Expected tables without credit loops (route = \"dfsssp\" breaks them with SLs), or credit_loops = \"warn\" to run it anyway"
-        )),
-        CreditLoopPolicy::Warn => {
-            eprintln!("rdmasim: warning: the routed fabric has a {l}; running it anyway (credit_loops = \"warn\")");
-            Ok(())
-        }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
     }
 }

@@ -3,6 +3,7 @@
 //! packet's end (`Channel::idle_tx_done`), and an app is told of a WRITE landing in its memory
 //! only if it polls that memory (`Qp::watch_writes`).
 mod common;
+use rdmasim_core::run::Engine as _;
 use common::*;
 
 #[test]

@@ -1,4 +1,5 @@
 //! Routing engines by name and per rail (fabric/routing/engine.rs, subnets.rs).
+use rdmasim_core::run::Engine as _;
 use rdmasim_core::fabric::build::{generate, GeneratorSpec};
 use rdmasim_core::fabric::routing::{self, dmodk, Engine, RouteOptions};
 

@@ -2,6 +2,7 @@
 //! (hca/mr.rs, hca/retx_wait.rs, docs/odp.md). Fault service 500 µs, requester re-request
 //! 3.5 ms after it, RNR timer code 1 (10 µs) unless a test says otherwise, 500 ms timeout floor.
 mod common;
+use rdmasim_core::run::Engine as _;
 use rdmasim_core::ids::HcaId;
 use common::*;
 use rdmasim_core::sim::Simulation;

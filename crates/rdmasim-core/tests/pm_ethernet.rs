@@ -1,6 +1,7 @@
 //! Lossy Ethernet under PM (ether/): tail drop at the congested output, PAUSE making the same
 //! case lossless, credits likewise.
 mod common;
+use rdmasim_core::run::Engine as _;
 use common::pm::{f, pm_run, pm_summary};
 
 /// Three hosts stream to host 3 over one link each: its switch output takes three times its

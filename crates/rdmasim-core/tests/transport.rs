@@ -1,6 +1,7 @@
 //! Pins the RC transport's recovery paths: loss, RNR, the retransmission-timeout floor, retry
 //! exhaustion.
 mod common;
+use rdmasim_core::run::Engine as _;
 use rdmasim_core::ids::HcaId;
 use common::*;
 use rdmasim_core::sim::Simulation;

@@ -3,6 +3,7 @@
 //! carries, where a NAK beyond an incomplete READ restarts, how duplicates are answered, and
 //! what an RNR-NAKed WRITE with immediate counts.
 mod common;
+use rdmasim_core::run::Engine as _;
 use rdmasim_core::ids::HcaId;
 use common::*;
 use rdmasim_core::sim::Simulation;

@@ -1,5 +1,6 @@
 //! The discrete-event engine: simulated time, the event queue and seeded random streams.
 mod generation;
+pub mod run;
 mod prefetch;
 mod queue;
 mod rng;

@@ -3,9 +3,10 @@
 use super::config::PmScenario;
 use super::switch_profiles;
 use super::world::EtherWorld;
+use crate::engine::run::{self, Limits, Next, RunState, StopReason, Stepper};
 use crate::engine::Time;
 use crate::scenario::ScenarioError;
-use crate::sim::RunResult;
+use crate::run::RunResult;
 
 /// The largest PM window: a receive array of 4 B slots per channel.
 const MAX_WINDOW: u32 = 1 << 16;
@@ -14,9 +15,7 @@ pub struct PmRun {
     pub world: EtherWorld,
     name: Option<String>,
     seed: u64,
-    max_time: Time,
-    max_events: u64,
-    stop_reason: Option<String>,
+    run: RunState<Time>,
 }
 
 /// True when the scenario text names the PM engine (`engine = "pm"` at the top level).
@@ -80,57 +79,74 @@ impl PmRun {
             return Err(err("limits.max_time_us".into(), "expected a positive number".into()));
         }
         let world = EtherWorld::new(&s, profile).map_err(|(k, m)| err(k, m))?;
-        Ok(PmRun { world, name: s.name.clone(), seed: s.seed, max_time: Time::from_ns_f64(s.limits.max_time_us * 1e3), max_events: s.limits.max_events, stop_reason: None })
+        let limits = Limits { max_events: s.limits.max_events, max_time: Time::from_ns_f64(s.limits.max_time_us * 1e3) };
+        Ok(PmRun { world, name: s.name.clone(), seed: s.seed, run: RunState::new(limits) })
     }
 
-    /// Runs at most `max_events` events; true when the run is over.
-    pub fn step(&mut self, max_events: u64) -> bool {
-        if self.stop_reason.is_some() {
-            return true;
-        }
-        for _ in 0..max_events {
-            if self.world.done {
-                self.stop_reason = Some("workload complete".into());
-                return true;
-            }
-            if self.world.q.popped() >= self.max_events {
-                self.stop_reason = Some(format!("limits.max_events ({}) reached", self.max_events));
-                return true;
-            }
-            match self.world.q.pop_until(self.max_time) {
-                Ok((_, ev)) => self.world.dispatch(ev),
-                Err(Some(_)) => {
-                    self.stop_reason = Some("limits.max_time_us reached".into());
-                    return true;
-                }
-                Err(None) => {
-                    self.stop_reason = Some("stalled: no event left before the workload completed".into());
-                    return true;
-                }
-            }
-        }
-        self.world.done && { self.stop_reason = Some("workload complete".into()); true }
-    }
 
-    pub fn run(&mut self) {
-        while !self.step(1 << 20) {}
-    }
 
-    pub fn progress(&self) -> f64 {
-        if self.stop_reason.is_some() { 1.0 } else { (self.world.q.now().as_ps() as f64 / self.max_time.as_ps() as f64).min(0.99) }
-    }
 
-    pub fn events(&self) -> u64 {
+
+
+    pub fn pcap(&self) -> Option<Vec<u8>> {
+        self.world.pcap()
+    }
+}
+
+/// PM's side of the run contract (engine/run.rs).
+impl Stepper for PmRun {
+    type Clock = Time;
+
+    fn handled(&self) -> u64 {
         self.world.q.popped()
     }
 
-    pub fn result(&self) -> RunResult {
+    fn over(&mut self) -> Option<StopReason> {
+        self.world.done.then_some(StopReason::Completed)
+    }
+
+    fn next(&mut self, until: Time) -> Next<Time> {
+        match self.world.q.pop_until(until) {
+            Ok((_, ev)) => {
+                self.world.dispatch(ev);
+                Next::Handled
+            }
+            Err(Some(t)) => Next::Beyond(t),
+            Err(None) => Next::Empty,
+        }
+    }
+
+    fn out_of_events(&mut self) -> StopReason {
+        StopReason::Stalled(None)
+    }
+
+    /// A PM run's result reads the clock where the last event left it.
+    fn stopped(&mut self, _reason: &StopReason) {}
+
+    fn run_state(&mut self) -> &mut RunState<Time> {
+        &mut self.run
+    }
+}
+
+/// PM as the API drives it (run.rs): no HCA profile, its own capture of Ethernet frames.
+impl crate::run::Engine for PmRun {
+    /// Runs at most `max_events` events; true when the run is over.
+    fn step(&mut self, max_events: u64) -> bool {
+        run::step(self, max_events)
+    }
+    fn progress(&self) -> f64 {
+        if self.run.is_over() { 1.0 } else { (self.world.q.now().as_ps() as f64 / self.run.limits.max_time.as_ps() as f64).min(0.99) }
+    }
+    fn events(&self) -> u64 {
+        self.world.q.popped()
+    }
+    fn result(&self) -> RunResult {
         RunResult {
             name: self.name.clone(),
             seed: self.seed,
             profile: "e1000".into(),
-            finished: self.world.done,
-            stop_reason: self.stop_reason.clone().unwrap_or_default(),
+            finished: self.run.completed(),
+            stop_reason: self.run.reason(),
             sim_time_us: self.world.q.now().as_us_f64(),
             events: self.events(),
             error_completions: 0,
@@ -138,7 +154,13 @@ impl PmRun {
         }
     }
 
-    pub fn pcap(&self) -> Option<Vec<u8>> {
-        self.world.pcap()
+    fn pcap(&self) -> Option<Vec<u8>> {
+        PmRun::pcap(self)
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
     }
 }

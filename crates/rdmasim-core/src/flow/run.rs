@@ -12,6 +12,7 @@
 //! back (WRITE, SEND) and the completion's DMA write and poll. What this leaves out (per-message
 //! round trips with a small `depth`, CPU, credits) is in docs/flow.md.
 use super::engine::{Engine, FlowInput, State};
+use crate::engine::run::{self, Limits, Next, RunState, StopReason, Stepper};
 use super::link_model::{capacities, injection_cap, message_wire_bytes};
 use super::paths::{Ends, Routes};
 use crate::hca::profile::HwProfile;
@@ -19,7 +20,7 @@ use crate::ids::{FlowId, HostId, TiVec};
 use crate::report::tables::{row, Tables};
 use crate::scenario::flows::{FlowVerb, FlowsUntil};
 use crate::scenario::{EngineKind, Scenario, ScenarioError, WorkloadSection};
-use crate::sim::RunResult;
+use crate::run::RunResult;
 use serde_json::json;
 
 /// What the flow engine cannot run, named by key (scenario validation calls this).
@@ -84,9 +85,7 @@ pub struct FlowRun {
     /// carried then.
     open_s: f64,
     at_open: Option<TiVec<FlowId, f64>>,
-    max_time_s: f64,
-    max_events: u64,
-    stop_reason: Option<String>,
+    run: RunState<f64>,
     end_s: f64,
     /// The disabled cables and how the rails were routed after (`[topology] disable`).
     rerouted: Option<std::sync::Arc<crate::fabric::disable::Rerouted>>,
@@ -167,57 +166,14 @@ impl FlowRun {
             until: section.until,
             open_s,
             at_open: None,
-            max_time_s: l.max_sim_time_ms.map_or(f64::INFINITY, |ms| ms * 1e-3),
-            max_events: l.max_events.unwrap_or(u64::MAX),
-            stop_reason: None,
+            run: RunState::new(Limits { max_events: l.max_events.unwrap_or(u64::MAX), max_time: l.max_sim_time_ms.map_or(f64::INFINITY, |ms| ms * 1e-3) }),
             end_s: 0.0,
             rerouted: scenario.topology.rerouted.clone(),
             import_notes: scenario.topology.import_notes.clone(),
         })
     }
 
-    /// Handles batches of events until `max_events` more were handled; true when the run is over.
-    pub fn step(&mut self, max_events: u64) -> bool {
-        if self.stop_reason.is_some() {
-            return true;
-        }
-        let budget = self.engine.events.saturating_add(max_events);
-        while self.engine.events < budget {
-            if self.at_open.is_none() && self.engine.next_time().is_none_or(|t| t > self.open_s) {
-                self.at_open = Some(self.snapshot(self.open_s));
-            }
-            if self.engine.events >= self.max_events {
-                return self.stop("max_events".into(), self.engine.now);
-            }
-            match self.engine.next_time() {
-                Some(t) if t > self.max_time_s => return self.stop("max_sim_time".into(), self.max_time_s),
-                _ => {}
-            }
-            if !self.engine.step() {
-                let end = self.completion_end();
-                let why = if self.engine.foreground_left() > 0 && self.until == FlowsUntil::All {
-                    "no more events (workload stalled): a flow's route has a link of no capacity".to_string()
-                } else {
-                    "completed".to_string()
-                };
-                return self.stop(why, end);
-            }
-        }
-        false
-    }
 
-    pub fn run(&mut self) {
-        while !self.step(1 << 20) {}
-    }
-
-    fn stop(&mut self, why: String, end_s: f64) -> bool {
-        if self.at_open.is_none() {
-            self.at_open = Some(self.snapshot(self.open_s.min(end_s)));
-        }
-        self.stop_reason = Some(why);
-        self.end_s = end_s;
-        true
-    }
 
     /// When the run ends: the last completion (or the first, for `until = "first"`).
     fn completion_end(&self) -> f64 {
@@ -240,24 +196,100 @@ impl FlowRun {
         (0..self.plans.len()).map(|i| self.engine.carried(FlowId::from(i), t)).collect()
     }
 
-    pub fn progress(&self) -> f64 {
-        let fg = self.plans.iter().filter(|p| !p.background).count();
-        if self.stop_reason.is_some() || fg == 0 {
-            return 1.0;
-        }
-        1.0 - self.engine.foreground_left() as f64 / fg as f64
-    }
 
     pub fn profile(&self) -> &HwProfile {
         &self.hw
     }
 
-    pub fn events(&self) -> u64 {
+
+}
+
+/// The fixed latencies of one message through an unloaded path whose one-way delay (cables and
+/// switches) is `one_way_ns`: before its first byte leaves, and after its last arrives until
+/// the requester has polled the completion; seconds. Each term is a profile parameter the
+/// packet engine spends on the same step (hca/profile.rs).
+fn latencies(hw: &HwProfile, verb: FlowVerb, inline: bool, one_way_ns: f64) -> (f64, f64) {
+    let fetch = if inline { 0.0 } else { hw.wqe_fetch_ns + hw.dma_read_ns };
+    let post = hw.post_send_cpu_ns + hw.doorbell_ns + fetch + hw.tx_pipeline_ns;
+    let complete = hw.dma_write_ns + hw.poll_cq_ns;
+    let (head, tail) = match verb {
+        // The request crosses, the responder reads the payload and sends it back.
+        FlowVerb::Read => (post + one_way_ns + hw.rx_pipeline_ns + hw.dma_read_ns + hw.tx_pipeline_ns, one_way_ns + hw.rx_pipeline_ns + complete),
+        // The last packet crosses, the responder ACKs it, the ACK crosses back.
+        _ => (post, one_way_ns + hw.rx_pipeline_ns + hw.tx_pipeline_ns + one_way_ns + hw.rx_pipeline_ns + complete),
+    };
+    (head * 1e-9, tail * 1e-9)
+}
+
+/// The flow engine's side of the run contract (engine/run.rs), in seconds.
+impl Stepper for FlowRun {
+    type Clock = f64;
+
+    fn handled(&self) -> u64 {
         self.engine.events
     }
 
-    pub fn result(&self) -> RunResult {
-        let end = if self.stop_reason.is_some() { self.end_s } else { self.engine.now };
+    /// Flows finish by running out of events; before each, the measurement window's opening
+    /// snapshot is taken once the next event lies past it.
+    fn over(&mut self) -> Option<StopReason> {
+        if self.at_open.is_none() && self.engine.next_time().is_none_or(|t| t > self.open_s) {
+            self.at_open = Some(self.snapshot(self.open_s));
+        }
+        None
+    }
+
+    fn next(&mut self, until: f64) -> Next<f64> {
+        match self.engine.next_time() {
+            Some(t) if t > until => Next::Beyond(t),
+            _ if self.engine.step() => Next::Handled,
+            _ => Next::Empty,
+        }
+    }
+
+    fn out_of_events(&mut self) -> StopReason {
+        if self.engine.foreground_left() > 0 && self.until == FlowsUntil::All {
+            StopReason::Stalled(Some("a flow's route has a link of no capacity".into()))
+        } else {
+            StopReason::Completed
+        }
+    }
+
+    fn stopped(&mut self, reason: &StopReason) {
+        let end_s = match reason {
+            StopReason::MaxEvents => self.engine.now,
+            StopReason::MaxSimTime => self.run.limits.max_time,
+            _ => self.completion_end(),
+        };
+        if self.at_open.is_none() {
+            self.at_open = Some(self.snapshot(self.open_s.min(end_s)));
+        }
+        self.end_s = end_s;
+    }
+
+    fn run_state(&mut self) -> &mut RunState<f64> {
+        &mut self.run
+    }
+}
+
+/// The flow engine as the API drives it (run.rs).
+impl crate::run::Engine for FlowRun {
+    /// Handles at most `max_events` turns of the engine (an event or a batch of simultaneous
+    /// ones each); true when the run is over.
+    fn step(&mut self, max_events: u64) -> bool {
+        run::step(self, max_events)
+    }
+    fn progress(&self) -> f64 {
+        let fg = self.plans.iter().filter(|p| !p.background).count();
+        if self.run.is_over() || fg == 0 {
+            return 1.0;
+        }
+        1.0 - self.engine.foreground_left() as f64 / fg as f64
+    }
+    fn events(&self) -> u64 {
+        self.engine.events
+    }
+    fn result(&self) -> RunResult {
+        let end = if self.run.is_over() { self.end_s } else { self.engine.now };
         let mut t = Tables::default();
         let open = self.open_s.min(end);
         let window = (end - open).max(0.0);
@@ -277,7 +309,7 @@ impl FlowRun {
                 "window_start_us": open * 1e6, "window_us": window * 1e6, "bytes_in_window": in_window,
                 "bw_Gbps": if window > 0.0 { in_window * 8.0 / window / 1e9 } else { 0.0 },
                 "completed_total": completed, "error": error,
-                "partial": self.stop_reason.as_deref() != Some("completed"),
+                "partial": !self.run.completed(),
                 "finish_us": finish.map(|s| s * 1e6),
                 "flow_time_us": finish.map(|s| s * 1e6 - p.start_us),
                 "throughput_Gbps": finish.map(|s| p.payload * 8.0 / (s - p.start_us * 1e-6) / 1e9),
@@ -299,29 +331,22 @@ impl FlowRun {
             name: self.name.clone(),
             seed: self.seed,
             profile: self.profile.clone(),
-            finished: self.stop_reason.as_deref() == Some("completed"),
-            stop_reason: self.stop_reason.clone().unwrap_or_else(|| "interrupted before completion".into()),
+            finished: self.run.completed(),
+            stop_reason: self.run.reason(),
             sim_time_us: end * 1e6,
             events: self.engine.events,
             error_completions: unroutable as u64,
             tables: t.0,
         }
     }
-}
 
-/// The fixed latencies of one message through an unloaded path whose one-way delay (cables and
-/// switches) is `one_way_ns`: before its first byte leaves, and after its last arrives until
-/// the requester has polled the completion; seconds. Each term is a profile parameter the
-/// packet engine spends on the same step (hca/profile.rs).
-fn latencies(hw: &HwProfile, verb: FlowVerb, inline: bool, one_way_ns: f64) -> (f64, f64) {
-    let fetch = if inline { 0.0 } else { hw.wqe_fetch_ns + hw.dma_read_ns };
-    let post = hw.post_send_cpu_ns + hw.doorbell_ns + fetch + hw.tx_pipeline_ns;
-    let complete = hw.dma_write_ns + hw.poll_cq_ns;
-    let (head, tail) = match verb {
-        // The request crosses, the responder reads the payload and sends it back.
-        FlowVerb::Read => (post + one_way_ns + hw.rx_pipeline_ns + hw.dma_read_ns + hw.tx_pipeline_ns, one_way_ns + hw.rx_pipeline_ns + complete),
-        // The last packet crosses, the responder ACKs it, the ACK crosses back.
-        _ => (post, one_way_ns + hw.rx_pipeline_ns + hw.tx_pipeline_ns + one_way_ns + hw.rx_pipeline_ns + complete),
-    };
-    (head * 1e-9, tail * 1e-9)
+    fn profile(&self) -> Option<&HwProfile> {
+        Some(FlowRun::profile(self))
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
 }

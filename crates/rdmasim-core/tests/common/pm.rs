@@ -1,4 +1,5 @@
 //! Running PM scenarios (`engine = "pm"`) in tests.
+use rdmasim_core::run::Engine as _;
 use rdmasim_core::ether::run::PmRun;
 use serde_json::{Map, Value};
 

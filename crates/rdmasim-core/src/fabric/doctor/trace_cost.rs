@@ -13,6 +13,7 @@
 //! recovers them, timeouts included. Retrains and drops (LinkErrorRecoveryCounter,
 //! LinkDownedCounter) are not replayed: a packet run has no link outage to give them
 //! (docs/doctor.md).
+use crate::run::Engine as _;
 use super::error_cost::{equivalent_ber, error_rates, ErrorModel};
 use super::Report;
 use crate::fabric::graph::{FabricGraph, RoutedFabric};
