@@ -1,13 +1,14 @@
 """The TSUBAME2.0 study's figures, simulated: minimum injection bandwidth vs nodes (its figures 1,
-7 and 8) and Alltoall time over trials vs nodes (figures 2, 9 and 11). Trials are drawn for the
-first seed set, best cases for every seed set; only the configurations that ran are drawn."""
+7 and 8), Alltoall time over trials vs nodes (figures 2, 9 and 11), and the striping sensitivity
+(E1s, E4s). Trials are drawn for the first seed set, best cases for every seed set; only the
+configurations that ran are drawn."""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Sequence
 
 from ..plots import pyplot, save
-from ._tsubame_runs import CONFIGS, TABLE2, Runs, gbps
+from ._tsubame_runs import CONFIGS, LARGE, TABLE2, Runs, gbps
 
 PUB_STEPS = (7.5, 5.2, 3.9, 3.1, 2.6)
 
@@ -85,6 +86,36 @@ def write_plots(runs: Sequence[Runs], d: Path) -> None:
             _legend(a)
         fig.tight_layout()
         save(fig, d / "e3_e6_alltoall_time.png")
-    from ._tsubame_rate import write_plot
+    write_striping_plot(runs, d)
 
-    write_plot(runs, d)
+
+def write_striping_plot(runs: Sequence[Runs], d: Path) -> None:
+    """E1 (UpDn, bad links kept) and E4 (Table 2, beyond 600 nodes) best cases under both
+    policies, first seed set."""
+    plt = pyplot()
+    if plt is None or not _has(runs, "updn", "rate-pair"):
+        return
+    r = runs[0]
+    labels = [k for k in TABLE2 if r.cases(k, "rate-pair")]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), squeeze=False)
+    a1 = axes[0][0]
+    for kind, name in (("random-pair", "even (MVAPICH2's default)"), ("rate-pair", "rate (rails add their rates)")):
+        cases = r.cases("updn", kind)
+        a1.plot(list(cases), [gbps(c, c["fluid_s"]) for c in cases.values()], marker=".", lw=1, label=name)
+    for s in PUB_STEPS:
+        a1.axhline(s, ls="--", lw=0.7, color="grey")
+    a1.set_title(f"E1: UpDn, bad links kept, best trial, seed set {r.seed} (dashed: published)", fontsize=9)
+    a1.set_ylabel("minimum injection bandwidth [GB/s]")
+    a2 = axes[0][1]
+    for i, k in enumerate(labels):
+        for kind, ls in (("random-pair", ":"), ("rate-pair", "-")):
+            cases = {n: c for n, c in r.cases(k, kind).items() if n > LARGE}
+            a2.plot(list(cases), [gbps(c, c["fluid_s"]) for c in cases.values()], ls=ls, lw=1, color=f"C{i}",
+                    label=f"{TABLE2[k]} ({'rate' if kind == 'rate-pair' else 'even'})")
+    a2.set_title(f"E4: Table 2 beyond {LARGE} nodes (solid: rate, dotted: even)", fontsize=9)
+    for a in axes[0]:
+        a.set_xlabel("nodes")
+        if a.get_legend_handles_labels()[0]:
+            a.legend(fontsize=6)
+    fig.tight_layout()
+    save(fig, d / "e1_e4_striping_sensitivity.png")

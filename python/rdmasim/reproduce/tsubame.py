@@ -21,7 +21,7 @@ where it holds ("true for most seed sets").
 - E5: the bad links' mechanisms, the kept side: a 10 Gb/s link caps the pairs routed over it; a
   corrupted tail packet or final ACK costs a local ACK timeout (4.3 s, ``flow/tail_loss.rs``).
 - E6: Alltoall bandwidth beyond 600 nodes per Table 2 configuration.
-- E1s, E4s (sensitivity, ``_tsubame_rate.py``): E1's steps and E4's gains if a pair's two rails
+- E1s, E4s (sensitivity, ``SENS`` below): E1's steps and E4's gains if a pair's two rails
   added their rates (``striping = "rate"``), which MVAPICH2 does not do by default. E4d
   (sensitivity): hetero against every strategy with the bad links disabled.
 
@@ -220,8 +220,41 @@ def e1_family(runs: Sequence[Runs], rid: str, kind: str, pre: str, rkind: str = 
     return rows
 
 
+#: The sensitivity rows E1s and E4s: would E1's steps and E4's hetero gain come out if a pair's
+#: two rails added their rates? Each pair's payload is split over its rails in proportion to the
+#: max-min rate each gives it (``striping = "rate"``, crates/rdmasim-core/src/flow/rail_share.rs),
+#: where MVAPICH2 by default splits every chunk evenly (``ibv_rndv.c``) and a pair is as slow as
+#: its slower rail. The main rows keep the even split; these put the hypothesis to the same
+#: published figures, tolerances and seed sets (docs/tsubame.md, "Sensitivity"). One trial per
+#: node count: the sensitivity's best case is its stall-free time; E4s runs the rate split at
+#: every other node count beyond 600 nodes only (``_tsubame_runs.rate_large_nodes``).
+SENS = "rails add their rates (striping = rate), where MVAPICH2 splits each chunk evenly by default"
+
+
+def _striped(runs: Sequence[Runs], label: str) -> bool:
+    return bool(runs) and all(r.cases(label, "rate-pair") for r in runs)
+
+
+def e1s_rows(runs: Sequence[Runs]) -> List[Dict[str, Any]]:
+    if not _striped(runs, "updn"):
+        return []
+    return e1_family(runs, "E1s", "rate-pair", "sensitivity, rails add their rates; UpDn, bad links kept", "sensitivity", SENS)
+
+
+def e4s_rows(runs: Sequence[Runs]) -> List[Dict[str, Any]]:
+    if not all(_striped(runs, label) for label in TABLE2):
+        return []
+    # The counts every Table 2 configuration ran striped by rate (UpDn ran every count, for E1s).
+    common = set.intersection(*(set(r.cases(label, "rate-pair")) for r in runs for label in TABLE2))
+
+    def large_mean(r: Runs, label: str) -> float:
+        return mean([v for n, v in best_bw(r, label, "rate-pair").items() if n > LARGE and n in common])
+
+    return gain_rows("E4s", runs, large_mean, TABLE2,
+                     "sensitivity, rails add their rates; Table 2, best case", "sensitivity", SENS)
+
+
 def e1_rows(runs: Sequence[Runs]) -> List[Dict[str, Any]]:
-    from ._tsubame_rate import e1s_rows
 
     return e1_family(runs, "E1", "random-pair", "random pairs of 512 MiB, UpDn, bad links kept, even striping (a pair is as "
                      "slow as its slower rail: levels 7.9 GB/s / n for n flows on the worst link)") + e1s_rows(runs)
@@ -333,7 +366,6 @@ def gain_rows(rid: str, runs: Sequence[Runs], mean_of: Callable[[Runs, str], flo
 
 
 def e4_rows(runs: Sequence[Runs]) -> List[Dict[str, Any]]:
-    from ._tsubame_rate import e4s_rows
 
     rows = gain_rows("E4", runs, large_trial_mean, TABLE2, "Table 2 (MinHop, UpDn, FatTree bad links kept; hetero, UpDn2 "
                      "disabled), every trial (a pair is as slow as its slower rail)")
