@@ -104,3 +104,24 @@ fn pm_limits_are_checked_before_the_run() {
     let a2a = EXAMPLE.replace("kind = \"neighbor\"\ndims = 3\nmode = \"both\"\nbytes = 1048576\ncount = 4", "kind = \"alltoall\"\nbytes = 100\nrounds = 1\nskew_us = 1e300");
     assert!(error_of(&a2a).contains("workload.skew_us"));
 }
+
+#[test]
+fn a_pm_run_takes_the_limit_keys_every_engine_takes() {
+    // One time limit for every engine: PM's former key is refused, naming the one that replaced it.
+    let e = error_of(&format!("{EXAMPLE}\n[limits]\nmax_time_us = 5000\n"));
+    assert!(e.contains("limits.max_time_us") && e.contains("limits.max_sim_time_ms") && e.contains("max_sim_time_ms = 5"), "{e}");
+    let e = error_of(&format!("{EXAMPLE}\n[limits]\nmax_sim_time_ms = -1\n"));
+    assert!(e.contains("limits.max_sim_time_ms") && e.contains("milliseconds > 0"), "{e}");
+    // A time limit within the run stops it with the name the packet and flow engines use.
+    let mut s = Simulation::from_toml(&format!("{EXAMPLE}\n[limits]\nmax_sim_time_ms = 0.05\n"), "pm.toml").unwrap();
+    s.run();
+    let r = s.result();
+    assert_eq!((r.finished, r.stop_reason.as_str()), (false, "max_sim_time"));
+    let mut s = Simulation::from_toml(&format!("{EXAMPLE}\n[limits]\nmax_events = 100\n"), "pm.toml").unwrap();
+    s.run();
+    assert_eq!((s.events(), s.result().stop_reason.as_str()), (100, "max_events"));
+    // Without limits the example completes.
+    let mut s = Simulation::from_toml(EXAMPLE, "pm.toml").unwrap();
+    s.run();
+    assert_eq!(s.result().stop_reason, "completed");
+}

@@ -21,13 +21,21 @@ pub struct PmScenario {
     pub workload: PmWorkload,
     #[serde(default)]
     pub output: PmOutput,
+    /// The same `[limits]` as every engine's (`max_sim_time_ms`, `max_events`); a PM run
+    /// without them stops at [`DEFAULT_MAX_SIM_TIME_MS`] or [`DEFAULT_MAX_EVENTS`].
     #[serde(default)]
-    pub limits: PmLimits,
+    pub limits: crate::scenario::LimitsSection,
 }
 
 fn one() -> u64 {
     1
 }
+
+/// The time limit of a PM run that sets none, ms: 10 s simulated (every study case ends well
+/// before; the progress bar measures against it).
+pub const DEFAULT_MAX_SIM_TIME_MS: f64 = 10_000.0;
+/// The event limit of a PM run that sets none.
+pub const DEFAULT_MAX_EVENTS: u64 = 200_000_000;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -199,28 +207,6 @@ fn default_cap_packets() -> u64 {
     10_000
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PmLimits {
-    /// Simulated time after which the run stops, µs.
-    #[serde(default = "default_max_time")]
-    pub max_time_us: f64,
-    #[serde(default = "default_max_events")]
-    pub max_events: u64,
-}
-
-fn default_max_time() -> f64 {
-    10_000_000.0
-}
-fn default_max_events() -> u64 {
-    200_000_000
-}
-
-impl Default for PmLimits {
-    fn default() -> Self {
-        PmLimits { max_time_us: default_max_time(), max_events: default_max_events() }
-    }
-}
 
 #[cfg(test)]
 mod kinds_test {

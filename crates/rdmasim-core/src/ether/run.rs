@@ -75,11 +75,10 @@ impl PmRun {
         if let super::config::PmWorkload::Mpi(super::config::PmMpi { trace: Some(t), .. }) = &mut s.workload {
             *t = crate::workload::mpi::resolve_beside(t, source);
         }
-        if s.limits.max_time_us.is_nan() || s.limits.max_time_us <= 0.0 {
-            return Err(err("limits.max_time_us".into(), "expected a positive number".into()));
-        }
+        crate::scenario::validate::check_limits(&s.limits).map_err(|(k, m)| err(k, m))?;
         let world = EtherWorld::new(&s, profile).map_err(|(k, m)| err(k, m))?;
-        let limits = Limits { max_events: s.limits.max_events, max_time: Time::from_ns_f64(s.limits.max_time_us * 1e3) };
+        let ms = s.limits.max_sim_time_ms.unwrap_or(super::config::DEFAULT_MAX_SIM_TIME_MS);
+        let limits = Limits { max_events: s.limits.max_events.unwrap_or(super::config::DEFAULT_MAX_EVENTS), max_time: Time::from_ns_f64(ms * 1e6) };
         Ok(PmRun { world, name: s.name.clone(), seed: s.seed, run: RunState::new(limits) })
     }
 

@@ -434,6 +434,10 @@ pub struct LimitsSection {
     /// Stop after this many events.
     #[serde(default)]
     pub max_events: Option<u64>,
+    /// PM's former time limit, in µs: read only to be refused with the key that replaced it
+    /// (`max_sim_time_ms`, the same for every engine).
+    #[serde(default, skip_serializing)]
+    pub max_time_us: Option<f64>,
 }
 
 /// Builds the fabric a `[topology] generator` names, once, and sets `hosts` to its host count

@@ -383,7 +383,14 @@ fn check_output(s: &Scenario) -> Result<(), Problem> {
     Ok(())
 }
 
-fn check_limits(l: &LimitsSection) -> Result<(), Problem> {
+/// The limits of any engine's run (PM's too: `ether/run.rs`).
+pub fn check_limits(l: &LimitsSection) -> Result<(), Problem> {
+    if let Some(us) = l.max_time_us {
+        return problem(
+            "limits.max_time_us",
+            format!("max_time_us is no longer read: every engine's time limit is limits.max_sim_time_ms, in milliseconds (here max_sim_time_ms = {})", fmt_f(us / 1e3)),
+        );
+    }
     if let Some(ms) = l.max_sim_time_ms {
         if !ms.is_finite() || ms <= 0.0 {
             return problem("limits.max_sim_time_ms", format!("max_sim_time_ms = {} is invalid; expected a finite number of milliseconds > 0", fmt_f(ms)));

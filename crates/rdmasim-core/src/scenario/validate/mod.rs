@@ -16,7 +16,7 @@ mod parse_errors;
 mod spans;
 mod workload_checks;
 
-pub use checks::checked_time_parameters;
+pub use checks::{check_limits, checked_time_parameters};
 pub use links::{parse_link_selector, topology_links, Endpoint};
 pub use messages::{expected_for, explain};
 pub use parse_errors::{parse_error, ScenarioKind};
