@@ -7,7 +7,7 @@ workload kept or disabled::
     out.table                      # suspects by what disabling each gains, and the plan
     out.json["cost"]["plan"]       # which links to disable, first first
 
-The work is the core's (``rdmasim_core::fabric::doctor``, docs/doctor.md); this module builds
+The work is the core's (``rdmasim_core::apps::doctor``, docs/doctor.md); this module builds
 the request and draws the plot.
 """
 from __future__ import annotations

@@ -10,7 +10,7 @@ have, then ask what it is and how its routes load the links::
     fab.nodes, fab.links   # pandas DataFrames; fab.routes: every LFT entry (switches x LIDs rows)
     fab.write_net("fabric.net"); fab.write_lfts("opensm-lfts.dump"); fab.write_dot("fabric.dot")
 
-The work is the core's (``rdmasim_core::fabric::report``); each step runs with the GIL
+The work is the core's (``rdmasim_core::apps::fabric_report``); each step runs with the GIL
 released and its result is kept, so asking twice costs nothing.
 """
 from __future__ import annotations

@@ -235,7 +235,7 @@ pub fn import(iterations: u32) -> ImportBench {
     let (mut read_s, mut summary_s) = (f64::INFINITY, f64::INFINITY);
     for _ in 0..iterations.max(1) {
         let t = Instant::now();
-        let mut r = crate::fabric::report::FabricReport::import(&path, None, &Default::default()).expect("the written dump reads back");
+        let mut r = crate::apps::fabric_report::FabricReport::import(&path, None, &Default::default()).expect("the written dump reads back");
         let read = t.elapsed().as_secs_f64();
         let t = Instant::now();
         let s = r.summary();

@@ -13,6 +13,7 @@
 //! - [`api`]: the small surface the Python binding and the CLI use.
 
 pub mod api;
+pub mod apps;
 pub mod bench;
 pub mod engine;
 pub mod ether;

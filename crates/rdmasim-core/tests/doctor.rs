@@ -4,7 +4,7 @@ mod common;
 use rdmasim_core::fabric::build::{single_rail, KAryNTree};
 use rdmasim_core::fabric::graph::FabricGraph;
 use rdmasim_core::fabric::io::port_counters::{Counter, NodeAddr, PortSelect};
-use rdmasim_core::fabric::doctor::{diagnose, CounterSnapshot, Coverage, Evidence, Observations, Report, Severity, Thresholds};
+use rdmasim_core::apps::doctor::{diagnose, CounterSnapshot, Coverage, Evidence, Observations, Report, Severity, Thresholds};
 use rdmasim_core::fabric::io::notes::Notes;
 use rdmasim_core::fabric::io::{iblinkinfo, ibnetdiscover, ibqueryerrors, ibsim_net, perfquery, ImportOptions, IoError};
 use rdmasim_core::fabric::rate::{LinkGen, LinkSpeed};

@@ -1,10 +1,10 @@
 //! `rdmasim doctor`'s cost side: on the fixtures (tests/data/doctor/README.md), every planted
 //! link is found, no healthy one, and the suspects rank by what disabling each gains on the
 //! workload, re-routed by OpenSM's minhop.
-use rdmasim_core::fabric::doctor::cost::CostOptions;
-use rdmasim_core::fabric::doctor::request::{run, DoctorOutcome, DoctorRequest};
-use rdmasim_core::fabric::doctor::workload::Workload;
-use rdmasim_core::fabric::doctor::{cost::cost, cost_table, diagnose, Observations, Thresholds};
+use rdmasim_core::apps::doctor::cost::CostOptions;
+use rdmasim_core::apps::doctor::request::{run, DoctorOutcome, DoctorRequest};
+use rdmasim_core::apps::doctor::workload::Workload;
+use rdmasim_core::apps::doctor::{cost::cost, cost_table, diagnose, Observations, Thresholds};
 use std::path::{Path, PathBuf};
 
 #[path = "common/mpi_trace.rs"]

@@ -1,4 +1,4 @@
-//! The TSUBAME2.0 sweeps' rounds (flow/rounds.rs): a round's time from the link counts equals
+//! The TSUBAME2.0 sweeps' rounds (apps/rounds.rs): a round's time from the link counts equals
 //! the flow engine's slowest flow; bad links disabled carry no stall; same request, same
 //! answer; bad requests name the field.
 use rdmasim_core::fabric::build::{GeneratorSpec, Tsubame2};
@@ -12,7 +12,7 @@ use rdmasim_core::flow::link_model::capacities;
 use rdmasim_core::flow::round_patterns::{alltoall_step, random_pair_round};
 use rdmasim_core::flow::rail_share::RailShare;
 use rdmasim_core::flow::round_time::RoundLoads;
-use rdmasim_core::flow::rounds::run_json;
+use rdmasim_core::apps::rounds::run_json;
 use rdmasim_core::fabric::analysis::paths::trace_route;
 use rdmasim_core::ids::{FlowId, PortId};
 use serde_json::Value;

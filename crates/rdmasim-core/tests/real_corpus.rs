@@ -5,10 +5,10 @@
 //! the comment says why.
 mod common;
 use common::fuzz::mutate;
-use rdmasim_core::fabric::doctor::request::{run, DoctorRequest};
+use rdmasim_core::apps::doctor::request::{run, DoctorRequest};
 use rdmasim_core::fabric::io::notes::Notes;
 use rdmasim_core::fabric::io::{discovered, ibsim_net, lft_table, linkinfo_fabric, tool_lines, ImportOptions};
-use rdmasim_core::fabric::report::FabricReport;
+use rdmasim_core::apps::fabric_report::FabricReport;
 use std::path::{Path, PathBuf};
 
 fn real(name: &str) -> PathBuf {
@@ -297,7 +297,7 @@ fn scenarios_name_hosts_of_a_real_fabric_by_hostname_or_guid() {
 /// Every reader (topology formats, iblinkinfo, LFTs, counters and the counters-only ranking)
 /// on `text`: errors are fine, a panic is not.
 fn read_all(text: &str, g: &rdmasim_core::fabric::graph::FabricGraph) {
-    use rdmasim_core::fabric::doctor::{port_errors, snapshot};
+    use rdmasim_core::apps::doctor::{port_errors, snapshot};
     use rdmasim_core::fabric::io;
     let opts = ImportOptions::default();
     if let Ok(g2) = io::read_topology(text, "fuzz", &opts, &mut Notes::default()) {
@@ -385,5 +385,5 @@ fn counters_on_a_port_the_topology_shows_uncabled_are_said_not_dropped() {
     let req = request(Some("ibnetdiscover/treydock-exporter-ports-p-test.txt"), &["perfquery/treydock-x-lid2052-port1-errors.out"]);
     let out = run(&req).unwrap();
     assert_eq!(out.diagnosis.unwrap().suspects.len(), 0);
-    assert!(out.warnings.iter().any(|w| w.what == rdmasim_core::fabric::doctor::request::UNCABLED_COUNTS && w.count == 1), "{:?}", out.warnings);
+    assert!(out.warnings.iter().any(|w| w.what == rdmasim_core::apps::doctor::request::UNCABLED_COUNTS && w.count == 1), "{:?}", out.warnings);
 }

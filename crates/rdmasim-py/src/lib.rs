@@ -1,7 +1,7 @@
 //! `rdmasim._core`: the thin PyO3 layer over `rdmasim_core::api`.
 //!
 //! No logic lives here: scenario text in, JSON result and pcap bytes out; a fabric spec or
-//! files in, JSON tables and the tools' file formats out (`rdmasim_core::fabric::report`). The Python package
+//! files in, JSON tables and the tools' file formats out (`rdmasim_core::apps::fabric_report`). The Python package
 //! (`python/rdmasim`) turns these into pandas tables, files, sweeps and the CLI.
 // PyO3 0.22's #[pyfunction]/#[pymethods] expansion converts each `PyResult` error into itself,
 // which newer clippy flags at every function signature; the code written here converts nothing.
@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use rdmasim_core::api;
 use rdmasim_core::fabric::io::ImportOptions;
-use rdmasim_core::fabric::report::{FabricError as CoreFabricError, FabricReport};
+use rdmasim_core::apps::fabric_report::{FabricError as CoreFabricError, FabricReport};
 use rdmasim_core::report::capture::Capture;
 use rdmasim_core::scenario::ScenarioError as CoreScenarioError;
 use std::fs::File;
@@ -179,7 +179,7 @@ fn pcap_bytes<'py>(py: Python<'py>, c: &Capture) -> PyResult<Bound<'py, PyBytes>
     })
 }
 
-/// A routed fabric, built or imported, and what `rdmasim_core::fabric::report` answers about
+/// A routed fabric, built or imported, and what `rdmasim_core::apps::fabric_report` answers about
 /// it. Every long call releases the GIL; results are cached in the core, so the summary and
 /// the all-pairs route counts are computed once.
 #[pyclass(module = "rdmasim._core", name = "Fabric")]
@@ -363,19 +363,19 @@ fn bench_run(py: Python<'_>, json_options: &str) -> String {
     py.allow_threads(|| rdmasim_core::bench::run_json(json_options))
 }
 
-/// `rdmasim doctor`: the files a JSON request names (rdmasim_core::fabric::doctor::request)
+/// `rdmasim doctor`: the files a JSON request names (rdmasim_core::apps::doctor::request)
 /// read, diagnosed and costed; (outcome as JSON, table). Raises `FabricError` naming the file
 /// and line or the request field.
 #[pyfunction]
 fn doctor(py: Python<'_>, request_json: &str) -> PyResult<(String, String)> {
-    py.allow_threads(|| rdmasim_core::fabric::doctor::request::run_json(request_json)).map_err(|e| fabric_err(py, e))
+    py.allow_threads(|| rdmasim_core::apps::doctor::request::run_json(request_json)).map_err(|e| fabric_err(py, e))
 }
 
-/// Rounds of equal flows on one routed fabric (rdmasim_core::flow::rounds): the TSUBAME2.0
+/// Rounds of equal flows on one routed fabric (rdmasim_core::apps::rounds): the TSUBAME2.0
 /// sweeps. A JSON request in, the outcome as JSON out; raises `FabricError` naming the field.
 #[pyfunction]
 fn flow_rounds(py: Python<'_>, request_json: &str) -> PyResult<String> {
-    py.allow_threads(|| rdmasim_core::flow::rounds::run_json(request_json)).map_err(|e| fabric_err(py, e))
+    py.allow_threads(|| rdmasim_core::apps::rounds::run_json(request_json)).map_err(|e| fabric_err(py, e))
 }
 
 #[pymodule]

@@ -1,5 +1,5 @@
 """The TSUBAME2.0 sweeps (seeds/004) as flow-level rounds: one request per routing configuration
-and seed set to ``rdmasim._core.flow_rounds`` (crates/rdmasim-core/src/flow/rounds.rs), which
+and seed set to ``rdmasim._core.flow_rounds`` (crates/rdmasim-core/src/apps/rounds.rs), which
 generates the tsubame2 fabric, plants the bad links, routes it once and runs every case's rounds.
 
 A configuration is a routing strategy with the bad links kept or disabled: the study's Table 2

@@ -25,6 +25,5 @@ pub mod run;
 pub mod bad_links;
 pub mod round_patterns;
 pub mod round_time;
-pub mod rounds;
 pub mod stamps;
 pub mod tail_loss;

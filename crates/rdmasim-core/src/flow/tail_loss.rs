@@ -6,7 +6,7 @@
 //! per second", even idle). The receiver drops a corrupt packet (its ICRC/VCRC fails). In the
 //! middle of a message the next packet arrives out of sequence and the responder NAKs at once
 //! (IBTA Vol. 1 9.7.5.2.2, PSN sequence error): go-back-N costs a round trip, which the fluid
-//! model already spreads as a rate share (fabric/doctor/error_cost.rs) and which is < 0.1 % of
+//! model already spreads as a rate share (apps/doctor/error_cost.rs) and which is < 0.1 % of
 //! a link here, so it is left out. A corrupt *last* packet of a transfer has no packet behind it
 //! to expose the gap, and a corrupt final ACK none to replace it: the requester learns of either
 //! only when its local ACK timer expires (IBTA 9.7.6.1.3), 4.096 µs × 2^`timeout`, then resends
@@ -32,7 +32,7 @@ pub struct TailLoss {
     /// IBTA local ACK timeout exponent: the timer is 4.096 µs × 2^timeout. Source: MVAPICH2's
     /// `RDMA_DEFAULT_TIME_OUT` (20) in ibv_param.h, the QP's `timeout` unless
     /// `MV2_DEFAULT_TIME_OUT` says otherwise: 4.29 s, as the doctor's outage
-    /// (fabric/doctor/error_cost.rs).
+    /// (apps/doctor/error_cost.rs).
     pub timeout: u8,
     /// Bytes on the wire of the tail data packet: a full packet at MVAPICH2's default path MTU
     /// (2048 B: "MVAPICH2 defaults to an IB MTU size of 2048 bytes", QLogic OFED host software

@@ -146,7 +146,7 @@ pub fn link_loads(rf: &RoutedFabric, top: usize) -> LinkLoads {
 }
 
 /// [`link_loads`] from counts already made, for a caller that also wants them per link
-/// (fabric/report: the links table) without walking every destination twice.
+/// (apps/fabric_report: the links table) without walking every destination twice.
 pub fn loads_from_counts(rf: &RoutedFabric, comps: &Components, counts: &RouteCounts, top: usize) -> LinkLoads {
     let g = &rf.graph;
     let mut directed = Vec::with_capacity(2 * g.links.len());

@@ -65,7 +65,7 @@ pub fn port_deltas(before: Option<&CounterSnapshot>, after: &CounterSnapshot, po
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fabric::doctor::snapshot::{Coverage, PortCounters};
+    use crate::apps::doctor::snapshot::{Coverage, PortCounters};
 
     fn snap(at: f64, coverage: Coverage, values: &[(Counter, u64)]) -> CounterSnapshot {
         let mut ports = std::collections::BTreeMap::new();

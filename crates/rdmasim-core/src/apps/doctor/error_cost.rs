@@ -108,8 +108,8 @@ pub fn equivalent_ber(per: f64, m: &ErrorModel) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fabric::doctor::deltas::CounterDelta;
-    use crate::fabric::doctor::Severity;
+    use crate::apps::doctor::deltas::CounterDelta;
+    use crate::apps::doctor::Severity;
     use crate::fabric::graph::LinkProps;
     use crate::fabric::rate::{LinkGen, LinkSpeed};
 

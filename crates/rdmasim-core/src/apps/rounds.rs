@@ -1,10 +1,10 @@
 //! Rounds of equal flows on one routed fabric, many at a time: the TSUBAME2.0 study's sweeps
 //! (seeds/004; `rdmasim reproduce tsubame`). The fabric is generated, its bad links planted
-//! ([`super::bad_links`]) and routed once; then every case (a random-pair round, or the steps of
+//! ([`crate::flow::bad_links`]) and routed once; then every case (a random-pair round, or the steps of
 //! a pairwise Alltoall, at a node count) runs its rounds: each round's time is its slowest
-//! flow's ([`super::round_time`], the max-min result for flows that start together), and each
+//! flow's ([`crate::flow::round_time`], the max-min result for flows that start together), and each
 //! trial adds the stalls its seeded draws give the flows whose tail crosses an erroring link
-//! ([`super::tail_loss`]). A round starts when the last flow of the one before is through (the
+//! ([`crate::flow::tail_loss`]). A round starts when the last flow of the one before is through (the
 //! slowest process holds the next phase back: seeds/004 §2.1).
 //!
 //! A rank's payload is striped over `rails` as MVAPICH2 does it for a large rendezvous message:
@@ -13,24 +13,24 @@
 //! their headers (`link_model::message_wire_bytes`).
 //!
 //! `striping = "rate"` on a case splits each pair's payload over its rails in proportion to the
-//! rates they give it instead ([`super::rail_share`]): not what MVAPICH2 does by default, a
+//! rates they give it instead ([`crate::flow::rail_share`]): not what MVAPICH2 does by default, a
 //! sensitivity (docs/tsubame.md).
 //!
 //! Left out: the per-round software and handshake latencies (RTS/CTS/FIN of the rendezvous, a
 //! few µs against a round's tens of µs to seconds; docs/tsubame.md), and credits (docs/flow.md).
-use super::bad_links::{plant, BadLinkPlan, Planted};
-use super::link_model::{capacities, message_wire_bytes};
-use super::round_patterns::{alltoall_step, random_pair_round};
-use super::rail_share::RailShare;
-use super::round_time::RoundLoads;
-use super::tail_loss::TailLoss;
+use crate::flow::bad_links::{plant, BadLinkPlan, Planted};
+use crate::flow::link_model::{capacities, message_wire_bytes};
+use crate::flow::round_patterns::{alltoall_step, random_pair_round};
+use crate::flow::rail_share::RailShare;
+use crate::flow::round_time::RoundLoads;
+use crate::flow::tail_loss::TailLoss;
 use crate::engine::SimRng;
 use crate::fabric::analysis::paths::{trace_route_into, Hop};
 use crate::fabric::build::GeneratorSpec;
 use crate::fabric::graph::RoutedFabric;
 use crate::fabric::io::IoError;
-use crate::fabric::report::engines::subnets_name;
-use crate::fabric::report::FabricError;
+use crate::apps::fabric_report::engines::subnets_name;
+use crate::apps::fabric_report::FabricError;
 use crate::fabric::routing::{route, Engine, RouteOptions};
 use crate::ids::{HostId, PortId, TiVec};
 use crate::scenario::flows::FlowVerb;
@@ -90,7 +90,7 @@ pub enum Striping {
     #[default]
     Even,
     /// In proportion to each rail's max-min rate for the pair, so both rails finish together
-    /// (adaptive striping, [`super::rail_share`]): a sensitivity, not MVAPICH2's default.
+    /// (adaptive striping, [`crate::flow::rail_share`]): a sensitivity, not MVAPICH2's default.
     Rate,
 }
 

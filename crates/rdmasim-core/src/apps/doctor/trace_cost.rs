@@ -18,7 +18,7 @@ use super::error_cost::{equivalent_ber, error_rates, ErrorModel};
 use super::Report;
 use crate::fabric::graph::{FabricGraph, RoutedFabric};
 use crate::fabric::io::IoError;
-use crate::fabric::report::FabricError;
+use crate::apps::fabric_report::FabricError;
 use crate::ids::{LinkId, TiVec};
 use crate::scenario::{Scenario, TopologyKind};
 use crate::workload::mpi::program::Op;

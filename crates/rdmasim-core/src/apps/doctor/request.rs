@@ -9,7 +9,7 @@ use super::{cost_table, diagnose_observed, CounterSnapshot, Observations, Report
 use crate::fabric::build::generate;
 use crate::fabric::io::notes::Notes;
 use crate::fabric::io::{self, iblinkinfo, IoError};
-use crate::fabric::report::{spec_from_json, FabricError};
+use crate::apps::fabric_report::{spec_from_json, FabricError};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

@@ -18,7 +18,7 @@ use super::workload::{patterns, slowest_gbps, Workload};
 use super::{Report, Severity};
 use crate::fabric::graph::{FabricGraph, LinkState, RoutedFabric};
 use crate::fabric::io::IoError;
-use crate::fabric::report::FabricError;
+use crate::apps::fabric_report::FabricError;
 use crate::fabric::routing::{route, Engine, RouteOptions};
 use crate::flow::fixed::FixedFlow;
 use crate::flow::link_model::capacities;
@@ -170,7 +170,7 @@ impl Bench<'_> {
         }
         let routing = route(g, &[self.opts.engine], &RouteOptions { roots: self.opts.roots.clone(), ..RouteOptions::default() })
             .map_err(|e| FabricError::Routing { engines: self.opts.engine.name().into(), message: e.0 })?;
-        let used = crate::fabric::report::engines::subnets_name(&routing.subnets);
+        let used = crate::apps::fabric_report::engines::subnets_name(&routing.subnets);
         let rf: RoutedFabric = routing.fabric;
         if let Some(trace) = &self.trace {
             let run = trace.run(rf, self.opts.seed)?;
