@@ -301,13 +301,20 @@ def test_reproduce_unknown_study_exits_2():
 
 
 def test_bench_json_reports_speed():
-    p = rdmasim("bench", "--json", "-n", "1")
+    p = rdmasim("bench", "--json", "-n", "1", "--case", "perftest", "--case", "many_qps")
     assert p.returncode == 0, p.stderr
     report = json.loads(p.stdout)
+    # Only the cases asked for run.
+    assert not any(k.startswith(("fat_tree", "ebb", "routing", "flow", "import")) for k in report), report
     assert {"events_per_sec", "packet_hops_per_sec", "wall_s", "workload"} <= set(report)
     assert report["events_per_sec"] > 0 and report["packet_hops_per_sec"] > 0
     # The 4096-QP workload stops at its event limit: the same count on every machine.
     assert report["many_qps_events"] == 100000 and report["many_qps_events_per_sec"] > 0
+
+
+def test_bench_names_the_cases_when_one_is_unknown():
+    p = rdmasim("bench", "--case", "fat_tree_k64")
+    assert p.returncode == 2 and "fat_tree_k64" in p.stderr and "fat_tree_k32" in p.stderr, p.stderr
 
 
 def test_version_flag(capsys):

@@ -2,17 +2,20 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Dict
+from typing import Any, Dict, Optional, Sequence
 
 from . import _core
 
 __all__ = ["bench"]
 
 
-def bench(iterations: int = 3) -> Dict[str, Any]:
-    """Runs the core's bench workload ``iterations`` times and returns the best run's report:
-    workload, events, packet_hops, wall_s, events_per_sec, packet_hops_per_sec, sim_time_us,
-    iterations."""
+def bench(iterations: int = 3, cases: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+    """Runs the core's bench cases (``cases``, default all: perftest, many_qps, fat_tree,
+    fat_tree_k32, ebb, routing, flow, import; docs/bench.md) and returns their report, the best
+    of ``iterations`` runs where a case repeats. An unknown case is a ValueError naming them."""
     if iterations < 1:
         raise ValueError("iterations must be >= 1")
-    return json.loads(_core.bench_run(json.dumps({"iterations": int(iterations)})))
+    options: Dict[str, Any] = {"iterations": int(iterations)}
+    if cases is not None:
+        options["cases"] = list(cases)
+    return json.loads(_core.bench_run(json.dumps(options)))

@@ -52,19 +52,60 @@ max_events = 100000
 /// seeded random permutation (no host sends to itself), all at once. Each packet crosses up to
 /// six links.
 pub fn fat_tree_scenario() -> String {
-    const HOSTS: usize = 1024;
+    fat_tree_scenario_k(16)
+}
+
+/// The same workload on the fat tree of `k`-port switches (k^3 / 4 hosts): k = 32 is 8192 hosts
+/// and 1280 switches, as htsim's `fat_tree_8192_1os.topo`.
+pub fn fat_tree_scenario_k(k: usize) -> String {
+    let hosts = k * k * k / 4;
     // A seeded Fisher-Yates shuffle, redrawn until no host is its own partner.
-    let perm = crate::traffic::patterns::derangement(HOSTS, &mut crate::engine::SimRng::new(42, 1));
-    let mut s = String::from(
-        "name = \"bench: permutation of 2 MiB WRITEs on a k = 16 fat tree (1024 hosts)\"\n\
+    let perm = crate::traffic::patterns::derangement(hosts, &mut crate::engine::SimRng::new(42, 1));
+    let mut s = format!(
+        "name = \"bench: permutation of 2 MiB WRITEs on a k = {k} fat tree ({hosts} hosts)\"\n\
          [hardware]\nprofile = \"cx4-edr\"\n\
-         [topology]\ngenerator = { kind = \"fat-tree-k\", k = 16, speed = { gen = \"edr\", width = 4 }, cable_m = 2.0 }\n\
+         [topology]\ngenerator = {{ kind = \"fat-tree-k\", k = {k}, speed = {{ gen = \"edr\", width = 4 }}, cable_m = 2.0 }}\n\
          [workload]\nkind = \"flows\"\nuntil = \"all\"\n",
     );
     for (src, dst) in perm.iter().enumerate() {
         s += &format!("[[workload.flow]]\nverb = \"write\"\nsize = 2097152\ncount = 1\nclient = {src}\nserver = {dst}\n");
     }
     s
+}
+
+/// One run of the fat-tree permutation on `k`-port switches: build and run times, events,
+/// packet-hops, simulated time, peak memory and peak packets in flight.
+struct FatTreeRun {
+    build_s: f64,
+    wall_s: f64,
+    events: u64,
+    packet_hops: u64,
+    sim_time_us: f64,
+    peak_rss_mib: f64,
+    peak_packets: u64,
+}
+
+fn fat_tree_run(k: usize) -> FatTreeRun {
+    let text = fat_tree_scenario_k(k);
+    let reset = reset_peak_rss();
+    let t0 = Instant::now();
+    let mut sim = Simulation::from_toml(&text, "<bench fat tree>").expect("the fat-tree bench scenario is valid");
+    let build_s = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    sim.run();
+    let wall_s = t1.elapsed().as_secs_f64();
+    let r = sim.result();
+    assert_eq!(r.stop_reason, "completed", "the fat-tree bench ran to completion");
+    let world = &sim.packet().expect("the fat-tree bench runs on the packet engine").world;
+    FatTreeRun {
+        build_s,
+        wall_s,
+        events: r.events,
+        packet_hops: world.packet_hops,
+        sim_time_us: r.sim_time_us,
+        peak_rss_mib: if reset { peak_rss_bytes() as f64 / (1024.0 * 1024.0) } else { 0.0 },
+        peak_packets: world.packets.peak() as u64,
+    }
 }
 
 /// Peak resident memory of this process since the last reset, bytes (Linux; 0 elsewhere).
@@ -101,18 +142,7 @@ pub struct FatTreeReport {
 
 /// The fat-tree workload once, and the TSUBAME2.0-like build (best of `iterations`).
 pub fn fat_tree(iterations: u32) -> FatTreeReport {
-    let text = fat_tree_scenario();
-    let reset = reset_peak_rss();
-    let t0 = Instant::now();
-    let mut sim = Simulation::from_toml(&text, "<bench fat tree>").expect("the fat-tree bench scenario is valid");
-    let build = t0.elapsed().as_secs_f64();
-    let t1 = Instant::now();
-    sim.run();
-    let wall = t1.elapsed().as_secs_f64();
-    let r = sim.result();
-    assert_eq!(r.stop_reason, "completed", "the fat-tree bench ran to completion");
-    let world = &sim.packet().expect("the fat-tree bench runs on the packet engine").world;
-    let (hops, peak_packets) = (world.packet_hops, world.packets.peak() as u64);
+    let f = fat_tree_run(16);
     let tsubame = "[hardware]\nprofile = \"cx3-fdr\"\n[topology]\ngenerator = { kind = \"tsubame2\" }\n\
                    [workload]\nkind = \"perftest\"\ntest = \"ib_write_bw\"\nclient = 0\nserver = 1407\n";
     let mut tsubame_build = f64::INFINITY;
@@ -124,17 +154,55 @@ pub fn fat_tree(iterations: u32) -> FatTreeReport {
     }
     FatTreeReport {
         fat_tree_workload: "flows: a seeded permutation of 2 MiB WRITEs, cx4-edr, k = 16 fat tree (1024 hosts, 320 switches), 4x EDR",
-        fat_tree_build_s: build,
-        fat_tree_wall_s: wall,
-        fat_tree_events: r.events,
-        fat_tree_packet_hops: hops,
-        fat_tree_events_per_sec: r.events as f64 / wall,
-        fat_tree_packet_hops_per_sec: hops as f64 / wall,
-        fat_tree_sim_time_us: r.sim_time_us,
-        fat_tree_peak_rss_mib: if reset { peak_rss_bytes() as f64 / (1024.0 * 1024.0) } else { 0.0 },
-        fat_tree_peak_packets_in_flight: peak_packets,
+        fat_tree_build_s: f.build_s,
+        fat_tree_wall_s: f.wall_s,
+        fat_tree_events: f.events,
+        fat_tree_packet_hops: f.packet_hops,
+        fat_tree_events_per_sec: f.events as f64 / f.wall_s,
+        fat_tree_packet_hops_per_sec: f.packet_hops as f64 / f.wall_s,
+        fat_tree_sim_time_us: f.sim_time_us,
+        fat_tree_peak_rss_mib: f.peak_rss_mib,
+        fat_tree_peak_packets_in_flight: f.peak_packets,
         bytes_per_packet_in_flight: std::mem::size_of::<crate::wire::in_flight::Packet>() as u64,
         tsubame2_build_s: tsubame_build,
+    }
+}
+
+/// The same permutation one size up: the k = 32 fat tree (8192 hosts, 1280 switches), once.
+/// Its cost per packet-hop against k = 16's, measured in the same invocation, is what says
+/// whether the engine stays flat in fabric size.
+#[derive(Clone, Debug, Serialize)]
+pub struct FatTreeK32Report {
+    pub fat_tree_k32_workload: &'static str,
+    pub fat_tree_k32_build_s: f64,
+    pub fat_tree_k32_wall_s: f64,
+    pub fat_tree_k32_events: u64,
+    pub fat_tree_k32_packet_hops: u64,
+    pub fat_tree_k32_packet_hops_per_sec: f64,
+    /// Wall time per packet-hop, ns.
+    pub fat_tree_k32_ns_per_packet_hop: f64,
+    pub fat_tree_k32_sim_time_us: f64,
+    /// Peak resident memory of the process during build and run (0 if it cannot be measured),
+    /// and that over the hosts.
+    pub fat_tree_k32_peak_rss_mib: f64,
+    pub fat_tree_k32_rss_bytes_per_host: f64,
+    pub fat_tree_k32_peak_packets_in_flight: u64,
+}
+
+pub fn fat_tree_k32() -> FatTreeK32Report {
+    let f = fat_tree_run(32);
+    FatTreeK32Report {
+        fat_tree_k32_workload: "flows: a seeded permutation of 2 MiB WRITEs, cx4-edr, k = 32 fat tree (8192 hosts, 1280 switches), 4x EDR",
+        fat_tree_k32_build_s: f.build_s,
+        fat_tree_k32_wall_s: f.wall_s,
+        fat_tree_k32_events: f.events,
+        fat_tree_k32_packet_hops: f.packet_hops,
+        fat_tree_k32_packet_hops_per_sec: f.packet_hops as f64 / f.wall_s,
+        fat_tree_k32_ns_per_packet_hop: f.wall_s * 1e9 / f.packet_hops as f64,
+        fat_tree_k32_sim_time_us: f.sim_time_us,
+        fat_tree_k32_peak_rss_mib: f.peak_rss_mib,
+        fat_tree_k32_rss_bytes_per_host: f.peak_rss_mib * 1024.0 * 1024.0 / 8192.0,
+        fat_tree_k32_peak_packets_in_flight: f.peak_packets,
     }
 }
 
@@ -330,8 +398,12 @@ pub fn flow(iterations: u32) -> FlowBench {
     }
 }
 
-#[derive(Debug, Serialize)]
-pub struct BenchReport {
+/// The cases `rdmasim bench` runs, by the names `--case` takes, in the order they run.
+pub const CASES: [&str; 8] = ["perftest", "many_qps", "fat_tree", "fat_tree_k32", "ebb", "routing", "flow", "import"];
+
+/// ib_write_bw 4 KiB through one switch ([`BENCH_SCENARIO`]), best of the iterations.
+#[derive(Clone, Debug, Serialize)]
+pub struct PerftestBench {
     pub workload: &'static str,
     pub events: u64,
     pub packet_hops: u64,
@@ -339,21 +411,37 @@ pub struct BenchReport {
     pub events_per_sec: f64,
     pub packet_hops_per_sec: f64,
     pub sim_time_us: f64,
-    pub iterations: u32,
+}
+
+/// The send engine with 4096 QPs ([`MANY_QPS_SCENARIO`]), best of the iterations.
+#[derive(Clone, Debug, Serialize)]
+pub struct ManyQpsBench {
     pub many_qps_workload: &'static str,
     pub many_qps_events: u64,
     pub many_qps_wall_s: f64,
     pub many_qps_events_per_sec: f64,
+}
+
+/// What the cases that ran measured (the others are absent from the JSON).
+#[derive(Debug, Default, Serialize)]
+pub struct BenchReport {
     #[serde(flatten)]
-    pub fat_tree: FatTreeReport,
+    pub perftest: Option<PerftestBench>,
+    pub iterations: u32,
     #[serde(flatten)]
-    pub ebb: EbbBench,
+    pub many_qps: Option<ManyQpsBench>,
     #[serde(flatten)]
-    pub routing: RoutingBench,
+    pub fat_tree: Option<FatTreeReport>,
     #[serde(flatten)]
-    pub flow: FlowBench,
+    pub fat_tree_k32: Option<FatTreeK32Report>,
     #[serde(flatten)]
-    pub import: ImportBench,
+    pub ebb: Option<EbbBench>,
+    #[serde(flatten)]
+    pub routing: Option<RoutingBench>,
+    #[serde(flatten)]
+    pub flow: Option<FlowBench>,
+    #[serde(flatten)]
+    pub import: Option<ImportBench>,
 }
 
 /// Best wall time of `iterations` runs of `scenario`, and its event count.
@@ -371,15 +459,9 @@ fn best_wall(scenario: &str, iterations: u32) -> (f64, u64) {
     best
 }
 
-/// Runs the bench workload `iterations` times (at least once) and reports the best run.
-pub fn run(iterations: u32) -> BenchReport {
-    let fat = fat_tree(iterations);
-    let ebb = ebb(iterations);
-    let routing = routing(iterations);
-    let flow = flow(iterations);
-    let import = import(iterations);
-    let (many_wall, many_events) = best_wall(MANY_QPS_SCENARIO, iterations);
-    let mut best: Option<BenchReport> = None;
+/// The perftest case: [`BENCH_SCENARIO`] `iterations` times, the best run.
+pub fn perftest(iterations: u32) -> PerftestBench {
+    let mut best: Option<PerftestBench> = None;
     for _ in 0..iterations.max(1) {
         let mut sim = Simulation::from_toml(BENCH_SCENARIO, "<bench>").expect("the bench scenario is valid");
         let t0 = Instant::now();
@@ -387,7 +469,7 @@ pub fn run(iterations: u32) -> BenchReport {
         let wall = t0.elapsed().as_secs_f64();
         let r = sim.result();
         let hops = sim.packet().expect("the bench runs on the packet engine").world.packet_hops;
-        let rep = BenchReport {
+        let rep = PerftestBench {
             workload: "ib_write_bw 4 KiB, 8 QPs x 40000 iters, cx4-edr, 2 hosts via 1 switch, 1e-4 loss on h0->sw0",
             events: r.events,
             packet_hops: hops,
@@ -395,26 +477,58 @@ pub fn run(iterations: u32) -> BenchReport {
             events_per_sec: r.events as f64 / wall,
             packet_hops_per_sec: hops as f64 / wall,
             sim_time_us: r.sim_time_us,
-            iterations: iterations.max(1),
-            many_qps_workload: "ib_write_bw 64 B, 4096 QPs x 100 iters, cx4-edr back to back, first 100000 events",
-            many_qps_events: many_events,
-            many_qps_wall_s: many_wall,
-            many_qps_events_per_sec: many_events as f64 / many_wall,
-            fat_tree: fat.clone(),
-            ebb: ebb.clone(),
-            routing: routing.clone(),
-            flow: flow.clone(),
-            import: import.clone(),
         };
-        if best.as_ref().map(|b| rep.wall_s < b.wall_s).unwrap_or(true) {
+        if best.as_ref().is_none_or(|b| rep.wall_s < b.wall_s) {
             best = Some(rep);
         }
     }
     best.expect("at least one run")
 }
 
-/// JSON entry point for the binding: `{"iterations": n}`.
-pub fn run_json(options: &str) -> String {
-    let n = serde_json::from_str::<serde_json::Value>(options).ok().and_then(|v| v["iterations"].as_u64()).unwrap_or(3) as u32;
-    serde_json::to_string(&run(n)).unwrap_or_default()
+fn many_qps(iterations: u32) -> ManyQpsBench {
+    let (wall, events) = best_wall(MANY_QPS_SCENARIO, iterations);
+    ManyQpsBench {
+        many_qps_workload: "ib_write_bw 64 B, 4096 QPs x 100 iters, cx4-edr back to back, first 100000 events",
+        many_qps_events: events,
+        many_qps_wall_s: wall,
+        many_qps_events_per_sec: events as f64 / wall,
+    }
+}
+
+/// Runs every case (best of `iterations` where a case repeats).
+pub fn run(iterations: u32) -> BenchReport {
+    run_cases(iterations, &CASES).expect("every case is known")
+}
+
+/// Runs the named cases ([`CASES`]) in their order; an unknown name is an error naming the
+/// ones there are.
+pub fn run_cases(iterations: u32, cases: &[&str]) -> Result<BenchReport, String> {
+    if let Some(bad) = cases.iter().find(|c| !CASES.contains(c)) {
+        return Err(format!("unknown bench case {bad:?}; expected one of {}", CASES.join(", ")));
+    }
+    let on = |c: &str| cases.contains(&c);
+    let n = iterations.max(1);
+    Ok(BenchReport {
+        fat_tree: on("fat_tree").then(|| fat_tree(n)),
+        fat_tree_k32: on("fat_tree_k32").then(fat_tree_k32),
+        ebb: on("ebb").then(|| ebb(n)),
+        routing: on("routing").then(|| routing(n)),
+        flow: on("flow").then(|| flow(n)),
+        import: on("import").then(|| import(n)),
+        many_qps: on("many_qps").then(|| many_qps(n)),
+        perftest: on("perftest").then(|| perftest(n)),
+        iterations: n,
+    })
+}
+
+/// JSON entry point for the binding: `{"iterations": n, "cases": [...]}` (every case without
+/// `cases`); an unknown case is an error message.
+pub fn run_json(options: &str) -> Result<String, String> {
+    let v = serde_json::from_str::<serde_json::Value>(options).unwrap_or_default();
+    let n = v["iterations"].as_u64().unwrap_or(3) as u32;
+    let cases: Vec<&str> = match v["cases"].as_array() {
+        Some(a) => a.iter().filter_map(|c| c.as_str()).collect(),
+        None => CASES.to_vec(),
+    };
+    run_cases(n, &cases).map(|r| serde_json::to_string(&r).unwrap_or_default())
 }

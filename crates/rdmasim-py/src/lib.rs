@@ -355,12 +355,12 @@ fn srq_table_bytes(nodes: u64, procs_per_node: u64) -> u64 {
 }
 
 /// The core's speed benchmark (`rdmasim_core::bench`): a fixed, documented workload run
-/// `{"iterations": n}` times (default 3), best run reported as JSON (workload, events,
-/// packet_hops, wall_s, events_per_sec, packet_hops_per_sec, sim_time_us, iterations).
+/// `{"iterations": n, "cases": [...]}` (default 3 iterations, every case), the best runs
+/// reported as JSON, one set of keys per case; an unknown case is a ValueError naming the cases.
 #[pyfunction]
 #[pyo3(signature = (json_options = "{}"))]
-fn bench_run(py: Python<'_>, json_options: &str) -> String {
-    py.allow_threads(|| rdmasim_core::bench::run_json(json_options))
+fn bench_run(py: Python<'_>, json_options: &str) -> PyResult<String> {
+    py.allow_threads(|| rdmasim_core::bench::run_json(json_options)).map_err(PyValueError::new_err)
 }
 
 /// `rdmasim doctor`: the files a JSON request names (rdmasim_core::apps::doctor::request)

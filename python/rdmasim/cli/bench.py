@@ -13,7 +13,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     if args.iterations < 1:
         raise _InputError("--iterations must be >= 1")
-    report = bench(args.iterations)
+    try:
+        report = bench(args.iterations, args.case)
+    except ValueError as e:
+        raise _InputError(f"--case: {e}") from None
     if args.json:
         print(json.dumps(report, indent=2))
         return EXIT_OK
@@ -29,4 +32,7 @@ def add(sub: Any) -> None:
     b = sub.add_parser("bench", help="measure simulator speed")
     b.add_argument("--json", action="store_true", help="print the report as JSON")
     b.add_argument("-n", "--iterations", type=int, default=3, help="runs of the bench workload; the best is reported (default 3)")
+    b.add_argument("--case", action="append", metavar="NAME",
+                   help="run this case alone (repeatable): perftest, many_qps, fat_tree, fat_tree_k32, ebb, routing, "
+                        "flow, import (default: all; docs/bench.md)")
     b.set_defaults(func=cmd_bench)
