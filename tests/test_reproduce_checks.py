@@ -19,9 +19,6 @@ from rdmasim.reproduce._checks import (AtLeast, Between, Claim, Increasing, InRa
                                        perturbations, survives_perturbation)
 
 STUDIES = list(studies())
-#: Studies whose rows are still being classified (issue #32): their checks are not yet objects.
-PENDING = {
-}
 
 
 @functools.lru_cache(maxsize=None)
@@ -76,8 +73,6 @@ def test_a_fit_must_name_its_parameter_and_kinds_are_closed():
 
 @pytest.mark.parametrize("name", STUDIES)
 def test_every_reproduced_check_fails_when_its_value_is_perturbed(name):
-    if name in PENDING:
-        pytest.skip(f"{name}: rows not classified yet")
     rows = study_rows(name)
     assert rows, f"{name} gave no rows"
     for r in rows:
