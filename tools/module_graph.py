@@ -115,7 +115,6 @@ def rust_edges(src: Path = RUST_SRC) -> Dict[str, Set[str]]:
     names = {m: "::".join(m) or "crate" for m in mods}
     edges: Dict[str, Set[str]] = {names[m]: set() for m in mods}
     for mod, f in mods.items():
-        is_dir_mod = f.name in ("mod.rs", "lib.rs")
         for path in rust_paths(f.read_text()):
             base: Tuple[str, ...]
             segs = path[1:]
@@ -127,17 +126,18 @@ def rust_edges(src: Path = RUST_SRC) -> Dict[str, Set[str]]:
                 base = mod[:-1]
                 while segs and segs[0] == "super":
                     base, segs = base[:-1], segs[1:]
-            target = _longest_module(mods, base + tuple(segs))
-            if target is None or target == mod:
-                continue
-            # A file and its own directory module are one unit (super:: from a child,
-            # self::child from a mod.rs).
-            # A file using what its own directory modules define or re-export (`super::X`) is
-            # not an edge back: the mod.rs's re-exports are its edges to the files behind them.
-            if _is_prefix(target, mod):
-                continue
-            edges[names[mod]].add(names[target])
+            _add_edge(edges, names, mods, mod, base + tuple(segs))
     return edges
+
+
+def _add_edge(edges: Dict[str, Set[str]], names: Dict[Tuple[str, ...], str], mods: Dict[Tuple[str, ...], Path],
+              mod: Tuple[str, ...], path: Tuple[str, ...]) -> None:
+    """`mod` uses `path`: an edge to the longest module it names, unless that is `mod` itself or
+    one of its ancestors (a file using what its own directory modules or packages define or
+    re-export is not an edge back: their re-exports are their edges to the files behind them)."""
+    target = _longest_module(mods, path)
+    if target is not None and not _is_prefix(target, mod):
+        edges[names[mod]].add(names[target])
 
 
 def _longest_module(mods: Dict[Tuple[str, ...], Path], path: Tuple[str, ...]) -> Optional[Tuple[str, ...]]:
@@ -189,14 +189,7 @@ def python_edges(src: Path = PY_SRC) -> Dict[str, Set[str]]:
         for m in _PY_ABS.finditer(text):
             targets.append(tuple(p for p in m.group(1).split(".") if p))
         for t in targets:
-            target = _longest_module(mods, t)
-            if target is None or target == mod:
-                continue
-            # As for Rust: a module using what its own packages define or re-export is not an
-            # edge back; a package's imports of its modules are its edges to them.
-            if _is_prefix(target, mod):
-                continue
-            edges[names[mod]].add(names[target])
+            _add_edge(edges, names, mods, mod, t)
     return edges
 
 
