@@ -95,37 +95,34 @@ def test_a_d6_zero_passes_only_where_the_model_loses_at_a_longer_length():
     assert not pm._lossy_check(0.02)(Samples([0.04] * 5)) and not pm._lossy_check(0.02)(Samples([0.0] * 5))
 
 
+def _variant(tmp_path: Path, name: str, old: str, new: str, text: str = "") -> Path:
+    """The example scenario (or `text`) with its first `old` replaced by `new`, as a file."""
+    p = tmp_path / f"{name}.toml"
+    p.write_text((text or EXAMPLE.read_text()).replace(old, new, 1))
+    return p
+
+
+def _summary(path: Path):
+    return rdmasim.run(path).table("pm_summary").iloc[0]
+
+
 def test_a_neighbour_exchange_with_skew_draws_its_starts_from_the_seed(tmp_path):
     # `skew_us` left out is 0: every host starts at once and the figures are as before.
-    text = EXAMPLE.read_text()
-    base = rdmasim.run(EXAMPLE).table("pm_summary").iloc[0]
-    zero = tmp_path / "zero.toml"
-    zero.write_text(text.replace('mode = "both"', 'mode = "both"\nskew_us = 0.0', 1))
-    assert rdmasim.run(zero).table("pm_summary").iloc[0].to_dict() == base.to_dict()
-    skewed = tmp_path / "skewed.toml"
-    skewed.write_text(text.replace('mode = "both"', 'mode = "both"\nskew_us = 50.0', 1))
-    other = tmp_path / "other-seed.toml"
-    other.write_text(skewed.read_text().replace("seed = 1", "seed = 2", 1))
-    a, b = (rdmasim.run(p).table("pm_summary").iloc[0] for p in (skewed, other))
+    base = _summary(EXAMPLE)
+    assert _summary(_variant(tmp_path, "zero", 'mode = "both"', 'mode = "both"\nskew_us = 0.0')).to_dict() == base.to_dict()
+    skewed = _variant(tmp_path, "skewed", 'mode = "both"', 'mode = "both"\nskew_us = 50.0')
+    other = _variant(tmp_path, "other-seed", "seed = 1", "seed = 2", skewed.read_text())
+    a, b = (_summary(p) for p in (skewed, other))
     assert a["sim_time_us"] != b["sim_time_us"] and a["host0_both_mb_s"] < base["host0_both_mb_s"]
-    bad = tmp_path / "bad.toml"
-    bad.write_text(text.replace('mode = "both"', 'mode = "both"\nskew_us = -1.0', 1))
     with pytest.raises(Exception, match="skew_us"):
-        rdmasim.run(bad)
+        rdmasim.run(_variant(tmp_path, "bad", 'mode = "both"', 'mode = "both"\nskew_us = -1.0'))
 
 
 def test_the_lane_choice_is_a_pm_key_and_defaults_to_same(tmp_path):
     # `[pm] lanes = "random"` (the peer's NIC drawn per frame, ASSUMPTION) runs; an unknown
     # choice is an error; leaving it out is `same`, so the default's figures do not change.
-    text = EXAMPLE.read_text()
-    base = rdmasim.run(EXAMPLE).table("pm_summary").iloc[0]
-    same = tmp_path / "same.toml"
-    same.write_text(text.replace("[pm]", "[pm]\nlanes = \"same\"", 1))
-    assert rdmasim.run(same).table("pm_summary").iloc[0].to_dict() == base.to_dict()
-    rnd = tmp_path / "random.toml"
-    rnd.write_text(text.replace("[pm]", "[pm]\nlanes = \"random\"", 1))
-    assert rdmasim.run(rnd).finished
-    bad = tmp_path / "bad.toml"
-    bad.write_text(text.replace("[pm]", "[pm]\nlanes = \"diagonal\"", 1))
+    base = _summary(EXAMPLE)
+    assert _summary(_variant(tmp_path, "same", "[pm]", '[pm]\nlanes = "same"')).to_dict() == base.to_dict()
+    assert rdmasim.run(_variant(tmp_path, "random", "[pm]", '[pm]\nlanes = "random"')).finished
     with pytest.raises(Exception, match="lanes"):
-        rdmasim.run(bad)
+        rdmasim.run(_variant(tmp_path, "bad", "[pm]", '[pm]\nlanes = "diagonal"'))
