@@ -58,3 +58,17 @@ def test_the_tree_adds_no_circle_or_upward_import_beyond_the_known_list():
     p = subprocess.run([sys.executable, str(ROOT / "tools" / "module_graph.py"), "--known",
                         str(ROOT / "tools" / "module_graph_known.txt")], capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_test_only_code_is_not_an_edge(tmp_path):
+    src = _tree(tmp_path, {
+        "lib.rs": "pub mod low; pub mod high; pub mod other;",
+        "low.rs": "pub fn f() {}\n#[cfg(test)]\nmod tests {\n    use crate::high::H;\n    fn g() { if true { crate::high::h(); } }\n}\npub fn after() { crate::other::o(); }",
+        "high.rs": "use crate::low::f;\n#[cfg(test)]\nmod tests;",
+        "high/tests.rs": "use crate::other::Z;",
+        "other.rs": "",
+    })
+    edges = mg.rust_edges(src)
+    # low's test module reaches high, and high's test file reaches other: neither is an edge; the
+    # code after low's test module still is.
+    assert edges == {"crate": set(), "low": {"other"}, "high": {"low"}, "other": set()}

@@ -15,6 +15,9 @@ items, brace groups expanded, and inline in code) and Python relative and ``rdma
 A path resolves to the longest module (file) it names. A file using its own directory module
 (``super::X`` from a child file) is not an edge back: a ``mod.rs``'s re-exports are its edges to
 the files behind them, so a path through a re-export still reaches the file that defines it.
+Test-only code (a ``#[cfg(test)]`` module, inline or in its own file) is left out: a test may
+build its case through any layer (parse a scenario, run an engine) without the code under test
+depending on it.
 """
 from __future__ import annotations
 
@@ -38,14 +41,18 @@ _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _RUST_PATH = re.compile(rf"\b(crate|super|self)((?:::{_IDENT})+)(::\{{)?")
 _RUST_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _RUST_STRING = re.compile(r'"(?:\\.|[^"\\])*"')
+_RUST_TEST_MOD = re.compile(rf"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+({_IDENT})\s*([{{;])")
 
 
 # --- Rust ------------------------------------------------------------------------------------
 
 def rust_modules(src: Path = RUST_SRC) -> Dict[Tuple[str, ...], Path]:
-    """Module path (crate-relative, as a tuple) -> its file."""
+    """Module path (crate-relative, as a tuple) -> its file; test-only files are left out."""
     mods = {}
+    test_files = _rust_test_files(src)
     for f in sorted(src.rglob("*.rs")):
+        if f in test_files:
+            continue
         rel = f.relative_to(src).with_suffix("").parts
         if rel[-1] == "mod" or rel in (("lib",), ("main",)):
             rel = rel[:-1]
@@ -53,6 +60,36 @@ def rust_modules(src: Path = RUST_SRC) -> Dict[Tuple[str, ...], Path]:
             continue  # binaries sit above everything; they use the crate by name
         mods[tuple(rel)] = f
     return mods
+
+
+def _rust_test_files(src: Path) -> Set[Path]:
+    """Files that are `#[cfg(test)] mod name;` of their parent, and every file below them."""
+    out: Set[Path] = set()
+    for f in src.rglob("*.rs"):
+        here = f.parent if f.name in ("mod.rs", "lib.rs", "main.rs") else f.with_suffix("")
+        for m in _RUST_TEST_MOD.finditer(_RUST_COMMENT.sub("", f.read_text())):
+            if m.group(2) == ";":
+                for cand in (here / f"{m.group(1)}.rs", here / m.group(1) / "mod.rs"):
+                    if cand.exists():
+                        out.add(cand)
+                if (here / m.group(1)).is_dir():
+                    out.update((here / m.group(1)).rglob("*.rs"))
+    return out
+
+
+def strip_rust_tests(text: str) -> str:
+    """The source without its inline `#[cfg(test)] mod name { ... }` blocks."""
+    out, pos = [], 0
+    for m in _RUST_TEST_MOD.finditer(text):
+        if m.start() < pos or m.group(2) != "{":
+            continue
+        depth, i = 1, m.end()
+        while i < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        out.append(text[pos:m.start()])
+        pos = i
+    return "".join(out) + text[pos:]
 
 
 def _brace_items(text: str, start: int) -> Tuple[List[str], int]:
@@ -97,7 +134,7 @@ def _expand(items: Iterable[str]) -> List[str]:
 
 def rust_paths(text: str) -> List[List[str]]:
     """Every crate/super/self path written in the source, as segment lists."""
-    text = _RUST_STRING.sub('""', _RUST_COMMENT.sub("", text))
+    text = strip_rust_tests(_RUST_STRING.sub('""', _RUST_COMMENT.sub("", text)))
     out = []
     for m in _RUST_PATH.finditer(text):
         head = [m.group(1)] + [s for s in m.group(2).split("::") if s]

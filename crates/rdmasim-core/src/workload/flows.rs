@@ -16,7 +16,7 @@ use crate::report::stats::summarize;
 use crate::report::tables::{row, Tables};
 use crate::scenario::flows::{FlowSpec, FlowVerb, FlowsSection, FlowsUntil, Polling};
 use crate::workload::justitia::{Shaper, Step};
-use crate::workload::kv::{Kv, KV_QP};
+use crate::workload::kv::{Kv, KV_QP, TAG_KV};
 use crate::world::{AppEvent, World};
 use serde_json::json;
 
@@ -25,7 +25,7 @@ const RX_DEPTH: u64 = 512;
 /// Timer tags: kind in the high half, flow index in the low half.
 const TAG_START: u64 = 0;
 const TAG_PACE: u64 = 1;
-pub(crate) const TAG_KV: u64 = 2;
+// TAG_KV = 2: the key-value store's (kv.rs).
 const NO_FLOW: u32 = u32::MAX;
 
 fn tag(kind: u64, idx: usize) -> u64 {

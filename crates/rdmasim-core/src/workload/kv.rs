@@ -41,6 +41,9 @@ const LEN_FIELD_BYTES: u32 = 2;
 const PUT_RESPONSE_BYTES: u32 = 1;
 /// Receives the client keeps posted.
 const CLIENT_RX: u64 = 16;
+/// The kind (high half) of the key-value store's timers among the flows' timer tags (flows.rs:
+/// 0 start, 1 pace).
+pub(crate) const TAG_KV: u64 = 2;
 /// Timer payloads (low 32 bits of a TAG_KV timer): a processed request, or a dummy push
 /// (this bit plus the dummy's generation).
 const DUMMY_TIMER: u64 = 1 << 31;
@@ -186,7 +189,7 @@ impl Kv {
         if let Some(p) = &mut self.pipeline {
             p.on_noticed(seen);
         }
-        w.app_at(done, self.app, AppEvent::Timer(crate::workload::flows::TAG_KV << 32));
+        w.app_at(done, self.app, AppEvent::Timer(TAG_KV << 32));
     }
 
     /// A server timer: a request processed (`payload` 0), or a dummy push of the pipeline.
@@ -206,7 +209,7 @@ impl Kv {
 
     fn after_push(&mut self, w: &mut World, out: PushOutcome) {
         if let Some((at, gen)) = out.dummy_at {
-            let payload = (crate::workload::flows::TAG_KV << 32) | DUMMY_TIMER | gen as u64;
+            let payload = (TAG_KV << 32) | DUMMY_TIMER | gen as u64;
             w.app_at(at, self.app, AppEvent::Timer(payload));
         }
         if out.answer {

@@ -49,8 +49,8 @@ pub struct Perftest {
     lat_samples: Vec<f64>,
     errors: u64,
     first_error: Option<&'static str>,
-    perftest_rows: Vec<crate::sim::Row>,
-    latency_rows: Vec<crate::sim::Row>,
+    perftest_rows: Vec<crate::report::tables::Row>,
+    latency_rows: Vec<crate::report::tables::Row>,
 }
 
 impl Perftest {
@@ -303,7 +303,7 @@ impl Perftest {
 
     /// The perftest row for the current size from what has completed so far; `end` is the
     /// time of the last completion (perftest's stop timestamp).
-    fn bw_row(&self, end: Time, partial: bool) -> crate::sim::Row {
+    fn bw_row(&self, end: Time, partial: bool) -> crate::report::tables::Row {
         let size = self.size() as f64;
         let elapsed = end.saturating_sub(self.t_start).as_secs_f64();
         let msgs: u64 = self.completed.iter().sum();
@@ -319,7 +319,7 @@ impl Perftest {
         }))
     }
 
-    fn lat_row(&self, partial: bool) -> (crate::sim::Row, Vec<f64>) {
+    fn lat_row(&self, partial: bool) -> (crate::report::tables::Row, Vec<f64>) {
         // The report line as perftest computes it; the `latency` table has every sample's.
         let st = perftest_lat(&self.lat_samples);
         let r = row(json!({
@@ -381,7 +381,7 @@ impl Perftest {
     }
 }
 
-fn latency_row(test: PerftestTest, bytes: u32, samples: &mut [f64], what: &str) -> crate::sim::Row {
+fn latency_row(test: PerftestTest, bytes: u32, samples: &mut [f64], what: &str) -> crate::report::tables::Row {
     let st = summarize(samples);
     row(json!({
         "test": test.name(), "bytes": bytes, "metric": what, "count": st.count,
