@@ -3,16 +3,18 @@
 //!
 //! A scenario's `engine` picks what runs it: the packet engine ([`crate::sim::Simulation`], the
 //! default), the flow-level engine ([`crate::flow::run::FlowRun`]) or PM over Ethernet
-//! ([`crate::ether::run::PmRun`]). The choice is made once, when the run is built; after that
+//! ([`crate::ether::run::PmRun`]). The choice is made once, when the run is built (the file is
+//! read by `prepare::parse`, which knows each engine's sections); after that
 //! [`Simulation`] drives any of them through the one interface they share ([`Engine`]). The
 //! packet engine's world is reachable through [`Simulation::packet`] for callers that inspect it
 //! (None on the other engines: no panic for asking).
-use crate::ether::run::{is_pm, PmRun};
+use crate::ether::run::PmRun;
 use crate::flow::run::FlowRun;
 use crate::hca::profile::HwProfile;
 use crate::report::capture::Capture;
 use crate::run::Engine;
-use crate::scenario::{validate, EngineKind, Scenario, ScenarioError};
+use crate::prepare;
+use crate::scenario::{validate, EngineKind, Scenario, ScenarioError, ScenarioFile};
 use crate::workload::perftest_settings::EffectivePerftest;
 pub use crate::run::{RunResult, StopReason};
 
@@ -21,17 +23,15 @@ pub struct Simulation(Box<dyn Engine>);
 
 impl Simulation {
     pub fn from_toml(text: &str, source: &str) -> Result<Simulation, ScenarioError> {
-        if is_pm(text) {
-            return PmRun::from_toml(text, source).map(|r| Simulation(Box::new(r)));
+        match prepare::parse(text, source)? {
+            ScenarioFile::Fabric(s) => Self::from_scenario(*s, source),
+            ScenarioFile::Pm(s) => PmRun::new(*s, source).map(|r| Simulation(Box::new(r))).map_err(|e| validate::locate(e, text)),
         }
-        Self::from_scenario(validate::parse_toml(text, source)?, source)
     }
 
     pub fn from_scenario(mut scenario: Scenario, source: &str) -> Result<Simulation, ScenarioError> {
         if scenario.engine == EngineKind::Flow {
-            let err = |key: String, message: String| ScenarioError { source: source.into(), key, line: None, message };
-            crate::scenario::resolve_topology(&mut scenario, source).map_err(|(k, m)| err(k, m))?;
-            validate::check(&scenario, source)?;
+            prepare::resolve(&mut scenario, source)?;
             return Ok(Simulation(Box::new(FlowRun::from_scenario(scenario, source)?)));
         }
         crate::sim::Simulation::from_scenario(scenario, source).map(|s| Simulation(Box::new(s)))
@@ -93,18 +93,19 @@ impl Simulation {
     }
 }
 
-/// Parses and validates a scenario of any engine (a PM scenario is built, which checks it
-/// whole), without running it.
+/// Parses and validates a scenario of any engine, without running it. A PM scenario's network
+/// is built too: what only it can tell (the hosts a workload names, a switch's ports) is
+/// checked there.
 pub fn validate_any(text: &str, source: &str) -> Result<(), ScenarioError> {
-    if is_pm(text) {
-        return PmRun::from_toml(text, source).map(|_| ());
+    match prepare::parse(text, source)? {
+        ScenarioFile::Fabric(_) => Ok(()),
+        ScenarioFile::Pm(s) => PmRun::new(*s, source).map(drop).map_err(|e| validate::locate(e, text)),
     }
-    validate::parse_toml(text, source).map(|_| ())
 }
 
 /// Parses and validates a TOML scenario without running it.
 pub fn validate_toml(text: &str, source: &str) -> Result<Scenario, ScenarioError> {
-    validate::parse_toml(text, source)
+    prepare::parse_toml(text, source)
 }
 
 /// The names the Python package and CLI offer, from the definitions the core parses them with,
@@ -134,7 +135,7 @@ pub fn profiles_json() -> String {
 /// ([`EffectivePerftest`]), as JSON. The Python CLI prints perftest's header from them before
 /// the run starts, rather than repeating perftest's rules.
 pub fn perftest_settings_json(text: &str, source: &str) -> Result<String, ScenarioError> {
-    let scenario = validate::parse_toml(text, source)?;
+    let scenario = prepare::parse_toml(text, source)?;
     let effective = EffectivePerftest::of(&scenario).ok_or_else(|| ScenarioError {
         source: source.into(),
         key: "workload.kind".into(),

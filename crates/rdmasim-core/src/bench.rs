@@ -222,7 +222,8 @@ pub struct EbbBench {
 /// The effective-bisection-bandwidth case, best of `iterations`.
 pub fn ebb(iterations: u32) -> EbbBench {
     use crate::fabric::analysis::{effective_bisection_bandwidth, EbbOptions};
-    use crate::fabric::build::{generate, GeneratorSpec, Tsubame2};
+    use crate::fabric::build::{GeneratorSpec, Tsubame2};
+    use crate::fabric::generate::generate;
     let rf = generate(&GeneratorSpec::Tsubame2(Tsubame2::default())).expect("the TSUBAME2.0 fabric builds");
     let opts = EbbOptions { patterns: 1000, ..EbbOptions::default() };
     let (mut wall, mut figure, mut patterns) = (f64::INFINITY, 0.0, 0);

@@ -23,6 +23,7 @@ pub mod hca;
 pub mod ids;
 pub mod host;
 pub mod report;
+pub mod prepare;
 pub mod run;
 pub mod scenario;
 pub mod sim;

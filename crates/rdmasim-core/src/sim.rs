@@ -38,13 +38,12 @@ pub struct Simulation {
 
 impl Simulation {
     pub fn from_toml(text: &str, source: &str) -> Result<Simulation, ScenarioError> {
-        Self::from_scenario(validate::parse_toml(text, source)?, source)
+        Self::from_scenario(crate::prepare::parse_toml(text, source)?, source)
     }
 
     pub fn from_scenario(mut scenario: Scenario, source: &str) -> Result<Simulation, ScenarioError> {
         let err = |key: &str, message: String| ScenarioError { source: source.into(), key: key.into(), line: None, message };
-        crate::scenario::resolve_topology(&mut scenario, source).map_err(|(key, m)| err(&key, m))?;
-        validate::check(&scenario, source)?;
+        crate::prepare::resolve(&mut scenario, source)?;
         let (prof, overridden) = scenario
             .hardware
             .resolved_profile()

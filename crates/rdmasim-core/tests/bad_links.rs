@@ -10,7 +10,7 @@ use rdmasim_core::fabric::analysis::paths::trace_route;
 use rdmasim_core::fabric::graph::RoutedFabric;
 use rdmasim_core::fabric::rate::{LinkGen, LinkSpeed};
 use rdmasim_core::ids::HostId;
-use rdmasim_core::scenario::validate::parse_toml;
+use rdmasim_core::prepare::parse_toml;
 use serde_json::Value;
 
 /// A k = 4 fat tree of 4x QDR links (16 hosts, 20 switches), as TSUBAME2.0's, on ConnectX-3

@@ -6,11 +6,12 @@ mod common;
 use common::*;
 use rdmasim_core::api::Simulation;
 use rdmasim_core::fabric::analysis::paths::trace_route;
-use rdmasim_core::fabric::build::{generate, GeneratorSpec};
+use rdmasim_core::fabric::build::GeneratorSpec;
+use rdmasim_core::fabric::generate::generate;
 use rdmasim_core::fabric::graph::{FabricGraph, LinkState, RoutedFabric};
 use rdmasim_core::fabric::routing::{route, Engine, RouteOptions};
 use rdmasim_core::ids::{HostId, LinkId};
-use rdmasim_core::scenario::validate::parse_toml;
+use rdmasim_core::prepare::parse_toml;
 use serde_json::Value;
 
 const FAT_TREE: &str = "{ kind = \"fat-tree-k\", k = 4, speed = { gen = \"qdr\", width = 4 } }";

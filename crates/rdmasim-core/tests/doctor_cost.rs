@@ -93,7 +93,8 @@ fn an_alltoall_runs_its_phases_and_updn_routes_too() {
 /// A 128-host fat tree (k = 8) with 5 links trained down, 20 patterns: the size.
 #[test]
 fn a_128_host_fabric_with_5_suspects_is_costed() {
-    use rdmasim_core::fabric::build::{generate, FatTree, GeneratorSpec};
+    use rdmasim_core::fabric::build::{FatTree, GeneratorSpec};
+    use rdmasim_core::fabric::generate::generate;
     use rdmasim_core::fabric::rate::{LinkGen, LinkSpeed};
     let mut g = generate(&GeneratorSpec::FatTreeK(FatTree { k: 8, speed: LinkSpeed { gen: LinkGen::Qdr, width: 4 }, cable_m: 2.0 })).unwrap().graph;
     assert_eq!(g.hosts.len(), 128);
@@ -177,7 +178,8 @@ fn a_replayed_mpi_trace_costs_the_suspects_on_the_packet_engine() {
 /// degraded uplink is costed like any other.
 #[test]
 fn a_replayed_mpi_trace_runs_over_both_rails_of_a_two_rail_fabric() {
-    use rdmasim_core::fabric::build::{generate, FatTree, GeneratorSpec, Rails};
+    use rdmasim_core::fabric::build::{FatTree, GeneratorSpec, Rails};
+    use rdmasim_core::fabric::generate::generate;
     use rdmasim_core::fabric::rate::{LinkGen, LinkSpeed};
     let qdr = LinkSpeed { gen: LinkGen::Qdr, width: 4 };
     let of = GeneratorSpec::FatTreeK(FatTree { k: 4, speed: qdr, cable_m: 2.0 });

@@ -2,6 +2,7 @@
 //! routed on a shortest path with no loop, d-mod-k's spread over up ports, DOR hop counts on
 //! the hyper-crossbar, the scenario spec, and parameter errors that name the parameter.
 use rdmasim_core::fabric::build::*;
+use rdmasim_core::fabric::generate::generate;
 use rdmasim_core::fabric::graph::{FabricGraph, Lfts, NodeKind, NO_LID};
 use rdmasim_core::fabric::rate::{LinkGen, LinkSpeed};
 use rdmasim_core::fabric::routing::{dmodk, dor, minhop_mod, path::trace};

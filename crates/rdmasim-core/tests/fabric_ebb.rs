@@ -4,7 +4,8 @@
 //! cable with rate weighting, and seeded reproducibility.
 use rdmasim_core::fabric::analysis::ebb::KindEbb;
 use rdmasim_core::fabric::analysis::{effective_bisection_bandwidth, EbbOptions, PatternKind, Weighting};
-use rdmasim_core::fabric::build::{generate, GeneratorSpec};
+use rdmasim_core::fabric::build::GeneratorSpec;
+use rdmasim_core::fabric::generate::generate;
 use rdmasim_core::fabric::graph::RoutedFabric;
 use rdmasim_core::fabric::routing::{route, Engine, RouteOptions};
 use rdmasim_core::fabric::rate::{LinkGen, LinkSpeed};

@@ -3,9 +3,10 @@
 mod common;
 use common::*;
 use rdmasim_core::api::Simulation;
-use rdmasim_core::fabric::build::{generate, GeneratorSpec};
+use rdmasim_core::fabric::build::GeneratorSpec;
+use rdmasim_core::fabric::generate::generate;
 use rdmasim_core::fabric::graph::{LinkState, RoutedFabric, NO_ROUTE};
-use rdmasim_core::scenario::validate::parse_toml;
+use rdmasim_core::prepare::parse_toml;
 use serde_json::Value;
 
 /// perftest between two hosts of the fat tree k = 4 (16 hosts, 20 switches), `rest` appended.

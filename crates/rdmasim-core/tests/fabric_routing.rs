@@ -1,6 +1,7 @@
 //! Routing engines by name and per rail (fabric/routing/engine.rs, subnets.rs).
 use rdmasim_core::run::Engine as _;
-use rdmasim_core::fabric::build::{generate, GeneratorSpec};
+use rdmasim_core::fabric::build::GeneratorSpec;
+use rdmasim_core::fabric::generate::generate;
 use rdmasim_core::fabric::routing::{self, dmodk, Engine, RouteOptions};
 
 fn two_rails_k4() -> GeneratorSpec {

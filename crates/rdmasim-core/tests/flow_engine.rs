@@ -10,10 +10,10 @@ use common::*;
 use rdmasim_core::api::Simulation;
 use rdmasim_core::engine::SimRng;
 use rdmasim_core::traffic::patterns::{PatternKind, PatternScratch};
-use rdmasim_core::fabric::build::generate;
+use rdmasim_core::fabric::generate::generate;
 use rdmasim_core::fabric::graph::RoutedFabric;
 use rdmasim_core::fabric::rate::{LinkGen, LinkSpeed};
-use rdmasim_core::scenario::validate::parse_toml;
+use rdmasim_core::prepare::parse_toml;
 use serde_json::Value;
 
 /// A `flows` scenario on `generator` with one WRITE of `size` per (client, server) pair.

@@ -7,7 +7,7 @@ use common::{f, results, table};
 use rdmasim_core::api::Simulation;
 use rdmasim_core::fabric::graph::{LinkState, RoutedFabric};
 use rdmasim_core::ids::HostId;
-use rdmasim_core::scenario::validate::parse_toml;
+use rdmasim_core::prepare::parse_toml;
 use serde_json::Value;
 use std::path::Path;
 

@@ -9,7 +9,7 @@ use rdmasim_core::engine::SimRng;
 use rdmasim_core::traffic::patterns::{PatternKind, PatternScratch};
 use rdmasim_core::fabric::graph::RoutedFabric;
 use rdmasim_core::ids::HostId;
-use rdmasim_core::scenario::validate::parse_toml;
+use rdmasim_core::prepare::parse_toml;
 use rdmasim_core::traffic::nodes::NodeSubset;
 use serde_json::Value;
 use std::collections::BTreeSet;

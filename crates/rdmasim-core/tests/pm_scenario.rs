@@ -125,3 +125,33 @@ fn a_pm_run_takes_the_limit_keys_every_engine_takes() {
     s.run();
     assert_eq!(s.result().stop_reason, "completed");
 }
+
+#[test]
+fn one_parse_reads_the_engine_and_the_sections_it_names() {
+    use rdmasim_core::prepare::parse;
+    use rdmasim_core::scenario::validate::engine_of;
+    use rdmasim_core::scenario::{EngineKind, ScenarioFile};
+    assert_eq!(engine_of(EXAMPLE), Some(EngineKind::Pm));
+    match parse(EXAMPLE, "pm.toml").unwrap() {
+        ScenarioFile::Pm(s) => assert_eq!((s.engine, s.pm.window), (EngineKind::Pm, 32)),
+        ScenarioFile::Fabric(_) => panic!("a PM scenario read as a fabric one"),
+    }
+    let fabric = include_str!("../../../scenarios/write_bw_cx4.toml");
+    assert_eq!(engine_of(fabric), None);
+    assert!(matches!(parse(fabric, "f.toml").unwrap(), ScenarioFile::Fabric(_)));
+    // A fabric scenario that names PM's engine is told where PM's sections are.
+    let e = rdmasim_core::prepare::parse_toml(&format!("engine = \"pm\"\n{fabric}"), "f.toml").unwrap_err();
+    assert_eq!((e.key.as_str(), e.line), ("engine", Some(1)), "{e}");
+    assert!(e.message.contains("[ethernet]"), "{e}");
+}
+
+#[test]
+fn an_error_found_while_building_the_network_keeps_its_line() {
+    // The workload's dimensions are checked against the built hyper-crossbar (ether/workload.rs),
+    // after the text is gone; the error still names the line of `dims`.
+    let line = EXAMPLE.lines().position(|l| l.trim() == "dims = 3").expect("the example has dims = 3") + 1;
+    let e = error_of(&EXAMPLE.replace("dims = 3", "dims = 4"));
+    assert!(e.starts_with(&format!("pm.toml:{line}: key `workload.dims`")), "{e}");
+    let e = rdmasim_core::api::validate_any(&EXAMPLE.replace("dims = 3", "dims = 4"), "pm.toml").unwrap_err();
+    assert_eq!(e.line, Some(line), "{e}");
+}

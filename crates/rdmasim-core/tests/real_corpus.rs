@@ -352,7 +352,8 @@ fn fuzz_the_real_corpus_never_panics() {
 
 #[test]
 fn ibnetdiscover_output_written_reads_back_as_the_same_fabric() {
-    use rdmasim_core::fabric::build::{generate, GeneratorSpec};
+    use rdmasim_core::fabric::build::GeneratorSpec;
+    use rdmasim_core::fabric::generate::generate;
     let spec: GeneratorSpec = serde_json::from_str(r#"{"kind": "fat-tree-k", "k": 4}"#).unwrap();
     let g = generate(&spec).unwrap().graph;
     let text = rdmasim_core::fabric::io::ibnetdiscover::write(&g);

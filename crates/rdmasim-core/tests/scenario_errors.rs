@@ -3,7 +3,8 @@
 //!
 //! Each file in `tests/data/bad_scenarios/` says on its first line what is wrong with it, and
 //! has exactly one row in `CASES` below.
-use rdmasim_core::scenario::validate::{check, parse_link_selector, parse_toml, Endpoint};
+use rdmasim_core::prepare::parse_toml;
+use rdmasim_core::scenario::validate::{check, parse_link_selector, Endpoint};
 use rdmasim_core::scenario::{Scenario, ScenarioError, TopologyKind};
 use std::path::{Path, PathBuf};
 
@@ -182,7 +183,7 @@ fn example_scenarios_parse_and_validate() {
     }
     for p in &files {
         let text = std::fs::read_to_string(p).unwrap();
-        if rdmasim_core::ether::run::is_pm(&text) {
+        if rdmasim_core::scenario::validate::engine_of(&text) == Some(rdmasim_core::scenario::EngineKind::Pm) {
             // A PM scenario (engine = "pm") has its own sections (docs/pm.md).
             rdmasim_core::api::validate_any(&text, &p.display().to_string()).unwrap_or_else(|e| panic!("{e}"));
             continue;

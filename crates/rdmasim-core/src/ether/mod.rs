@@ -4,7 +4,6 @@
 //! to 9 NICs) and relay routing on the 3-D hyper-crossbar. Its own layer beside the IB packet
 //! engine, on the same event queue, time, random streams and fabric generators (docs/pm.md).
 pub mod capture;
-pub mod config;
 pub mod frame;
 pub mod framing;
 pub mod host;
@@ -14,6 +13,7 @@ pub mod mpi;
 pub mod net;
 pub mod nic;
 pub mod pm;
+pub mod pm_config;
 pub mod pm_receive_array;
 pub mod relay;
 pub mod results;

@@ -2,7 +2,7 @@
 //! (half round trip), the neighbour exchange of seeds/003 on the hyper-crossbar, and an
 //! scstest-like all-to-all whose rounds start with a random skew between hosts (seeds/003:
 //! "ノード間の処理時間のずれにより、Ethernetスイッチでパケットロスが発生").
-use super::config::{NeighborMode, PmAlltoall, PmBandwidth, PmIncast, PmMpi, PmNeighbor, PmPingpong, PmWorkload};
+use crate::scenario::pm::{NeighborMode, PmAlltoall, PmBandwidth, PmIncast, PmMpi, PmNeighbor, PmPingpong, PmWorkload};
 use super::world::{Ev, EtherWorld};
 use crate::engine::Time;
 use crate::fabric::build::hyperx::host_at;
@@ -104,7 +104,7 @@ impl WorkloadState {
                         super::mpi::Source::Generated(spec.clone())
                     }
                     (None, Some(dir)) => {
-                        if let Some(why) = crate::workload::mpi::trace::compute_scale_problem(compute_scale) {
+                        if let Some(why) = crate::scenario::mpi::compute_scale_problem(compute_scale) {
                             return Err(("compute_scale".into(), why));
                         }
                         let (p, _) = crate::workload::mpi::trace::read_dir(std::path::Path::new(dir), compute_scale).map_err(|e| ("trace".to_string(), e.to_string()))?;

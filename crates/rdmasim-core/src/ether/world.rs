@@ -2,7 +2,7 @@
 //! the fabric graph of a generator (one switch, or the 3-D hyper-crossbar). The event handlers
 //! live beside it by subject: net.rs (links and switches), host.rs (NICs, CPU, PM, relaying),
 //! workload.rs (what the applications send).
-use super::config::{PmScenario, PmTopology};
+use crate::scenario::pm::{PmScenario, PmTopology};
 use super::frame::Frame;
 use super::host_cost::HostCost;
 use super::link::{propagation, EthRate, FlowControl};

@@ -6,17 +6,9 @@
 //! `EngineOutput::minhop_instead`, with OpenSM's message). Both engines start from the fabric
 //! this returns, so the packet and the flow engine take the same re-routed paths.
 use crate::fabric::graph::{FabricGraph, LinkState};
-use crate::fabric::routing::{route, Engine, RouteOptions, Routing, SubnetRouting};
-use crate::report::tables::{row, Tables};
-use serde_json::json;
+use crate::fabric::routing::{route, Engine, RouteOptions, Routing};
 
-/// What disabling did: the cables taken down and how each rail was routed after.
-#[derive(Clone, Debug)]
-pub struct Rerouted {
-    /// Each disabled cable, `"a"[1] <-> "b"[2]`, in the order of `disable`.
-    pub disabled: Vec<String>,
-    pub subnets: Vec<SubnetRouting>,
-}
+pub use crate::fabric::rerouted::Rerouted;
 
 /// Takes down the cables `selectors` name (fabric/select.rs; a one-direction selector takes
 /// its cable down too: a link is up or down as a whole) and routes `g` with `engines` (one, or
@@ -36,21 +28,3 @@ pub fn route_without(mut g: FabricGraph, selectors: &[String], engines: &[Engine
     Ok((routing, Rerouted { disabled, subnets }))
 }
 
-impl Rerouted {
-    /// The `routing` table of a run on a fabric with disabled links: one row per rail, its
-    /// engine asked and used and OpenSM's reason when it fell back, and the disabled cables
-    /// (joined by "; ", one cell in a CSV).
-    pub fn push_table(&self, t: &mut Tables) {
-        for s in &self.subnets {
-            t.push(
-                "routing",
-                row(json!({
-                    "rail": s.rail, "switches": s.switches, "endpoints": s.endpoints,
-                    "asked": s.asked.name(), "used": s.used.name(),
-                    "fallback": s.fallback.as_ref().map(|f| f.reason.as_str()),
-                    "disabled": self.disabled.join("; "),
-                })),
-            );
-        }
-    }
-}

@@ -207,6 +207,12 @@ impl FabricGraph {
         self.ports[p].link.map(|l| self.links[l].other(p))
     }
 
+    /// The rails of `host`: its cabled HCA ports (the packet engine makes one HCA of each,
+    /// fabric/topology.rs).
+    pub fn rails_of_host(&self, host: HostId) -> usize {
+        self.hosts.get(host).map_or(0, |h| h.hcas.iter().flat_map(|&ca| self.nodes[ca].ports()).filter(|&p| self.ports[p].link.is_some()).count())
+    }
+
     /// The port at the other end of `p`'s link, if the link is up.
     pub fn peer_up(&self, p: PortId) -> Option<PortId> {
         let l = self.ports[p].link?;
@@ -394,7 +400,7 @@ pub struct RoutedFabric {
     pub graph: FabricGraph,
     pub lfts: Lfts,
     /// dfsssp's virtual layers; None: every path on the SL its traffic asks for.
-    pub sls: Option<crate::fabric::routing::PathSls>,
+    pub sls: Option<PathSls>,
 }
 
 impl RoutedFabric {
@@ -418,6 +424,32 @@ impl LinkGen {
             LinkGen::Ndr => 7,
             LinkGen::Xdr => 8,
         }
+    }
+}
+
+/// The SL of every (source LID, destination LID) path, dense: `sl[src * stride + dst]`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PathSls {
+    pub stride: usize,
+    pub sl: Vec<u8>,
+}
+
+impl PathSls {
+    /// All paths on SL 0, for LIDs up to `max_lid`.
+    pub fn new(max_lid: u16) -> PathSls {
+        let stride = usize::from(max_lid) + 1;
+        PathSls { stride, sl: vec![0; stride * stride] }
+    }
+    pub fn get(&self, src: u16, dst: u16) -> u8 {
+        self.sl.get(usize::from(src) * self.stride + usize::from(dst)).copied().unwrap_or(0)
+    }
+    pub fn set(&mut self, src: u16, dst: u16, sl: u8) {
+        let i = usize::from(src) * self.stride + usize::from(dst);
+        self.sl[i] = sl;
+    }
+    /// The highest SL any path uses.
+    pub fn max_sl(&self) -> u8 {
+        self.sl.iter().copied().max().unwrap_or(0)
     }
 }
 

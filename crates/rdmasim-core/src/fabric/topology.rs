@@ -38,11 +38,6 @@ pub struct Fabric {
     pub hosts: TiVec<HostId, String>,
 }
 
-/// The rails of `host` in the engine: its cabled HCA ports, one engine HCA each.
-pub fn rails_of_host(g: &crate::fabric::graph::FabricGraph, host: HostId) -> usize {
-    g.hosts.get(host).map_or(0, |h| h.hcas.iter().flat_map(|&ca| g.nodes[ca].ports()).filter(|&p| g.ports[p].link.is_some()).count())
-}
-
 /// The engine's fabric for `rf`: link rates and lengths are each link's own; the buffers
 /// behind each port (credits) and the switches' traversal latency come from `profile`.
 pub fn instantiate(rf: &RoutedFabric, profile: &HwProfile, seed: u64) -> Fabric {

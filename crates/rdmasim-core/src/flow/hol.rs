@@ -24,32 +24,8 @@
 use super::maxmin::FlowSet;
 use super::stamps::Stamps;
 use crate::ids::{FlowId, PortId, TiSlice, TiVec};
-use serde::{Deserialize, Serialize};
 
-/// `[flow] hol`: whether the flow engine models head-of-line blocking.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum HolModel {
-    /// Max-min alone (docs/flow.md's cross-check without the correction).
-    #[default]
-    None,
-    /// The full FIFOs of a credit-based fabric couple the flows that share them (above).
-    Credit,
-}
-
-/// `[flow]`: options of the flow engine.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FlowSection {
-    #[serde(default)]
-    pub hol: HolModel,
-}
-
-impl FlowSection {
-    pub fn is_default(&self) -> bool {
-        *self == FlowSection::default()
-    }
-}
+pub use crate::scenario::flow_engine::{FlowSection, HolModel};
 
 /// The input FIFOs that fill when a flow with route `route` is held at its hop `at`, as the
 /// links into them (sending ports): every hop before `at` (empty when `at` is its first hop or

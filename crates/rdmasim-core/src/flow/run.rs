@@ -19,38 +19,9 @@ use crate::hca::profile::HwProfile;
 use crate::ids::{FlowId, HostId, TiVec};
 use crate::report::tables::{row, Tables};
 use crate::scenario::flows::{FlowVerb, FlowsUntil};
-use crate::scenario::{EngineKind, Scenario, ScenarioError, WorkloadSection};
+use crate::scenario::{Scenario, ScenarioError, WorkloadSection};
 use crate::run::RunResult;
 use serde_json::json;
-
-/// What the flow engine cannot run, named by key (scenario validation calls this).
-pub fn check(s: &Scenario) -> Result<(), (String, String)> {
-    if s.engine != EngineKind::Flow {
-        if !s.flow.is_default() {
-            return Err(("flow.hol".into(), "[flow] sets the flow engine's options; expected engine = \"flow\" beside it (the packet engine has its credits and FIFOs already)".into()));
-        }
-        return Ok(());
-    }
-    let WorkloadSection::Flows(f) = &s.workload else {
-        return Err(("engine".into(), "the flow engine runs a `flows` workload; expected engine = \"packet\" for this workload, or workload.kind = \"flows\"".into()));
-    };
-    if f.kv.is_some() {
-        return Err(("workload.kv".into(), "the key-value store is request by request, not a flow; expected engine = \"packet\" with a [workload.kv]".into()));
-    }
-    for (i, fl) in f.flow.iter().enumerate() {
-        let key = |k: &str| format!("workload.flow[{i}].{k}");
-        if fl.split_bytes.is_some() {
-            return Err((key("split_bytes"), "the sender-side scheduler paces work requests, which the flow engine does not see; expected engine = \"packet\" for split_bytes".into()));
-        }
-    }
-    if !s.faults.is_empty() {
-        return Err(("faults".into(), "packet loss and bit errors act on packets; expected engine = \"packet\" with [[faults]] (a degraded link is a link of another speed)".into()));
-    }
-    if s.output.capture {
-        return Err(("output.capture".into(), "the flow engine sends no packets to capture; expected engine = \"packet\" with capture = true".into()));
-    }
-    Ok(())
-}
 
 /// One flow's figures fixed at the start.
 struct Plan {
@@ -88,7 +59,7 @@ pub struct FlowRun {
     run: RunState<f64>,
     end_s: f64,
     /// The disabled cables and how the rails were routed after (`[topology] disable`).
-    rerouted: Option<std::sync::Arc<crate::fabric::disable::Rerouted>>,
+    rerouted: Option<std::sync::Arc<crate::fabric::rerouted::Rerouted>>,
     import_notes: Option<std::sync::Arc<crate::fabric::io::notes::Notes>>,
 }
 

@@ -3,6 +3,7 @@
 pub mod counters;
 pub mod cq;
 pub mod mr;
+pub mod mr_mode;
 pub mod nic;
 pub mod profile;
 pub mod profile_parts;

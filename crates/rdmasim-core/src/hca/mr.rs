@@ -22,22 +22,10 @@ use crate::hca::qp::{WorkRequest, WrOp};
 use crate::hca::verbs::QpRef;
 use crate::hca::Control;
 use crate::world::{Event, World};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::VecDeque;
 
-/// NIC page size of ODP regions (4 KiB, the kernel's PAGE_SIZE on x86).
-pub const PAGE: u64 = 4096;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum MrMode {
-    /// ibv_reg_mr without IBV_ACCESS_ON_DEMAND: pinned and mapped at registration.
-    Pinned,
-    /// ibv_reg_mr(..., IBV_ACCESS_ON_DEMAND) over a range.
-    OdpExplicit,
-    /// ibv_reg_mr(pd, NULL, SIZE_MAX, IBV_ACCESS_ON_DEMAND): the whole address space.
-    OdpImplicit,
-}
+pub use super::mr_mode::{MrMode, PAGE};
 
 /// A registered region with the NIC's page table for it.
 pub struct MemoryRegion {

@@ -19,18 +19,9 @@ use crate::hca::qp::{RecvWqe, WrOp};
 use crate::hca::verbs::QpRef;
 use crate::hca::Control;
 use crate::world::{AppEvent, Event, World};
-use serde::{Deserialize, Serialize};
+pub use crate::scenario::srq::SrqFlowControl;
+use serde::Serialize;
 use std::collections::VecDeque;
-
-/// How an SRQ is kept from overflowing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SrqFlowControl {
-    /// srq_limit + SRQ_LIMIT_REACHED interrupt; RNR NAK and RNR-timer retry when empty.
-    SrqLimit,
-    /// Stop request + retransmission table; polling refill and resume requests.
-    StopResume,
-}
 
 /// The proposed retransmission-management table: one bit per (node, process) that had a
 /// packet dropped and was sent a stop request (seeds/001 fig. 5). Kept per SRQ in host memory.

@@ -14,37 +14,10 @@
 //!
 //! What the flows leave out of the MPI exchange: the RTS/CTS handshake and the barrier (a few µs
 //! against the ~70 ms of a 512 MiB message), and MPI's software; see docs/flow.md.
-use super::flows::{FlowSpec, FlowsSection};
+use super::flows::{FlowPattern, FlowSpec, FlowsSection};
 use crate::traffic::nodes::NodeSubset;
 use crate::traffic::patterns::random_pairs;
-use serde::{Deserialize, Serialize};
 use serde_json::json;
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum FlowPattern {
-    RandomPair {
-        /// Bytes each rank sends its partner (split evenly over the rails).
-        bytes: u64,
-        /// Seed of the pairing (the MPI program's `seed`, the EBB's `--seed`).
-        #[serde(default)]
-        seed: u64,
-        /// Nodes taking part; the others are missing (default: every host).
-        #[serde(default)]
-        nodes: Option<u32>,
-        /// Hosts that are down, by number; without it the missing ones are drawn.
-        #[serde(default)]
-        missing: Option<Vec<u32>>,
-        #[serde(default)]
-        missing_seed: u64,
-        /// Rails every pair stripes over, from rail 0 (MVAPICH2's MV2_NUM_HCAS).
-        #[serde(default = "one_rail")]
-        rails: u16,
-    },
-}
-fn one_rail() -> u16 {
-    1
-}
 
 /// Replaces `f.pattern` by the flows it stands for, on a fabric of `hosts` hosts. An error
 /// names the key.

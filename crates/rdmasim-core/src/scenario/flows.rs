@@ -2,7 +2,7 @@
 //! study's benchmarking tool ran them (one QP per flow, pipelining off, busy or event polling),
 //! plus an optional HERD-like key-value client/server (`[workload.kv]`). `docs/isolation.md`
 //! documents the model; `docs/scenario.md` the keys.
-use super::validate::{MAX_INLINE, MAX_ITERS, MAX_QPS, MAX_SIZE};
+use super::limits::{MAX_INLINE, MAX_ITERS, MAX_QPS, MAX_SIZE};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -13,7 +13,7 @@ pub struct FlowsSection {
     pub flow: Vec<FlowSpec>,
     /// A generated set of flows instead (`flow_pattern.rs`), expanded into `flow` on reading.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pattern: Option<super::flow_pattern::FlowPattern>,
+    pub pattern: Option<FlowPattern>,
     /// An optional HERD-like key-value store beside the flows.
     #[serde(default)]
     pub kv: Option<KvSpec>,
@@ -381,4 +381,32 @@ pub fn check(f: &FlowsSection, hosts: u32) -> Result<(), (String, String)> {
         }
     }
     Ok(())
+}
+
+/// `pattern = { kind = "random-pair", ... }`: flows generated from a pattern (flow_pattern.rs
+/// expands it into `flow` when the scenario is read).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum FlowPattern {
+    RandomPair {
+        /// Bytes each rank sends its partner (split evenly over the rails).
+        bytes: u64,
+        /// Seed of the pairing (the MPI program's `seed`, the EBB's `--seed`).
+        #[serde(default)]
+        seed: u64,
+        /// Nodes taking part; the others are missing (default: every host).
+        #[serde(default)]
+        nodes: Option<u32>,
+        /// Hosts that are down, by number; without it the missing ones are drawn.
+        #[serde(default)]
+        missing: Option<Vec<u32>>,
+        #[serde(default)]
+        missing_seed: u64,
+        /// Rails every pair stripes over, from rail 0 (MVAPICH2's MV2_NUM_HCAS).
+        #[serde(default = "one_rail")]
+        rails: u16,
+    },
+}
+fn one_rail() -> u16 {
+    1
 }

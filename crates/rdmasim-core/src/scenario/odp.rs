@@ -2,7 +2,7 @@
 //! Paging pitfalls). One host reads `reads` buffers of `size` bytes from the other, posting one
 //! READ every `interval_us` (0 = all at once), round-robin over `qps` QPs, into and out of
 //! memory regions that are pinned or ODP on each side.
-use crate::hca::mr::MrMode;
+use crate::hca::mr_mode::{MrMode, PAGE};
 use serde::{Deserialize, Serialize};
 
 /// How an ODP side registers its memory.
@@ -100,7 +100,7 @@ pub fn check(o: &OdpReadsSection, hosts: u32, max_qps: u32) -> Result<(), (Strin
     if o.qps == 0 || o.qps > max_qps {
         return e("qps", format!("qps = {} is out of range; expected 1..={max_qps}", o.qps));
     }
-    if o.offset as u64 >= crate::hca::mr::PAGE {
+    if o.offset as u64 >= PAGE {
         return e("offset", format!("offset = {} is invalid; expected 0..=4095 bytes (within a page)", o.offset));
     }
     if o.client >= hosts {

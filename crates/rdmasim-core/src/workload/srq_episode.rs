@@ -17,54 +17,14 @@ use crate::engine::Time;
 use crate::ids::{HostId};
 use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
-use crate::hca::srq::{SrqFlowControl, SrqRef};
+use crate::hca::srq::SrqRef;
+use crate::scenario::srq::SrqFlowControl;
 use crate::hca::verbs::QpRef;
 use crate::report::tables::{row, Tables};
 use crate::world::{AppEvent, World};
-use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SrqEpisodeSection {
-    /// `stop-resume` (proposed) or `srq-limit` (conventional).
-    pub method: SrqFlowControl,
-    /// SEND size in bytes (the study: 64).
-    #[serde(default = "d_packet")]
-    pub packet_bytes: u32,
-    /// Buffers in the SRQ at the start and added per refill (the study: 64).
-    #[serde(default = "d_refill")]
-    pub refill: u32,
-    /// srq-limit: the threshold armed with ibv_modify_srq (MVAPICH2's MV2_SRQ_LIMIT default, 30).
-    #[serde(default = "d_limit")]
-    pub srq_limit: u32,
-    /// Post the SENDs inline (the study does not say; a plain program posts them by DMA).
-    #[serde(default)]
-    pub inline: bool,
-    /// SENDs posted back to back at t1 (default 1). More than the buffers left overflows the
-    /// SRQ: srq-limit answers with RNR NAKs (retry after the RNR timer), stop-resume stops.
-    #[serde(default = "d_burst")]
-    pub burst: u32,
-    #[serde(default)]
-    pub client: u32,
-    #[serde(default = "d_one")]
-    pub server: u32,
-}
-fn d_packet() -> u32 {
-    64
-}
-fn d_refill() -> u32 {
-    64
-}
-fn d_limit() -> u32 {
-    30
-}
-fn d_one() -> u32 {
-    1
-}
-fn d_burst() -> u32 {
-    1
-}
+pub use crate::scenario::srq_episode::SrqEpisodeSection;
 
 const TAG_FILL: u64 = 1;
 const TAG_DONE: u64 = 2;

@@ -6,7 +6,7 @@ use super::cost::{cost, CostOptions, CostReport};
 use super::port_errors::{rank, PortErrorReport};
 use super::snapshot::read_records;
 use super::{cost_table, diagnose_observed, CounterSnapshot, Observations, Report, Thresholds};
-use crate::fabric::build::generate;
+use crate::fabric::generate::generate;
 use crate::fabric::io::notes::Notes;
 use crate::fabric::io::{self, iblinkinfo, IoError};
 use crate::apps::fabric_report::{spec_from_json, FabricError};

@@ -109,7 +109,8 @@ pub fn slowest_gbps(rf: &RoutedFabric, capacity: &TiSlice<PortId, f64>, patterns
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fabric::build::{generate, FatTree, GeneratorSpec, Rails};
+    use crate::fabric::build::{FatTree, GeneratorSpec, Rails};
+    use crate::fabric::generate::generate;
     use crate::fabric::graph::NodeKind;
     use crate::fabric::rate::{LinkGen, LinkSpeed};
 

@@ -10,7 +10,8 @@ pub mod engines;
 pub mod tables;
 
 use crate::fabric::analysis::{count_routes, loads_from_counts, summarize, Components, FabricSummary, RouteCounts};
-use crate::fabric::build::{generate, GeneratorSpec};
+use crate::fabric::build::GeneratorSpec;
+use crate::fabric::generate::generate;
 use crate::fabric::graph::{GraphError, RoutedFabric};
 use crate::fabric::routing::SubnetRouting;
 use crate::fabric::io::notes::Notes;

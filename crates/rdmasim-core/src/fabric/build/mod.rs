@@ -20,8 +20,7 @@ pub use single_switch::{single_switch, SingleSwitch};
 pub use tsubame2::{tsubame2, Tsubame2};
 pub use xgft::{fat_tree_k, k_ary_n_tree, xgft, FatTree, KAryNTree, Xgft};
 
-use crate::fabric::graph::{FabricGraph, GraphError, RoutedFabric};
-use crate::fabric::routing;
+use crate::fabric::graph::{FabricGraph, GraphError};
 use serde::{Deserialize, Serialize};
 
 /// A generator and its parameters, as a scenario names it: `kind = "fat-tree-k"`, `k = 16`.
@@ -97,30 +96,6 @@ impl GeneratorSpec {
             GeneratorSpec::Tsubame2(t) => tsubame2(t),
             GeneratorSpec::Hyperx(h) => hyperx(h),
             other => single_rail(other.rail_topology()?.as_ref()),
-        }
-    }
-}
-
-/// Builds the graph and routes it with its default engine: dimension order on the
-/// hyper-crossbar, D-mod-K on everything else (all trees; a single switch or a cable is a
-/// trivial one).
-pub fn generate(spec: &GeneratorSpec) -> Result<RoutedFabric, GraphError> {
-    let graph = spec.build()?;
-    let lfts = match spec {
-        GeneratorSpec::Hyperx(_) => routing::dor::route(&graph)?,
-        _ => routing::dmodk::route(&graph)?,
-    };
-    Ok(RoutedFabric::new(graph, lfts))
-}
-
-impl GeneratorSpec {
-    /// The engine [`generate`] routes with, by name (to route the graph again after a change,
-    /// as `[topology] disable` does): dor on the hyper-crossbar (whose crossbars are not
-    /// cabled to each other, where `Engine::Dor` is [`routing::dor::route`]), dmodk elsewhere.
-    pub fn default_engine(&self) -> routing::Engine {
-        match self {
-            GeneratorSpec::Hyperx(_) => routing::Engine::Dor,
-            _ => routing::Engine::Dmodk,
         }
     }
 }

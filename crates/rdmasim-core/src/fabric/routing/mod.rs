@@ -25,6 +25,7 @@ pub mod least_loaded;
 pub mod minhop;
 pub mod minhop_mod;
 pub mod opensm_order;
+pub mod outcome;
 pub mod path;
 pub mod port_hops;
 pub mod roots;

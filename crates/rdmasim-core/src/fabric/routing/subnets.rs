@@ -3,24 +3,12 @@
 //! study's `hetero`). Here each connected component is cut out as a graph of its own (same
 //! names, GUIDs, LIDs and port numbers), routed by its rail's engine, and its tables are put
 //! back; LIDs are global, so the tables need no translation.
-use super::engine::{run, Engine, EngineOutput, Fallback, PathSls, RouteOptions};
+use super::engine::{run, Engine, EngineOutput, PathSls, RouteOptions};
 use crate::fabric::analysis::components::Components;
 use crate::fabric::graph::{FabricGraph, GraphError, Lfts, LinkProps, NodeKind, RoutedFabric};
 use crate::ids::{HostId, NodeId, TiVec};
-use serde::Serialize;
 
-/// How one subnet was routed.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SubnetRouting {
-    /// The lowest rail of the subnet's HCAs (a subnet with no HCA: 0).
-    pub rail: u16,
-    pub switches: usize,
-    pub endpoints: usize,
-    pub asked: Engine,
-    /// The engine whose tables the subnet has (`asked` unless it fell back).
-    pub used: Engine,
-    pub fallback: Option<Fallback>,
-}
+pub use super::outcome::SubnetRouting;
 
 /// A routed fabric and how each subnet got its tables.
 #[derive(Clone, Debug)]

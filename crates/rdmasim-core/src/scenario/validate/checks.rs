@@ -2,6 +2,7 @@
 //! one section to another (hosts of the topology, the port's MTU). Each section's check returns
 //! the key and message of the first problem it finds; [`check_scenario`] adds the source and
 //! the line.
+pub(super) use super::problem::{problem, Problem};
 use super::links::parse_link_selector;
 use super::messages::{did_you_mean, expected_for, fmt_f, quoted_list};
 use super::spans::SpanIndex;
@@ -13,14 +14,6 @@ use crate::scenario::{HardwareSection, LimitsSection, QpSection, Scenario, Scena
 
 /// Largest transmit staging buffer: 16 MiB, far beyond any NIC's on-chip memory.
 const MAX_TX_STAGING_BYTES: u32 = 16 << 20;
-
-/// The key path and message of the first problem a check found.
-pub(super) type Problem = (String, String);
-
-/// Fails a check at `key`.
-pub(super) fn problem<T>(key: &str, message: String) -> Result<T, Problem> {
-    Err((key.to_string(), message))
-}
 
 /// Runs every section's check; the first problem becomes a [`ScenarioError`] of `source`, with
 /// the line of its key when the scenario came from text.
@@ -42,7 +35,7 @@ fn check_sections(s: &Scenario) -> Result<(), Problem> {
     check_faults(s)?;
     check_output(s)?;
     check_limits(&s.limits)?;
-    crate::flow::run::check(s)
+    super::engine_checks::check_engine(s)
 }
 
 /// The floating-point (time-like) profile parameters an override may set; all must be finite

@@ -110,12 +110,6 @@ pub fn parse_link_selector(sel: &str, kind: TopologyKind, hosts: u32) -> Result<
     Ok(if both { vec![(a, b), (b, a)] } else { vec![(a, b)] })
 }
 
-// ------------------------------------------------------------------------------------------
-// Semantic checks
-// ------------------------------------------------------------------------------------------
-
-/// Semantic checks that types alone cannot express. Errors carry no line (there is no text);
-/// [`parse_toml`] runs the same checks with line numbers.
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 /// Which scenario a text is: the verbs engines' (scenario/mod.rs) or the PM engine's
-/// (ether/config.rs), which shares only some keys with it.
+/// (scenario/pm.rs), which shares only some keys with it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum ScenarioKind {
     Verbs,
@@ -105,19 +105,19 @@ fn relocate_workload_error(text: &str, pm: bool) -> Option<(String, String)> {
     }
     match kind.as_str() {
         Some("perftest") => workload_path_error::<PerftestSection>(table),
-        Some("srq-episode") => workload_path_error::<crate::workload::srq_episode::SrqEpisodeSection>(table),
+        Some("srq-episode") => workload_path_error::<crate::scenario::srq_episode::SrqEpisodeSection>(table),
         Some("flows") => workload_path_error::<crate::scenario::flows::FlowsSection>(table),
-        Some("mpi") => workload_path_error::<crate::workload::mpi::MpiSection>(table),
+        Some("mpi") => workload_path_error::<crate::scenario::mpi::MpiSection>(table),
         Some("odp-reads") => workload_path_error::<crate::scenario::odp::OdpReadsSection>(table),
         Some(other) => Some(("workload.kind".into(), format!("unknown variant `{other}`, expected one of `perftest`, `srq-episode`, `flows`, `mpi`, `odp-reads`"))),
         None => Some(("workload.kind".into(), format!("invalid type: {}, expected a string", describe_value(&kind)))),
     }
 }
 
-/// `relocate_workload_error` for a PM scenario's workload (ether/config.rs), whose kinds are
+/// `relocate_workload_error` for a PM scenario's workload (scenario/pm.rs), whose kinds are
 /// others.
 fn pm_workload_error(kind: &toml::Value, table: toml::Table) -> Option<(String, String)> {
-    use crate::ether::config::*;
+    use crate::scenario::pm::*;
     match kind.as_str() {
         Some("bandwidth") => workload_path_error::<PmBandwidth>(table),
         Some("mpi") => workload_path_error::<PmMpi>(table),
@@ -137,7 +137,7 @@ fn pm_workload_error(kind: &toml::Value, table: toml::Table) -> Option<(String, 
 /// (`expected_for`) do not fit it: none for its workload's keys but the kind.
 fn pm_accepts(key: &str) -> Option<String> {
     match key {
-        "workload.kind" => Some(super::messages::quoted_list(crate::ether::config::PM_WORKLOAD_KINDS)),
+        "workload.kind" => Some(super::messages::quoted_list(crate::scenario::pm::PM_WORKLOAD_KINDS)),
         k if k == "workload" || k.starts_with("workload.") => None,
         k => expected_for(k),
     }

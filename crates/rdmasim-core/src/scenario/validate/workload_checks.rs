@@ -1,13 +1,13 @@
 //! Checks of `[workload]`: each kind's ranges, and its hosts against the topology. The flows
 //! and odp-reads kinds check themselves (`scenario::flows`, `scenario::odp`).
-use super::checks::{problem, Problem};
+use super::problem::{problem, Problem};
 use super::{MAX_CQ_MOD, MAX_INLINE, MAX_ITERS, MAX_PSNS_PER_QP, MAX_QPS, MAX_SIZE, MAX_TX_DEPTH};
 use crate::hca::profile::HwProfile;
-use crate::hca::srq::SrqFlowControl;
+use crate::scenario::srq::SrqFlowControl;
 use crate::scenario::{PerftestSection, PerftestTest, Scenario, TopologyKind, TopologySection, WorkloadSection};
-use crate::workload::mpi::MpiSection;
+use crate::scenario::mpi::MpiSection;
 use crate::workload::perftest_settings::{self, PerftestSettings};
-use crate::workload::srq_episode::SrqEpisodeSection;
+use crate::scenario::srq_episode::SrqEpisodeSection;
 
 pub(super) fn check_workload(s: &Scenario, hw: &HwProfile) -> Result<(), Problem> {
     match &s.workload {
@@ -159,7 +159,7 @@ fn check_mpi(m: &MpiSection, topology: TopologyKind) -> Result<(), Problem> {
             format!("an eager message of {} B plus its 32 B header does not fit a {} B receive buffer; expected eager_threshold <= buffer_bytes - 32", m.eager_threshold, m.buffer_bytes),
         );
     }
-    if let Some(why) = crate::workload::mpi::trace::compute_scale_problem(m.compute_scale) {
+    if let Some(why) = crate::scenario::mpi::compute_scale_problem(m.compute_scale) {
         return problem("workload.compute_scale", why);
     }
     // MVAPICH2 caps MV2_NUM_HCAS at its MAX_NUM_HCAS (10, ibv_param.h) with a warning.

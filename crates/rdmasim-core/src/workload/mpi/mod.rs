@@ -25,122 +25,32 @@
 mod countdown;
 mod order;
 pub mod program;
+pub mod program_spec;
 pub mod rails;
 pub mod results;
 mod stall;
 pub mod synthetic;
 pub mod trace;
 
-/// A relative `path` named in scenario file `source`: beside that file when it is there, else
-/// as given (relative to the working directory).
-pub fn resolve_beside(path: &str, source: &str) -> String {
-    let p = std::path::Path::new(path);
-    if p.is_relative() {
-        if let Some(dir) = std::path::Path::new(source).parent().filter(|d| d.is_dir() && !d.as_os_str().is_empty()) {
-            let joined = dir.join(p);
-            if joined.exists() {
-                return joined.display().to_string();
-            }
-        }
-    }
-    path.to_string()
-}
+use crate::scenario::paths::resolve_beside;
 
 use crate::engine::Time;
 use crate::ids::{HcaId, HostId, ThreadId, TiVec};
 use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
-use crate::hca::srq::{SrqFlowControl, SrqRef};
+use crate::hca::srq::SrqRef;
+use crate::scenario::srq::SrqFlowControl;
 use crate::hca::verbs::QpRef;
 use crate::report::tables::{row, Tables};
 use crate::world::{AppEvent, World};
 use countdown::Countdown;
 use order::InOrder;
 use program::{is_collective_tag, Op, Program};
-use rails::{Rail, RailPlan, RailSharingPolicy};
-use serde::{Deserialize, Serialize};
+use rails::{Rail, RailPlan};
 use serde_json::json;
 use std::collections::VecDeque;
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MpiSection {
-    /// Trace directory (rank.<r>.trace files, `docs/srq.md`); or `program`.
-    #[serde(default)]
-    pub trace: String,
-    /// A generated program instead of a trace (`synthetic.rs`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub program: Option<synthetic::ProgramSpec>,
-    /// Nodes the job runs on, out of the fabric's hosts (default: all for a program; for a
-    /// trace, the first hosts it needs). The others are down (`nodes.rs`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nodes: Option<u32>,
-    /// The hosts that are down, by number; without it the missing ones are drawn.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub missing: Option<Vec<u32>>,
-    /// Seed of the draw of the missing hosts.
-    #[serde(default)]
-    pub missing_seed: u64,
-    /// Consecutive ranks placed on each host.
-    #[serde(default = "d_one")]
-    pub ranks_per_host: u32,
-    /// `srq-limit` (conventional) or `stop-resume` (proposed).
-    #[serde(default = "d_fc")]
-    pub flow_control: SrqFlowControl,
-    /// Receive buffers (WQEs) each rank keeps posted in its SRQ.
-    #[serde(default = "d_buffers")]
-    pub srq_buffers: u32,
-    /// srq-limit: the threshold; default buffers × 30/256, the ratio of MVAPICH2's defaults
-    /// (ibv_param.c: mv2_srq_limit = 30, mv2_srq_fill_size = 256), at least 1.
-    #[serde(default)]
-    pub srq_limit: Option<u32>,
-    /// Largest message sent eagerly (Open MPI openib BTL btl_openib_eager_limit default 12288).
-    #[serde(default = "d_eager")]
-    pub eager_threshold: u64,
-    /// Size of each receive buffer (the study: a fixed 32 KB).
-    #[serde(default = "d_buffer_bytes")]
-    pub buffer_bytes: u32,
-    /// Multiplies the recorded CPU time between calls (1 = as recorded).
-    #[serde(default = "d_scale")]
-    pub compute_scale: f64,
-    /// The (first) rail every rank communicates on (each host's rail-th HCA port).
-    #[serde(default)]
-    pub rail: u16,
-    /// Rails each rank drives, from `rail` on: MVAPICH2's `MV2_NUM_HCAS` (default 1,
-    /// ibv_param.c `rdma_num_hcas = 1`; at most its MAX_NUM_HCAS, 10). `rails.rs`.
-    #[serde(default = "d_num_hcas")]
-    pub num_hcas: u16,
-    /// Rendezvous payloads longer than this are striped over the rails: MVAPICH2's
-    /// `MV2_STRIPING_THRESHOLD`; default `eager_threshold × num_hcas`, its computed default
-    /// (`rails::default_striping_threshold`).
-    #[serde(default)]
-    pub striping_threshold: Option<u64>,
-    /// The rail of each unstriped message: MVAPICH2's `MV2_RAIL_SHARING_POLICY`
-    /// (`use-first`, `round-robin`, `fixed-mapping`; default `fixed-mapping`, as its).
-    #[serde(default)]
-    pub rail_sharing_policy: RailSharingPolicy,
-}
-fn d_num_hcas() -> u16 {
-    1
-}
-fn d_one() -> u32 {
-    1
-}
-fn d_fc() -> SrqFlowControl {
-    SrqFlowControl::SrqLimit
-}
-fn d_buffers() -> u32 {
-    256
-}
-fn d_eager() -> u64 {
-    12_288
-}
-fn d_buffer_bytes() -> u32 {
-    32 * 1024
-}
-fn d_scale() -> f64 {
-    1.0
-}
+pub use crate::scenario::mpi::MpiSection;
 
 /// Bytes of MPI envelope (source, tag, communicator, length, sequence) on every SEND:
 /// assumption, of the order of MVAPICH's and Open MPI's eager headers.

@@ -11,34 +11,13 @@
 //! - the data of a rendezvous message above the striping threshold is cut evenly over every
 //!   rail (`MPIDI_CH3I_MRAILI_Rendezvous_rput_push`, `ibv_rndv.c`: `inc = nbytes /
 //!   rdma_num_rails` on each rail, the last rail also takes the remainder).
-use serde::{Deserialize, Serialize};
 
 /// A rail of a host, as `World::hca_on_rail` numbers them (0 = each host's first HCA port).
 /// Every rail is a subnet of its own, so a connection joins two HCAs on the same rail.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Rail(pub u16);
 
-/// `MV2_RAIL_SHARING_POLICY`: the rail of a message that is not striped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum RailSharingPolicy {
-    /// `USE_FIRST`: always the first rail ("the best scenario for latency", ibv_priv.c).
-    UseFirst,
-    /// `ROUND_ROBIN`: each message on the next rail, one counter per process (ibv_priv.c
-    /// keeps it in a function-local static and pre-increments it: the first message goes on
-    /// the second rail).
-    RoundRobin,
-    /// `FIXED_MAPPING`, MVAPICH2's default (ibv_param.c: `rdma_rail_sharing_policy =
-    /// FIXED_MAPPING`, "better performance" than the earlier USE_FIRST): every message of a
-    /// process on its own rail, `rdma_process_binding_rail_offset = rails_per_hca ×
-    /// (local_id % num_hcas)` (rdma_iba_init.c), so the ranks of a host spread over the rails.
-    /// With MV2_NUM_HCAS set MVAPICH2 also turns on `MV2_PROCESS_PLACEMENT_AWARE_HCA_MAPPING`
-    /// (rdma_iba_priv.c), which picks the HCA of the process's NUMA node, again local_id %
-    /// HCAs among several; ASSUMPTION: every HCA sits on one NUMA node (the model has no
-    /// NUMA), where both give the same rail.
-    #[default]
-    FixedMapping,
-}
+pub use crate::scenario::mpi::RailSharingPolicy;
 
 /// The rails one rank uses and how it shares them.
 #[derive(Clone, Copy, Debug)]

@@ -68,12 +68,6 @@ pub struct TraceCounts {
     pub send_bytes: u64,
 }
 
-/// Why a `compute_scale` (the factor on a trace's recorded compute gaps) is refused, if it
-/// is: the verbs and PM MPI workloads check it alike.
-pub fn compute_scale_problem(scale: f64) -> Option<String> {
-    (!(scale.is_finite() && scale >= 0.0)).then(|| format!("compute_scale = {scale}: expected a finite number >= 0"))
-}
-
 /// Reads every `rank.<r>.trace` of a directory into a program; `cpu_scale` multiplies the
 /// recorded compute gaps.
 pub fn read_dir(dir: &Path, cpu_scale: f64) -> Result<(Program, TraceCounts), TraceError> {

@@ -1,8 +1,9 @@
 //! A PM run's description: the `[ethernet]`, `[host]`, `[pm]`, `[workload]`, `[output]` and
-//! `[limits]` sections of a scenario with `engine = "pm"` (docs/pm.md).
-use super::host_cost::HostCostConfig;
-use super::link::{EthRate, FlowControl};
-use super::pm::PmConfig;
+//! `[limits]` sections of a scenario with `engine = "pm"` (docs/pm.md). Checked by
+//! validate/pm.rs; run by ether/run.rs.
+use crate::ether::host_cost::HostCostConfig;
+use crate::ether::link::{EthRate, FlowControl};
+use crate::ether::pm_config::PmConfig;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -12,7 +13,8 @@ pub struct PmScenario {
     pub name: Option<String>,
     #[serde(default = "one")]
     pub seed: u64,
-    pub engine: String,
+    /// Always [`super::EngineKind::Pm`] (validate/pm.rs reads a scenario as PM's by it).
+    pub engine: super::EngineKind,
     pub ethernet: EthernetSection,
     #[serde(default)]
     pub host: HostCostConfig,
@@ -24,7 +26,7 @@ pub struct PmScenario {
     /// The same `[limits]` as every engine's (`max_sim_time_ms`, `max_events`); a PM run
     /// without them stops at [`DEFAULT_MAX_SIM_TIME_MS`] or [`DEFAULT_MAX_EVENTS`].
     #[serde(default)]
-    pub limits: crate::scenario::LimitsSection,
+    pub limits: super::LimitsSection,
 }
 
 fn one() -> u64 {
@@ -115,9 +117,9 @@ pub struct PmBandwidth {
 #[serde(deny_unknown_fields)]
 pub struct PmMpi {
     #[serde(default)]
-    pub library: super::mpi::profile::MpiLibrary,
+    pub library: crate::ether::mpi::profile::MpiLibrary,
     #[serde(default)]
-    pub program: Option<crate::workload::mpi::synthetic::ProgramSpec>,
+    pub program: Option<crate::workload::mpi::program_spec::ProgramSpec>,
     #[serde(default)]
     pub trace: Option<String>,
     /// Multiplies a trace's recorded compute gaps.

@@ -7,7 +7,8 @@
 //! and each name in the text is replaced by its host's index on its own line, so every later
 //! message keeps its line numbers. The keys that name hosts: `client` and `server` of the
 //! workload, of each `[[workload.flow]]` and of `[workload.kv]`.
-use super::{import_fabric, TopologySection};
+use super::resolve::import_fabric;
+use crate::scenario::TopologySection;
 use crate::fabric::graph::FabricGraph;
 use std::borrow::Cow;
 
@@ -66,7 +67,7 @@ pub fn resolve<'t>(text: &'t str, source: &str) -> Result<Cow<'t, str>, (String,
         None => None,
     };
     let graph = match topology {
-        Some(TopologySection { generator: Some(spec), .. }) => crate::fabric::build::generate(&spec).map_err(|e| ("topology.generator".to_string(), e.0))?.graph,
+        Some(TopologySection { generator: Some(spec), .. }) => crate::fabric::generate::generate(&spec).map_err(|e| ("topology.generator".to_string(), e.0))?.graph,
         Some(TopologySection { file: Some(file), lfts, cable_m, .. }) => import_fabric(&file, lfts.as_deref(), source, cable_m)?.0.graph,
         _ => return Err((first.path.clone(), format!("{:?} names a host, which only a fabric from topology.file or topology.generator has; expected a host index", first.name))),
     };

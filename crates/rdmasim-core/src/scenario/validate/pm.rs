@@ -1,0 +1,75 @@
+//! Reading and checking a PM scenario (`engine = "pm"`, scenario/pm.rs): the same parse errors
+//! as a fabric scenario's (key path, line, what was expected), then the values the types alone
+//! do not bound, against the switch and NIC the scenario names. What needs the built network
+//! (hosts of a topology, ports of a switch) is checked where ether/world.rs builds it.
+use super::parse_errors::{parse_error, ScenarioKind};
+use super::spans::SpanIndex;
+use crate::ether::framing::{max_payload, PmHeader};
+use crate::ether::link::FlowControl;
+use crate::ether::nic::e1000;
+use crate::ether::switch_profiles;
+use crate::scenario::pm::{PmAlltoall, PmMpi, PmScenario, PmWorkload};
+use crate::scenario::ScenarioError;
+
+/// The largest PM window: a receive array of 4 B slots per channel.
+const MAX_WINDOW: u32 = 1 << 16;
+
+/// Parses a PM scenario and checks its values; a relative trace path is resolved beside the
+/// scenario file.
+pub fn parse_pm(text: &str, source: &str) -> Result<PmScenario, ScenarioError> {
+    let de = toml::Deserializer::new(text);
+    let mut s: PmScenario = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        parse_error(ScenarioKind::Pm, text, source, &path, inner.message(), inner.span())
+    })?;
+    let spans = SpanIndex::build(text);
+    check(&s).map_err(|(key, message)| ScenarioError { source: source.into(), line: spans.as_ref().and_then(|sp| sp.line(&key)), key, message })?;
+    if let PmWorkload::Mpi(PmMpi { trace: Some(t), .. }) = &mut s.workload {
+        *t = crate::scenario::paths::resolve_beside(t, source);
+    }
+    Ok(s)
+}
+
+fn check(s: &PmScenario) -> Result<(), (String, String)> {
+    let err = |key: &str, message: String| Err((key.to_string(), message));
+    let Some(profile) = switch_profiles::by_name(&s.ethernet.switch) else {
+        let names: Vec<&str> = switch_profiles::builtin().iter().map(|p| p.name).collect();
+        return err("ethernet.switch", format!("unknown switch profile {:?}; expected one of {}", s.ethernet.switch, names.join(", ")));
+    };
+    if !(s.host.copy_mb_s >= 1.0 && s.host.copy_mb_s.is_finite()) {
+        return err("host.copy_mb_s", format!("{}: expected at least 1 MB/s", s.host.copy_mb_s));
+    }
+    if !(s.host.cpu_ghz > 0.0 && s.host.cpu_ghz.is_finite()) {
+        return err("host.cpu_ghz", format!("{}: expected a positive number", s.host.cpu_ghz));
+    }
+    if s.pm.window == 0 || s.pm.window > MAX_WINDOW || s.pm.ack_every == 0 || s.pm.ack_every > s.pm.window {
+        return err("pm.window", format!("window = {}, ack_every = {}: expected 1 ≤ ack_every ≤ window ≤ {MAX_WINDOW}", s.pm.window, s.pm.ack_every));
+    }
+    if s.pm.nic_depth == 0 {
+        return err("pm.nic_depth", "0: expected at least 1 (no packet could ever be sent)".into());
+    }
+    // The largest frame both the E1000 and the switch take, less the PM header.
+    let max_packet = max_payload(profile.max_frame_bytes.min(e1000().max_frame_bytes)) - PmHeader::BYTES;
+    if s.pm.packet_bytes == 0 || s.pm.packet_bytes > max_packet {
+        return err("pm.packet_bytes", format!("{}: expected 1..={max_packet} (the largest jumbo frame of the NIC and the {} switch, {} B, less the Ethernet and PM headers)", s.pm.packet_bytes, profile.name, profile.max_frame_bytes));
+    }
+    if !(s.pm.rto_us >= 1.0 && s.pm.rto_us <= 1e9) {
+        return err("pm.rto_us", format!("{}: expected 1 ≤ rto_us ≤ 1e9 µs", s.pm.rto_us));
+    }
+    if let PmWorkload::Alltoall(PmAlltoall { skew_us, .. }) = s.workload {
+        if !(0.0..=1e9).contains(&skew_us) {
+            return err("workload.skew_us", format!("{skew_us}: expected 0 ≤ skew_us ≤ 1e9 µs"));
+        }
+    }
+    let fcs = std::iter::once(("ethernet.flow_control".to_string(), s.ethernet.flow_control))
+        .chain(s.ethernet.links.iter().enumerate().map(|(i, l)| (format!("ethernet.links[{i}].flow_control"), l.flow_control)));
+    for (key, fc) in fcs {
+        if let FlowControl::Pause { xoff_bytes, xon_bytes } = fc {
+            if xon_bytes > xoff_bytes || xoff_bytes >= profile.buffer_bytes {
+                return err(&key, format!("xon_bytes = {xon_bytes}, xoff_bytes = {xoff_bytes}: expected xon ≤ xoff < the switch buffer ({} B)", profile.buffer_bytes));
+            }
+        }
+    }
+    super::check_limits(&s.limits)
+}
