@@ -210,6 +210,13 @@ def test_profiles_lists_parameters_with_values_and_sources(capsys):
     rows = json.loads(capsys.readouterr().out)
     assert {r["profile"] for r in rows} >= {"cx3-fdr", "cx4-edr", "cx5-edr"}
     assert set(rows[0]) == {"profile", "parameter", "part", "value", "overridden", "source", "doc"}
+    # The named hosts come after the profiles, each parameter with its source.
+    hosts = [r for r in rows if r["profile"] is None]
+    assert hosts and rows[-len(hosts):] == hosts and {r["host"] for r in hosts} >= {"cloudlab-r320", "umich-conflux"}
+    assert set(hosts[0]) == {"profile", "host", "about", "parameter", "part", "value", "source", "doc"}
+    assert main(["profiles", "cloudlab-r320"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("host cloudlab-r320: ") and "sandybridge" in out and "CONFIG_HZ=250" in out and "profile " not in out
     assert main(["profiles", "nope"]) == 2
 
 

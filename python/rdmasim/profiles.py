@@ -1,4 +1,5 @@
-"""Hardware profiles: every parameter with its value and the source it comes from."""
+"""Hardware profiles: every parameter with its value and the source it comes from; and the named
+hosts (a test bed's host part, ``[hardware] host``) that a scenario lays over a profile."""
 from __future__ import annotations
 
 import json
@@ -8,7 +9,7 @@ import pandas as pd
 
 from . import _core
 
-__all__ = ["profiles", "profile_names", "profile_rows", "link_data_bps"]
+__all__ = ["profiles", "profile_names", "profile_rows", "link_data_bps", "host_rows", "host_names", "host_values"]
 
 
 def profile_rows() -> List[Dict[str, Any]]:
@@ -45,3 +46,26 @@ def link_data_bps(profile: str) -> float:
     if v is None:
         raise KeyError(f"unknown profile {profile!r}, expected one of {', '.join(profile_names())}")
     return float(v)
+
+
+def host_rows() -> List[Dict[str, Any]]:
+    """Every parameter a built-in named host sets, as rows: host, about, parameter, part, value,
+    source, doc."""
+    return json.loads(_core.hosts_json())
+
+
+def host_names() -> List[str]:
+    """Names of the built-in named hosts, in the core's order."""
+    return list(dict.fromkeys(r["host"] for r in host_rows()))
+
+
+def host_values(name: str) -> Dict[str, Any]:
+    """The parameters a named host sets, by name.
+
+    Raises:
+        KeyError: ``name`` is not a built-in named host.
+    """
+    values = {r["parameter"]: r["value"] for r in host_rows() if r["host"] == name}
+    if not values:
+        raise KeyError(f"unknown host {name!r}, expected one of {', '.join(host_names())}")
+    return values

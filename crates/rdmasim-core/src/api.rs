@@ -131,6 +131,13 @@ pub fn profiles_json() -> String {
     serde_json::to_string(&rows).unwrap_or_else(|_| "[]".into())
 }
 
+/// Every parameter a built-in named host sets (`[hardware] host`), with its value and source,
+/// as JSON rows.
+pub fn hosts_json() -> String {
+    let rows: Vec<_> = crate::hca::host_profile::builtin().iter().flat_map(|h| h.table()).collect();
+    serde_json::to_string(&rows).unwrap_or_else(|_| "[]".into())
+}
+
 /// The values a perftest scenario runs with, every perftest default and limit applied
 /// ([`EffectivePerftest`]), as JSON. The Python CLI prints perftest's header from them before
 /// the run starts, rather than repeating perftest's rules.

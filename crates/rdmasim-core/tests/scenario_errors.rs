@@ -21,6 +21,7 @@ const CASES: &[(&str, &str, Option<usize>, &[&str])] = &[
     ("missing_workload.toml", "workload", None, &["missing required table [workload]", "kind = \"perftest\""]),
     ("missing_profile.toml", "hardware.profile", Some(2), &["missing required key `profile` in [hardware]", "\"cx3-fdr\", \"cx4-edr\", \"cx5-edr\""]),
     ("unknown_profile.toml", "hardware.profile", Some(3), &["unknown profile \"cx4-hdr\"", "did you mean `cx4-edr`?", "expected one of: \"cx3-fdr\", \"cx4-edr\", \"cx5-edr\""]),
+    ("unknown_host.toml", "hardware.host", Some(4), &["unknown host \"cloudlab-r230\"", "did you mean `cloudlab-r320`?", "expected one of: \"cloudlab-r320\", \"umich-conflux\""]),
     ("bad_topology_kind.toml", "topology.kind", Some(6), &["invalid value \"fat-tree\"", "expected one of: \"back-to-back\", \"single-switch\""]),
     ("bad_perftest_test.toml", "workload.test", Some(7), &["invalid value \"ib_write_bandwidth\"", "expected one of: \"ib_write_bw\", \"ib_write_lat\", \"ib_read_bw\", \"ib_read_lat\", \"ib_send_bw\", \"ib_send_lat\""]),
     ("bad_workload_kind.toml", "workload.kind", Some(6), &["invalid value \"gpu\"", "expected one of: \"perftest\""]),

@@ -325,6 +325,13 @@ fn profiles_json() -> String {
     api::profiles_json()
 }
 
+/// Every parameter a built-in named host sets as JSON rows
+/// (host, about, parameter, part, value, source, doc).
+#[pyfunction]
+fn hosts_json() -> String {
+    api::hosts_json()
+}
+
 /// The names Python offers, from the core's own definitions (perftest tests, generator kinds,
 /// routing engines, tables made while running), as JSON.
 #[pyfunction]
@@ -390,6 +397,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(doctor, m)?)?;
     m.add_function(wrap_pyfunction!(flow_rounds, m)?)?;
     m.add_function(wrap_pyfunction!(profiles_json, m)?)?;
+    m.add_function(wrap_pyfunction!(hosts_json, m)?)?;
     m.add_function(wrap_pyfunction!(names_json, m)?)?;
     m.add_function(wrap_pyfunction!(link_data_bps, m)?)?;
     m.add_function(wrap_pyfunction!(perftest_settings_json, m)?)?;

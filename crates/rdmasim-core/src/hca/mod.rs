@@ -1,7 +1,9 @@
 //! The host channel adapter: queue pairs and the RC transport (requester, responder), CQs,
-//! the NIC's send engine and QP scheduler, hardware profiles and counters.
+//! the NIC's send engine and QP scheduler, hardware profiles (and the named hosts laid over
+//! them) and counters.
 pub mod counters;
 pub mod cq;
+pub mod host_profile;
 pub mod mr;
 pub mod mr_mode;
 pub mod nic;

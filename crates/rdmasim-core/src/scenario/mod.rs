@@ -78,6 +78,10 @@ fn default_seed() -> u64 {
 pub struct HardwareSection {
     /// A named hardware profile: `cx3-fdr`, `cx4-edr`, `cx5-edr` (see `rdmasim profiles`).
     pub profile: String,
+    /// A named host (hca/host_profile.rs: a test bed's idle states, tick, …) laid over the
+    /// profile's host part; the overrides go on top.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     /// Any profile parameter, overridden for this scenario.
     #[serde(default)]
     pub overrides: crate::hca::profile::ProfileOverrides,
@@ -96,28 +100,47 @@ pub struct HostHardware {
     /// A named profile; without one, the run's profile with the run's overrides.
     #[serde(default)]
     pub profile: Option<String>,
+    /// A named host; without one, the run's when the entry names no profile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     /// Overrides on top of it (a switch's parameters have no place here).
     #[serde(default)]
     pub overrides: crate::hca::profile::ProfileOverrides,
 }
 
 impl HostHardware {
-    /// The entry as a whole `[hardware]` section (no hosts of its own): its profile and
-    /// overrides, the run's where it gives none.
+    /// The entry as a whole `[hardware]` section (no hosts of its own): its profile, host and
+    /// overrides; without a profile, the run's with the run's overrides under its own, and the
+    /// run's host unless it names one.
     pub fn as_section(&self, run: &HardwareSection) -> HardwareSection {
         match &self.profile {
-            Some(p) => HardwareSection { profile: p.clone(), overrides: self.overrides.clone(), hosts: Vec::new() },
-            None => HardwareSection { profile: run.profile.clone(), overrides: run.overrides.merged(&self.overrides), hosts: Vec::new() },
+            Some(p) => HardwareSection { profile: p.clone(), host: self.host.clone(), overrides: self.overrides.clone(), hosts: Vec::new() },
+            None => HardwareSection {
+                profile: run.profile.clone(),
+                host: self.host.clone().or_else(|| run.host.clone()),
+                overrides: run.overrides.merged(&self.overrides),
+                hosts: Vec::new(),
+            },
         }
     }
 }
 
 impl HardwareSection {
-    /// The named profile with the overrides applied, and the names of the parameters they
-    /// changed; None for an unknown name.
+    /// What the scenario lays over the named profile: the named host's values with the
+    /// overrides on top; None for an unknown host.
+    pub fn changes(&self) -> Option<crate::hca::profile::ProfileOverrides> {
+        let host = match &self.host {
+            Some(name) => crate::hca::host_profile::by_name(name)?.values.clone(),
+            None => Default::default(),
+        };
+        Some(host.merged(&self.overrides))
+    }
+
+    /// The named profile with the named host and the overrides applied, and the names of the
+    /// parameters they set; None for an unknown name.
     pub fn resolved_profile(&self) -> Option<(crate::hca::profile::HwProfile, Vec<&'static str>)> {
         let (mut hw, _) = crate::hca::profile::by_name(&self.profile)?;
-        let overridden = hw.apply(&self.overrides);
+        let overridden = hw.apply(&self.changes()?);
         Some((hw, overridden))
     }
 

@@ -8,6 +8,7 @@ use super::messages::{did_you_mean, expected_for, fmt_f, quoted_list};
 use super::spans::SpanIndex;
 use super::workload_checks::check_workload;
 use super::{min_vl_buffer_bytes, CREDIT_BYTES, MAX_BER, MAX_CABLE_M, MAX_INFLIGHT_PACKETS, MAX_ODP_FAULT_WORKERS, MAX_PACKET_HEADER_BYTES, MAX_SINGLE_SWITCH_HOSTS, VALID_LINK_WIDTHS, VALID_MTUS};
+use crate::hca::host_profile;
 use crate::hca::profile::{self, HwProfile, ProfileOverrides};
 use crate::hca::rx_dma::{VALID_MPS, VALID_PCIE_LANES};
 use crate::scenario::{HardwareSection, LimitsSection, QpSection, Scenario, ScenarioError, TopologyKind, TopologySection};
@@ -133,7 +134,8 @@ fn check_host_hardware(s: &Scenario) -> Result<(), Problem> {
     Ok(())
 }
 
-/// The profile named in `[hardware]` with its overrides applied, once every override is in range.
+/// The profile named in `[hardware]` with its named host and overrides applied, once the names
+/// are known and every override is in range.
 fn check_hardware(h: &HardwareSection) -> Result<HwProfile, Problem> {
     let names = profile::names();
     let Some((base, _)) = profile::by_name(&h.profile) else {
@@ -146,6 +148,11 @@ fn check_hardware(h: &HardwareSection) -> Result<HwProfile, Problem> {
                 quoted_list(&names)
             ),
         );
+    };
+    let Some(changes) = h.changes() else {
+        let host = h.host.as_deref().unwrap_or_default();
+        let hosts = host_profile::names();
+        return problem("hardware.host", format!("unknown host \"{host}\"{}; expected one of: {}", did_you_mean(host, &hosts), quoted_list(&hosts)));
     };
     let o = &h.overrides;
     let ov = |k: &str| format!("hardware.overrides.{k}");
@@ -212,7 +219,7 @@ fn check_hardware(h: &HardwareSection) -> Result<HwProfile, Problem> {
         return problem(&ov("arbitration_chunk_bytes"), "arbitration_chunk_bytes = 0 is invalid; expected an integer >= 1 (bytes)".into());
     }
     let mut hw: HwProfile = base;
-    hw.apply(o);
+    hw.apply(&changes);
     if hw.os_tick_detour_max_ns < hw.os_tick_detour_min_ns {
         let k = if o.os_tick_detour_max_ns.is_some() { "os_tick_detour_max_ns" } else { "os_tick_detour_min_ns" };
         return problem(

@@ -1,7 +1,7 @@
 //! What a key accepts and what was wrong with it, in words: the expected-value table (also
 //! the source of `docs/scenario.md`'s wording), serde messages rewritten, "did you mean" hints
 //! and numbers written as a user would write them.
-use crate::hca::profile;
+use crate::hca::{host_profile, profile};
 
 /// What a key accepts, in words, for messages and for `docs/scenario.md`. Array elements are
 /// written `faults[].link`.
@@ -12,6 +12,7 @@ pub fn expected_for(key: &str) -> Option<String> {
         "seed" => "an integer 0..=9223372036854775807",
         "hardware" => "a table with `profile = \"<name>\"` and optional [hardware.overrides]",
         "hardware.profile" => return Some(format!("a profile name: {}", quoted_list(&profile::names()))),
+        "hardware.host" | "hardware.hosts[].host" => return Some(format!("a host name: {}", quoted_list(&host_profile::names()))),
         "hardware.overrides" => "a table of hardware profile parameters",
         "hardware.overrides.link_gen" => "one of \"sdr\", \"ddr\", \"qdr\", \"fdr10\", \"fdr\", \"edr\", \"hdr\"",
         "hardware.overrides.link_width" => "a lane count: 1, 4 or 12",
