@@ -288,7 +288,7 @@ def test_a_study_that_fails_keeps_the_other_studies_rows(monkeypatch, capsys, tm
 ])
 def test_a_bad_study_variable_is_named_before_any_study_runs(monkeypatch, capsys, tmp_path, var, value, named):
     import rdmasim.reproduce as reproduce
-    from rdmasim.reproduce import isolation as iso
+    from rdmasim.reproduce import _isolation_settings as settings
 
     ran = []
     monkeypatch.setattr(reproduce, "run_study", lambda name, progress=False: ran.append(name) or [])
@@ -299,7 +299,8 @@ def test_a_bad_study_variable_is_named_before_any_study_runs(monkeypatch, capsys
     # Another study alone does not read the variable, so it is not stopped by it.
     assert main(["reproduce", "perftest", "--json", "-o", str(tmp_path)]) == 0 and ran == ["perftest"]
     # The check changed none of the study's settings.
-    assert (iso.MOUSE_MESSAGES, iso.KV_REQUESTS, iso.HERD_WINDOW, iso.TICK_HZ_OVERRIDE) == (1_000_000, 300_000, 4, None)
+    assert (settings.MOUSE_MESSAGES, settings.KV_REQUESTS, settings.HERD_WINDOW, settings.TICK_HZ_OVERRIDE,
+            settings.TICK_ENTRY_EXIT_NS_OVERRIDE) == (1_000_000, 300_000, 4, None, None)
 
 
 def test_reproduce_unknown_study_exits_2():

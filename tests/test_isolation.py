@@ -1,11 +1,13 @@
 """The isolation reproduction on reduced cases: scenarios run, rows have the common form."""
+from rdmasim.profiles import host_values
 from rdmasim.reproduce import ROW_KEYS
+from rdmasim.reproduce import _isolation_settings as settings
 from rdmasim.reproduce import isolation as iso
 from rdmasim.reproduce._checks import Between
 
 
 def test_elephant_pair_reduced_case_is_unfair_and_rows_have_the_common_form(monkeypatch):
-    monkeypatch.setattr(iso, "ELEPHANT_MESSAGES", 10)
+    monkeypatch.setattr(settings, "ELEPHANT_MESSAGES", 10)
     c = iso.Cases(None)
     c.add(("C2", "event", 1, 4), iso.elephant_pair("cx3-fdr", ("write", iso.MB), ("write", 4 * iso.MB)))
     c.add(("C2", "busy", 1, 4), iso.elephant_pair("cx3-fdr", ("write", iso.MB), ("write", 4 * iso.MB), "busy"))
@@ -84,24 +86,34 @@ def test_study_rows_are_classified_and_seeded_figures_are_samples():
     assert ratio_row["seeds"] == len(iso.EDR_IDLE_TABLES) * len(iso.ELEPHANT_SEEDS) and ratio_row["ok"]
 
 
-def test_isolation_cases_run_with_the_hosts_scheduler_tick():
-    # OS noise (docs/isolation.md 2.6): both study clusters' kernels tick at 250 Hz.
-    for profile in ("cx3-fdr", "cx4-edr"):
-        hw = iso.scenario(profile, [iso.flow("write", 10, count=1)])["hardware"]["overrides"]
-        assert hw["os_tick_hz"] == iso.HOST_TICK_HZ[profile] == 250.0
-        # ... and every tick pays the interrupt entry/exit around its handler (osnoise-tracer.rst).
-        assert hw["os_tick_entry_exit_ns"] == iso.TICK_ENTRY_EXIT_NS == 898.0
-
-
-def test_isolation_hosts_idle_states_follow_the_clusters_cpus():
-    # docs/isolation.md 2.2: CloudLab's FDR r320 nodes are Sandy Bridge-EN (snb_cstates); the
-    # EDR hosts are undocumented and keep the Haswell-EP stand-in.
-    for profile, table in (("cx3-fdr", "sandybridge"), ("cx4-edr", "haswell-pkg")):
-        hw = iso.scenario(profile, [iso.flow("write", 10, count=1)])["hardware"]["overrides"]
-        assert hw["cpu_idle"] == iso.HOST_CPU_IDLE[profile] == table
+def test_isolation_cases_run_on_the_study_hosts_named_in_the_profile_system():
+    # docs/isolation.md 2.2, 2.6: CloudLab's FDR r320 nodes are Sandy Bridge-EN (snb_cstates); the
+    # EDR hosts are undocumented and keep the Haswell-EP stand-in; both kernels tick at 250 Hz, and
+    # every tick pays the interrupt entry/exit around its handler (osnoise-tracer.rst).
+    for profile, host, table in (("cx3-fdr", "cloudlab-r320", "sandybridge"), ("cx4-edr", "umich-conflux", "haswell-pkg")):
+        hw = iso.scenario(profile, [iso.flow("write", 10, count=1)])["hardware"]
+        assert hw["host"] == iso.HOSTS[profile] == host
+        assert host_values(host) == {"cpu_idle": table, "os_tick_hz": 250.0, "os_tick_entry_exit_ns": 898.0}
+        # The study carries none of the hosts' numbers itself.
+        assert not {"cpu_idle", "os_tick_hz", "os_tick_entry_exit_ns"} & set(hw["overrides"])
+    assert iso.edr_host_idle() == "haswell-pkg"
     # An explicit override still wins (the mechanism can be switched off per case).
-    hw = iso.scenario("cx3-fdr", [iso.flow("write", 10, count=1)], overrides={"cpu_idle": "none"})["hardware"]["overrides"]
-    assert hw["cpu_idle"] == "none"
+    hw = iso.scenario("cx3-fdr", [iso.flow("write", 10, count=1)], overrides={"cpu_idle": "none"})["hardware"]
+    assert hw["overrides"]["cpu_idle"] == "none" and hw["host"] == "cloudlab-r320"
+
+
+def test_the_tick_variables_override_the_named_hosts(monkeypatch):
+    saved = settings.saved()
+    monkeypatch.setenv("RDMASIM_ISOLATION_TICK_HZ", "100")
+    monkeypatch.setenv("RDMASIM_ISOLATION_TICK_ENTRY_EXIT_NS", "0")
+    try:
+        settings.from_env()
+        hw = iso.scenario("cx4-edr", [iso.flow("write", 10, count=1)])["hardware"]
+    finally:
+        settings.restore(saved)
+    assert hw["host"] == "umich-conflux"
+    assert (hw["overrides"]["os_tick_hz"], hw["overrides"]["os_tick_entry_exit_ns"]) == (100.0, 0.0)
+    assert (settings.TICK_HZ_OVERRIDE, settings.TICK_ENTRY_EXIT_NS_OVERRIDE) == (None, None)
 
 
 def test_isolation_uses_the_study_tools_path_mtu_and_justitias_split():
@@ -135,8 +147,8 @@ def test_every_case_family_runs_on_both_profiles():
     # twice; the other modelled tables run beside it.
     assert all(iso.C7_ELEPHANTS + (s,) in c.futures for s in iso.ELEPHANT_SEEDS)
     assert not any(k[0] == "C7" for k in c.futures)
-    assert {k[1] for k in c.futures if k[0] == "C7-idle"} == set(iso.EDR_IDLE_TABLES) - {iso.HOST_CPU_IDLE["cx4-edr"]}
-    assert iso.other("cx3-fdr") == "cx4-edr" and iso.other("cx4-edr") == "cx3-fdr"
+    assert {k[1] for k in c.futures if k[0] == "C7-idle"} == set(iso.EDR_IDLE_TABLES) - {iso.edr_host_idle()}
+    assert settings.other("cx3-fdr") == "cx4-edr" and settings.other("cx4-edr") == "cx3-fdr"
 
 
 def test_mice_and_herd_split_their_counts_among_the_seeds():
@@ -146,11 +158,11 @@ def test_mice_and_herd_split_their_counts_among_the_seeds():
         keys = [k for k in c.futures if k[0] == family]
         assert {k[-1] for k in keys} == set(iso.SEEDS)
     mouse = c.futures[("mouse", "cx3-fdr", 10, None, 1)][0]
-    assert mouse["workload"]["flow"][0]["count"] * len(iso.SEEDS) == iso.MOUSE_MESSAGES
+    assert mouse["workload"]["flow"][0]["count"] * len(iso.SEEDS) == settings.MOUSE_MESSAGES
     herd = c.futures[("C8", "cx4-edr", "GET", None, 1)][0]
-    assert herd["workload"]["kv"]["requests"] * len(iso.SEEDS) == iso.KV_REQUESTS
+    assert herd["workload"]["kv"]["requests"] * len(iso.SEEDS) == settings.KV_REQUESTS
     # The sensitivities' callers still get the whole count from mouse_case / kv_case.
-    assert iso.mouse_case("cx3-fdr", 10, None)["workload"]["flow"][0]["count"] == iso.MOUSE_MESSAGES
+    assert iso.mouse_case("cx3-fdr", 10, None)["workload"]["flow"][0]["count"] == settings.MOUSE_MESSAGES
 
 
 def _synthetic(c2_dip=False, herd_growth=3.0):

@@ -6,7 +6,7 @@ polled), and bandwidth, message rate and latency count only while both flows are
 study's tool (a modified perftest) measured them. The unfairness comes from named model
 mechanisms (docs/isolation.md):
 
-- ``cpu_idle`` (host, ``HOST_CPU_IDLE``): a thread waiting by event sleeps between its
+- ``cpu_idle`` (host, the named hosts of ``HOSTS``): a thread waiting by event sleeps between its
   messages; its core enters the idle state the governor picks from the previous idle length and
   the wake-up pays that state's exit latency: intel_idle.c's Sandy Bridge table on cx3-fdr
   (CloudLab r320, Xeon E5-2450), the Haswell table with core/package exits on cx4-edr (a
@@ -22,12 +22,17 @@ mechanisms (docs/isolation.md):
 
 - ``os_tick_hz`` (host OS noise): the scheduler tick interrupts every busy core 1/HZ apart and
   holds it for a detour (~2 us), so the few mouse messages whose post or completion meets a tick
-  form the latency tail (C5, C6, C8 99.99th); ``HOST_TICK_HZ`` per profile, and the interrupt
-  entry/exit around each tick's handler (``os_tick_entry_exit_ns``, ``TICK_ENTRY_EXIT_NS``).
+  form the latency tail (C5, C6, C8 99.99th); the rate is the named host's, as is the interrupt
+  entry/exit around each tick's handler (``os_tick_entry_exit_ns``).
 
-They are set on the cx3-fdr and cx4-edr profiles for every case (``ISOLATION_OVERRIDES``,
-``HOST_CPU_IDLE``). The
-Justitia-like sender-side scheduler (split + pace) is evaluated on the same cases.
+The NIC's are set on the cx3-fdr and cx4-edr profiles for every case (``ISOLATION_OVERRIDES``);
+the hosts' are the study's test beds, named hosts of the profile system (``HOSTS``: `rdmasim
+profiles` lists their values and sources). The Justitia-like sender-side scheduler (split +
+pace) is evaluated on the same cases.
+
+The study's settings and variables are in _isolation_settings.py, the published figures in
+_isolation_targets.py and what the rows and plots read from the runs in _isolation_figures.py:
+the other profile's rows and the plots read those, not this module.
 
 Every case family runs on both profiles (issue #5): the study ran C1-C6 on cx3-fdr and C7-C8 on
 cx4-edr (``STUDY_PROFILE``); the rows of the profile the study did not run come after the study's
@@ -35,7 +40,8 @@ rows (``other_profile_rows``), are judged by the same shape test, say so in thei
 ``sensitivity`` rows (not figures of the seed).
 
 Counts are reduced from the study's (1 TB per elephant cell, 10 M mouse messages, 5 M HERD
-requests) to what runs in minutes; see MOUSE_MESSAGES and docs/isolation.md for why.
+requests) to what runs in minutes; see _isolation_settings.MOUSE_MESSAGES and docs/isolation.md
+for why.
 
 Every case runs with each of ``SEEDS``: the seed draws the scheduler tick's phase and detours,
 which set the latency tails (99.99th) and move the elephants' ratios by about 0.001. Mice and
@@ -58,89 +64,50 @@ from __future__ import annotations
 import copy
 import math
 import os
-import statistics
 from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from ..envvars import EnvVarError, env_float, env_int, env_switch
+from ..envvars import EnvVarError
 from ..errors import ScenarioError
+from ..profiles import host_values
 from ..runner import validate
 from ..sweep import run_point
 from . import Samples, row
+from . import _isolation_settings as settings
 from ._checks import AtLeast, AtMost, Between, Claim, Every, Most, Near, Within
+from ._isolation_figures import (c1_figures, c2_figures, c4_event_bases, c4_figures, c8_growth_text, c8_least_growth,
+                                 dips_text, fmt, kv_medians, med, mfig, rng, same_over_seeds)
+from ._isolation_settings import (BASES_MB, CPU_SIZES, ELEPHANT_SEEDS, ENV_VARS, GB, INLINE_MAX, MB, MOUSE_SIZES,
+                                  PROFILES, SEEDS, SIZE_RATIOS, STUDY_PROFILE, VERBS)
+from ._isolation_targets import (C2_STEP, C2_TWINS, C4_BUSY_BASIS, C4_EVENT_HIGH, C4_EVENT_LOW, C4_RISE, C5_MEDIAN,
+                                 C5_MEDIAN_MOVE, C5_RATE, C5_RATE_DROP, C5_TAIL, C6_ALONE, C6_MEDIAN_10B, C6_RATE,
+                                 C6_SLOWDOWN, C6_TAIL_MAX, C7_MITIGATION, C7_SLOWDOWN, C8_MAX_GROWTH, C8_SEVERAL_FOLD,
+                                 FAIR_RATIO, SLIDE_PAIRING)
 
 TITLE = "Performance isolation anomalies in RDMA (seeds/002): elephants, mice, CPU, HERD, Justitia-like mitigation"
 ORDER = 30
 
-MB = 1 << 20
-GB = 1 << 30
 #: The two mechanisms the study's anomalies are traced to, on for every case. Both are
 #: assumptions (docs/isolation.md 2.1, 2.3), not values solved from a figure: the 16 KiB chunk is
 #: the profiles' own assumption, and the C6 1 KB mouse's msgs/s row is in range with or without
 #: fetch on schedule (0.20-0.22 M/s with it, 0.39 without; 0.12-0.525 accepted).
 ISOLATION_OVERRIDES = {"arbitration": "chunk-round-robin", "wqe_fetch_on_schedule": True}
-#: The hosts' idle states (docs/isolation.md 2.2). cx3-fdr: CloudLab's ConnectX-3 FDR nodes are
-#: r320 (Xeon E5-2450, Sandy Bridge-EN; CloudLab/Apt manual, "Hardware"; Justitia's pacer.c tunes
-#: its batch for "r320"), whose intel_idle table is snb_cstates. cx4-edr: Conflux's hosts are not
-#: documented (ppc64el per sec. 2.6); a Haswell-EP host is a stand-in assumption. C7's EDR
-#: elephant ratio, the one study row this table sets, runs with every modelled table
-#: (``EDR_IDLE_TABLES``) instead of this one alone.
-HOST_CPU_IDLE = {"cx3-fdr": "sandybridge", "cx4-edr": "haswell-pkg"}
+#: The study's test-bed hosts by profile: named hosts of the profile system, whose idle states,
+#: scheduler tick and tick entry/exit `rdmasim profiles` lists with their sources
+#: (docs/isolation.md 2.2, 2.6). cx3-fdr: CloudLab's r320 nodes (Sandy Bridge-EN, HZ 250).
+#: cx4-edr: UMich Conflux's hosts are not documented, every value is a stand-in; C7's EDR
+#: elephant ratio, the one study row its idle table sets, runs with every modelled table
+#: (``EDR_IDLE_TABLES``) instead of that one alone.
+HOSTS = {"cx3-fdr": "cloudlab-r320", "cx4-edr": "umich-conflux"}
 #: The idle tables C7's EDR 1 MB vs 1 GB ratio is run with: the EDR hosts' CPUs are unknown, so
 #: the row reports every modelled table (docs/isolation.md 2.2), not the one that matches.
 EDR_IDLE_TABLES = ("haswell-pkg", "haswell", "sandybridge")
-#: The study's hosts' scheduler tick (docs/isolation.md 2.6): CONFIG_HZ=250 of Ubuntu's generic
-#: kernels on amd64 (CloudLab, cx3-fdr) and on ppc64el (Conflux, cx4-edr: that it ran Ubuntu is an
-#: assumption). RDMASIM_ISOLATION_TICK_HZ overrides both (0 = no tick noise).
-HOST_TICK_HZ = {"cx3-fdr": 250.0, "cx4-edr": 250.0}
-TICK_HZ_OVERRIDE: Optional[float] = None
-#: Interrupt entry + exit around each tick's handler, ns (docs/isolation.md 2.6): the one full
-#: noise sample of the kernel's osnoise-tracer.rst splits into 316 ns before the local_timer
-#: handler and 1581 ns after it until the woken thread runs, of which the switch back (999 ns) is
-#: taken as the switch cost: 316 + (1581 - 999) = 898 ns (bounds 316..1897 ns; an estimate from
-#: the trace, not solved from a C figure). RDMASIM_ISOLATION_TICK_ENTRY_EXIT_NS overrides it
-#: (0 = the handler only).
-TICK_ENTRY_EXIT_NS = 898.0
-#: The seeds every case runs with (the tick's phase and detours are drawn from the seed).
-SEEDS = (1, 2, 3, 4, 5)
-#: Seeds of the elephant cases (C1-C3, C7's ratio, the paced pair): the tick moves their ratios
-#: by at most 0.001, but they run with every seed all the same.
-ELEPHANT_SEEDS = SEEDS
-#: Mouse messages per case, split among the SEEDS (200 k each): the study sent 10 M; 1 M keeps
-#: the whole reproduction within a minute (a 10 B mouse beside an elephant costs ~22 events per
-#: message; see docs/isolation.md for the measured rate). Each seed's 99.99th is its 20th-longest
-#: message, among the ~60 that meet a tick, the same share of them as 100 of ~310 in 1 M.
-MOUSE_MESSAGES = 1_000_000
-#: HERD requests per case, split among the SEEDS (the study: 5 M).
-KV_REQUESTS = 300_000
-#: Requests a HERD client keeps outstanding: the study ran HERD as published with SIGCOMM'14
-#: (its ref. [1]), whose client keeps a sliding window of WINDOW_SIZE = 4 (efficient/HERD
-#: common.h; main.c run_client polls the oldest response once num_req - num_resp == WINDOW_SIZE).
-#: (efficient/rdma_bench's later HERD batches 32: not the code the study cites.)
-HERD_WINDOW = 4
-#: HERD's server answers a request at the second push of its 2-stage pipeline after it
-#: (efficient/HERD main.c run_server / process_pipeline, FAIL_LIM 100 from common.h); the CPU
-#: time of one empty poll is the model's assumed default (`empty_poll_ns`, docs/isolation.md
-#: sec. 3). RDMASIM_ISOLATION_KV_PIPELINE=0 turns it off.
-HERD_SERVER_PIPELINE = True
-#: Messages of the smaller elephant in a cell (the window closes when it has sent them).
-ELEPHANT_MESSAGES = 40
-VERBS = ("write", "read", "write_imm", "send")
-BASES_MB = (1, 2, 5, 10, 100)
-SIZE_RATIOS = (1, 2, 5, 10, 100, 1000)
-CPU_SIZES = (10, 100, 1_000, 10_000, 100_000, MB, 10 * MB, 100 * MB, GB)
-MOUSE_SIZES = (10, 100, 1000)
-#: The study inlined 10 B and 100 B messages.
-INLINE_MAX = 100
-FAIR_RATIO = 1.10
-PROFILES = ("cx3-fdr", "cx4-edr")
-#: The profile the study ran each case family on (slides 38-41: EDR on UMich Conflux).
-STUDY_PROFILE = {"C1": "cx3-fdr", "C2": "cx3-fdr", "C3": "cx3-fdr", "C4": "cx3-fdr", "C8": "cx4-edr"}
 
 
-def other(profile: str) -> str:
-    return PROFILES[1 - PROFILES.index(profile)]
+def edr_host_idle() -> str:
+    """The idle table of the EDR hosts' stand-in (the one C1's cx4-edr cells run with)."""
+    return str(host_values(HOSTS["cx4-edr"])["cpu_idle"])
 
 
 # ----------------------------------------------------------------------------------------
@@ -187,18 +154,20 @@ def scenario(profile: str, flows: Sequence[Dict[str, Any]], kv: Optional[Dict[st
     if kv:
         w["kv"] = kv
     hw = dict(overrides or ISOLATION_OVERRIDES)
-    hw.setdefault("cpu_idle", HOST_CPU_IDLE.get(profile, "none"))
-    hw.setdefault("os_tick_hz", TICK_HZ_OVERRIDE if TICK_HZ_OVERRIDE is not None else HOST_TICK_HZ.get(profile, 0.0))
-    hw.setdefault("os_tick_entry_exit_ns", TICK_ENTRY_EXIT_NS)
-    return {"seed": 1, "hardware": {"profile": profile, "overrides": hw},
-            "topology": dict(TOPOLOGY), "qp": {"mtu": PATH_MTU}, "workload": w}
+    # RDMASIM_ISOLATION_TICK_* replace the named hosts' tick (an override wins over the host).
+    if settings.TICK_HZ_OVERRIDE is not None:
+        hw.setdefault("os_tick_hz", settings.TICK_HZ_OVERRIDE)
+    if settings.TICK_ENTRY_EXIT_NS_OVERRIDE is not None:
+        hw.setdefault("os_tick_entry_exit_ns", settings.TICK_ENTRY_EXIT_NS_OVERRIDE)
+    hardware: Dict[str, Any] = {"profile": profile, "host": HOSTS[profile], "overrides": hw}
+    return {"seed": 1, "hardware": hardware, "topology": dict(TOPOLOGY), "qp": {"mtu": PATH_MTU}, "workload": w}
 
 
 def elephant_pair(profile: str, a: Tuple[str, int], b: Tuple[str, int], polling: str = "event",
                   **extra: Any) -> Dict[str, Any]:
     """Two elephants: the smaller messages count the window; a larger one runs beside them."""
     (va, sa), (vb, sb) = sorted((a, b), key=lambda f: f[1])
-    n = ELEPHANT_MESSAGES if sa < 64 * MB else max(1, (ELEPHANT_MESSAGES * MB) // sa)
+    n = settings.ELEPHANT_MESSAGES if sa < 64 * MB else max(1, (settings.ELEPHANT_MESSAGES * MB) // sa)
     fa = flow(va, sa, count=n, polling=polling, **extra)
     fb = flow(vb, sb, background=True, polling=polling, **extra) if sb > sa else flow(vb, sb, count=n, polling=polling, **extra)
     return scenario(profile, [fa, fb])
@@ -208,7 +177,7 @@ def mouse_case(profile: str, size: int, against: Optional[Tuple[int, str]], coun
                **elephant_extra: Any) -> Dict[str, Any]:
     """A busy-polled WRITE mouse of ``count`` messages (default MOUSE_MESSAGES), alone or beside
     a background flow ``against`` = (size, polling)."""
-    fl = [flow("write", size, count=count or MOUSE_MESSAGES, polling="busy")]
+    fl = [flow("write", size, count=count or settings.MOUSE_MESSAGES, polling="busy")]
     if against:
         other, polling = against
         fl.append(flow("write", other, background=True, polling=polling, **elephant_extra))
@@ -218,8 +187,8 @@ def mouse_case(profile: str, size: int, against: Optional[Tuple[int, str]], coun
 def kv_case(profile: str, get_fraction: float, background: Optional[int], requests: Optional[int] = None,
             **elephant_extra: Any) -> Dict[str, Any]:
     """HERD with ``requests`` requests (default KV_REQUESTS), alone or beside a background flow."""
-    kv = {"requests": requests or KV_REQUESTS, "get_fraction": get_fraction, "window": HERD_WINDOW,
-          "server_pipeline": HERD_SERVER_PIPELINE}
+    kv = {"requests": requests or settings.KV_REQUESTS, "get_fraction": get_fraction, "window": settings.HERD_WINDOW,
+          "server_pipeline": settings.HERD_SERVER_PIPELINE}
     fl = [flow("write", background, background=True, **elephant_extra)] if background else []
     return scenario(profile, fl, kv=kv)
 
@@ -318,7 +287,7 @@ def submit_all(c: Cases) -> None:
     # The longest cases (mice and HERD beside an elephant, tens of millions of events each) go
     # first: the pool runs cases in submission order, so a long case submitted last would
     # leave the other worker idle at the end.
-    mice, requests = per_seed(MOUSE_MESSAGES), per_seed(KV_REQUESTS)
+    mice, requests = per_seed(settings.MOUSE_MESSAGES), per_seed(settings.KV_REQUESTS)
     # C5 / C6 / C7: mice.
     for profile in PROFILES:
         c.add_seeded(("mouse", profile, 10, None), mouse_case(profile, 10, None, mice))
@@ -353,7 +322,7 @@ def submit_all(c: Cases) -> None:
             c.add_seeded(("C4", profile, "busy", s), scenario(profile, [flow("write", s, count=c4_count(s), polling="busy")]), seeds=SEEDS[:1])
     # C7: the EDR elephants with the other modelled idle tables.
     for table in EDR_IDLE_TABLES:
-        if table != HOST_CPU_IDLE["cx4-edr"]:
+        if table != edr_host_idle():
             spec = elephant_pair("cx4-edr", *C7_CELL)
             spec["hardware"]["overrides"]["cpu_idle"] = table
             c.add_seeded(("C7-idle", table), spec, seeds=ELEPHANT_SEEDS)
@@ -371,57 +340,16 @@ PACE_GBPS = {"cx3-fdr": 27.0, "cx4-edr": 48.0}
 
 
 # ----------------------------------------------------------------------------------------
-# Figures over seeds
-# ----------------------------------------------------------------------------------------
-
-def med(xs: Sequence[float]) -> float:
-    return float(statistics.median(xs))
-
-
-def same_over_seeds(*figures: Sequence[float]) -> str:
-    """How the seeds moved a row's figures: 'the same for all N seeds', or their largest
-    spread (a row of several figures shows each one's median over the seeds)."""
-    spread = max(max(xs) - min(xs) for xs in figures)
-    n = len(figures[0])
-    if spread <= 1e-9 * max(1.0, max(abs(x) for xs in figures for x in xs)):
-        return f"the same for all {n} seeds"
-    return f"medians over {n} seeds, which move them by <= {spread:.2g}"
-
-
-def fmt(xs: Sequence[float], digits: int = 2) -> str:
-    return " / ".join(f"{x:.{digits}f}" for x in xs)
-
-
-def rng(s: Samples, digits: int = 2) -> str:
-    return f"{s.median:.{digits}f} [{s.lo:.{digits}f}-{s.hi:.{digits}f}]"
-
-
-# ----------------------------------------------------------------------------------------
 # Rows
 # ----------------------------------------------------------------------------------------
 
 # The figures of C1-C4 (targets.md states shapes, not per-profile figures) are computed by
-# functions shared by the study's profile rows and the other profile's rows.
+# functions shared by the study's profile rows and the other profile's rows
+# (_isolation_figures.py).
 
 def c1_matrix(c: Cases, profile: str) -> Dict[Any, List[float]]:
     """Each cell's ratio for each seed."""
     return {cell: [ratio(r) for r in c.seeded(("C1", profile) + cell, ELEPHANT_SEEDS)] for cell in c1_cells()}
-
-
-def c1_figures(matrix: Dict[Any, List[float]]) -> Dict[str, Any]:
-    """Per seed: the largest ratio of equal-size cells of two different verbs, the smallest ratio
-    (1 GB flow / 1 MB flow) of the 1 MB vs 1 GB cells; and the cell counts."""
-    n = len(next(iter(matrix.values())))
-    same = [x for x in matrix if x[0][1] == x[1][1] and x[0] != x[1]]
-    twins = [x for x in matrix if x[0] == x[1]]
-    mixed = [x for x in matrix if x[0][1] != x[1][1]]
-    return {
-        "same": Samples(max(matrix[x][i] for x in same) for i in range(n)),
-        "twins": Samples(max(matrix[x][i] for x in twins) for i in range(n)),
-        "mixed": Samples(min(matrix[x][i] for x in mixed) for i in range(n)),
-        "mixed_max": max(max(matrix[x]) for x in mixed),
-        "n_same": len(same), "n_twins": len(twins), "n_mixed": len(mixed),
-    }
 
 
 def c1_rows(matrices: Dict[str, Dict[Any, List[float]]]) -> List[Dict[str, Any]]:
@@ -441,45 +369,6 @@ def c1_rows(matrices: Dict[str, Dict[Any, List[float]]]) -> List[Dict[str, Any]]
 def c2_curves(c: Cases, profile: str) -> Dict[Any, List[float]]:
     """Each point's ratio for each seed."""
     return {pt: [ratio(r) for r in c.seeded(("C2", profile) + pt, ELEPHANT_SEEDS)] for pt in c2_points()}
-
-
-#: A C2 curve "grows" while no point falls more than 2 % below the previous one; larger bases
-#: "suffer less" while no base's largest ratio is more than 2 % above the next smaller base's.
-C2_STEP = 0.02
-
-
-def c2_figures(curves: Dict[Any, List[float]]) -> Dict[str, Any]:
-    """Per seed: event polling's ratio at size ratio 1 (largest over the bases) and base 1 MB at
-    x1000, the smallest quotient of a curve point over the previous one, the largest quotient of
-    a base's maximum over the next smaller base's; busy polling's largest ratio. Also the
-    maxima per base and the step-downs of the seeds' median curves, for the rows' text."""
-    n = len(next(iter(curves.values())))
-    out: Dict[str, List[float]] = {k: [] for k in ("at1", "x1000", "grow", "less", "busy")}
-    tops = []
-    for i in range(n):
-        ev = {b: [curves[("event", b, k)][i] for k in SIZE_RATIOS if ("event", b, k) in curves] for b in BASES_MB}
-        top = [max(ev[b]) for b in BASES_MB]
-        tops.append(top)
-        out["at1"].append(max(v[0] for v in ev.values()))
-        out["x1000"].append(curves[("event", 1, 1000)][i])
-        out["grow"].append(min(y / x for v in ev.values() for x, y in zip(v, v[1:])))
-        out["less"].append(max(y / x for x, y in zip(top, top[1:])))
-        out["busy"].append(max(v[i] for (p, _, _), v in curves.items() if p == "busy"))
-    fig: Dict[str, Any] = {k: Samples(v) for k, v in out.items()}
-    fig["top"] = [med([t[j] for t in tops]) for j in range(len(BASES_MB))]
-    medc = {pt: med(v) for pt, v in curves.items()}
-    fig["dips"] = [(b, k) for b in BASES_MB for (k0, k) in zip(SIZE_RATIOS, SIZE_RATIOS[1:])
-                   if ("event", b, k) in medc and medc[("event", b, k)] < medc[("event", b, k0)] * (1 - C2_STEP)]
-    return fig
-
-
-def dips_text(dips: List[Tuple[int, int]]) -> str:
-    return "none" if not dips else ", ".join(f"{b} MB x{k}" for b, k in dips)
-
-
-#: The basis of the C2 rows at size ratio 1 (both profiles).
-C2_TWINS = ("holds by symmetry for any model parameters: at size ratio 1 the two flows are identical "
-            "(verb, size, polling), so the ratio is 1 up to their messages' phase; not a test of the seed's mechanism")
 
 
 def c2_c3_rows(curves: Dict[str, Dict[Any, List[float]]]) -> List[Dict[str, Any]]:
@@ -512,42 +401,6 @@ def c4_periods(c: Cases, profile: str) -> Tuple[float, float]:
                  for s in (CPU_SIZES[0], CPU_SIZES[-1]))
 
 
-def c4_figures(cpu: Dict[Any, List[float]]) -> Dict[str, Any]:
-    """Event polling's CPU % at 10 B and at 1 GB and its largest rise from one size to the next
-    (percentage points), per seed; busy polling's smallest CPU %."""
-    n = len(cpu[("event", CPU_SIZES[0])])
-    return {
-        "ev10": Samples(cpu[("event", CPU_SIZES[0])]),
-        "ev1g": Samples(cpu[("event", CPU_SIZES[-1])]),
-        "rise": Samples(max(cpu[("event", b)][i] - cpu[("event", a)][i] for a, b in zip(CPU_SIZES, CPU_SIZES[1:]))
-                        for i in range(n)),
-        "busy": min(min(cpu[("busy", s)]) for s in CPU_SIZES),
-    }
-
-
-#: targets.md C4: "high" for small messages and "toward 0" for large, read as >= 30% at 10 B and
-#: < 1% at 1 GB; "falling" as no rise of more than 1 percentage point from one size to the next.
-C4_EVENT_HIGH, C4_EVENT_LOW, C4_RISE = 30.0, 1.0, 1.0
-#: What an event-polled thread is charged per message (post_send_cpu_ns + poll_cq_ns +
-#: event_cpu_ns of the profiles, docs/isolation.md 2.4): its CPU share is this over its period.
-C4_CHARGE_US = 0.070 + 0.030 + 4.0
-C4_BUSY_BASIS = ("no simulated quantity enters: the model counts a busy-polling thread's core as fully used "
-                 "(cpu_utilization = 1 by definition)")
-
-
-def c4_event_bases(period_10b_us: float, period_1g_us: float) -> Tuple[str, str, str]:
-    """The assumptions the event-polling CPU rows rest on, with the periods they were measured at."""
-    return (
-        f"event_cpu_ns = 4 us per completion event is an unsourced assumption: the share is a fixed "
-        f"{C4_CHARGE_US:.1f} us per message over the simulated {period_10b_us:.2f} us message period, so >= "
-        f"{C4_EVENT_HIGH:.0f} % holds for any charge above {C4_EVENT_HIGH / 100 * period_10b_us:.1f} us",
-        f"a fixed per-message charge over a 1 GB message's {period_1g_us / 1000:.0f} ms period: below "
-        f"{C4_EVENT_LOW:.0f} % for any charge under {C4_EVENT_LOW / 100 * period_1g_us / 1000:.1f} ms",
-        "a fixed CPU charge per message over a period that grows with the message size falls with the size, "
-        "whatever the charge",
-    )
-
-
 def c4_rows(cpu: Dict[str, Dict[Any, List[float]]], periods: Dict[str, Tuple[float, float]]) -> List[Dict[str, Any]]:
     """``periods``: per profile, the event-polled flow's message period at 10 B and at 1 GB (us)."""
     p = STUDY_PROFILE["C4"]
@@ -563,57 +416,6 @@ def c4_rows(cpu: Dict[str, Dict[Any, List[float]]], periods: Dict[str, Tuple[flo
         row("C4", "event polling CPU falls with message size: largest rise from one size to the next",
             f"falling (<= {C4_RISE:.0f} point)", f["rise"], "points", Every(AtMost(C4_RISE)), kind="sensitivity", basis=bfall),
     ]
-
-
-def mouse_runs(c: Cases, profile: str, size: int, against: Any) -> List[Dict[str, Any]]:
-    """The mouse's row of each seed's run."""
-    return [r[0] for r in c.seeded(("mouse", profile, size, against))]
-
-
-def mfig(c: Cases, profile: str, size: int, against: Any, name: str) -> List[float]:
-    """One figure of the mouse, per seed."""
-    return [float(r[name]) for r in mouse_runs(c, profile, size, against)]
-
-
-def mouse(c: Cases, profile: str, size: int, against: Any) -> Dict[str, Any]:
-    """The mouse's median latency, 99.99th and message rate, each the median over the seeds, and
-    the 99.99th's range over them (for the plots)."""
-    runs = mouse_runs(c, profile, size, against)
-    out: Dict[str, Any] = {k: med([r[k] for r in runs]) for k in ("lat_median_us", "lat_p99_99_us", "msg_rate_Mps")}
-    tails = [r["lat_p99_99_us"] for r in runs]
-    out["lat_p99_99_range"] = (min(tails), max(tails))
-    return out
-
-
-#: Mouse figures as targets.md states them (C5 +-20%, C6 +-25%, C7 +-15%); ``ok`` is decided
-#: against these only.
-C5_MEDIAN, C5_TAIL, C5_RATE = (1.3, 1.4), (5.4, 7.8), (0.72, 0.78)
-#: C5 (slide 30): the medians move by at most 0.1 us beside a mouse (1.3 alone; 1.3, 1.3, 1.4);
-#: the message rate falls from 0.78 alone by 0.02 / 0.03 / 0.06 M/s (0.76 / 0.75 / 0.72 beside a
-#: 10 B / 100 B / 1 KB mouse): the largest drop 0.06 M/s, 0.05-0.07 with the labels' rounding.
-C5_MEDIAN_MOVE, C5_RATE_DROP = 0.1, (0.05, 0.07)
-C6_ALONE, C6_MEDIAN_10B, C6_SLOWDOWN, C6_TAIL_MAX, C6_RATE = (1.3, 0.79), 6.0, 5.0, 14.7, (0.16, 0.42)
-C7_SLOWDOWN = 5.0
-#: C7 "mouse vs mouse mitigated": FDR's 99.99th grows beside a mouse (slide pairing: 5.4 alone,
-#: up to 7.8: x1.44) and EDR's does not ("no large tail-latency variations", read as x1.0-1.1):
-#: FDR's growth exceeds EDR's by 0.34-0.44, 0.29-0.51 with C7's +-15 %.
-C7_MITIGATION = (0.29, 0.51)
-#: C8 "several-fold", read as >= 2x; slide 41's medians beside an elephant (7.9-9.5 us over
-#: 2.9-3.4 alone) put the growth at most 9.5 / 2.9 = 3.3x, 4.1x with +25 %.
-C8_SEVERAL_FOLD, C8_MAX_GROWTH = 2.0, 4.1
-
-#: Another reading of slides 34-35 (cx3-fdr), shown in the row text as information only. The
-#: slide lists its bar labels without saying which bar each belongs to; with pipelining off a
-#: mouse's message rate is 1 / its latency, which pairs the medians with the msgs/s bars: alone
-#: 1.3 us / 0.79 M/s (10 B), 1.4 / 0.71 (100 B), 2.4 / 0.42 (1 KB); beside an elephant 2.6-2.9 us
-#: / 0.34-0.39 M/s (10 B, 100 B) and 6.0-6.3 us / 0.16-0.17 M/s (1 KB), so a largest median
-#: slow-down of 2.6x; and the mouse-vs-mouse 99.99th as 7.8 / 5.8 / 5.4 us against 10 B / 100 B
-#: / 1 KB with 0.76 / 0.75 / 0.72 M/s. targets.md reads "up to ~5x (10 B: 1.3 -> ~6 us)".
-SLIDE_PAIRING = {
-    10: {"alone": (1.3, 0.79), "median": (2.6, 2.9), "rate": (0.34, 0.39)},
-    100: {"alone": (1.4, 0.71), "median": (2.6, 2.9), "rate": (0.34, 0.39)},
-    1000: {"alone": (2.4, 0.42), "median": (6.0, 6.3), "rate": (0.16, 0.17)},
-}
 
 
 def _in(lo: float, hi: float, tol: float) -> Callable[[float], bool]:
@@ -716,7 +518,7 @@ def c7_ratios(c: Cases) -> Dict[str, List[float]]:
     """The EDR WRITE 1 MB vs 1 GB ratio per modelled idle table, per seed."""
     out = {}
     for table in EDR_IDLE_TABLES:
-        key = C7_ELEPHANTS if table == HOST_CPU_IDLE["cx4-edr"] else ("C7-idle", table)
+        key = C7_ELEPHANTS if table == edr_host_idle() else ("C7-idle", table)
         out[table] = [ratio(r) for r in c.seeded(key, ELEPHANT_SEEDS)]
     return out
 
@@ -737,41 +539,11 @@ def kv_all(c: Cases) -> Dict[str, Dict[Any, List[Dict[str, Any]]]]:
     return {p: {(op, bg): kv_runs(c, ("C8", p, op, bg)) for op in ("GET", "PUT") for bg in (None, MB, GB)} for p in PROFILES}
 
 
-def kv_medians(kv: Dict[Any, List[Dict[str, Any]]]) -> Dict[Any, Dict[str, Any]]:
-    """HERD's median and 99.99th per case, each the median over the seeds, with the 99.99th's range."""
-    out = {}
-    for k, runs in kv.items():
-        tails = [r["lat_p99_99_us"] for r in runs]
-        out[k] = {"lat_median_us": med([r["lat_median_us"] for r in runs]), "lat_p99_99_us": med(tails),
-                  "lat_p99_99_range": (min(tails), max(tails))}
-    return out
-
-
-def c8_growth(kv: Dict[Any, List[Dict[str, Any]]], op: str, bg: int) -> Tuple[Samples, Samples]:
-    """HERD's median and 99.99th with a background over alone, per seed."""
-    a, b = kv[(op, None)], kv[(op, bg)]
-    return (Samples(y["lat_median_us"] / x["lat_median_us"] for x, y in zip(a, b)),
-            Samples(y["lat_p99_99_us"] / x["lat_p99_99_us"] for x, y in zip(a, b)))
-
-
-def c8_growth_text(kv: Dict[Any, List[Dict[str, Any]]], op: str, bg: int) -> str:
-    g_med, g_tail = c8_growth(kv, op, bg)
-    a, b = kv_medians(kv)[(op, None)], kv_medians(kv)[(op, bg)]
-    return (f"median {a['lat_median_us']:.2f} -> {b['lat_median_us']:.2f} us, x{rng(g_med)}; 99.99th "
-            f"{a['lat_p99_99_us']:.2f} -> {b['lat_p99_99_us']:.2f} us, x{rng(g_tail)}")
-
-
-def c8_least_growth(kv: Dict[Any, List[Dict[str, Any]]], op: str, bg: int) -> Samples:
-    """Per seed, the smaller of the median's and the 99.99th's growth."""
-    g_med, g_tail = c8_growth(kv, op, bg)
-    return Samples(min(x, y) for x, y in zip(g_med, g_tail))
-
-
 def c8_rows(kv_all_: Dict[str, Dict[Any, List[Dict[str, Any]]]]) -> List[Dict[str, Any]]:
     rows = []
     kv = kv_all_[STUDY_PROFILE["C8"]]
     for op in ("GET", "PUT"):
-        rows.append(row("C8", f"HERD {op} alone, median (window {HERD_WINDOW})", "2.9-3.4",
+        rows.append(row("C8", f"HERD {op} alone, median (window {settings.HERD_WINDOW})", "2.9-3.4",
                         Samples(r["lat_median_us"] for r in kv[(op, None)]), "us", Every(Between(2.9 * 0.75, 3.4 * 1.25))))
         for bg, label in ((MB, "1 MB"), (GB, "1 GB")):
             rows.append(row("C8", f"HERD {op} with a {label} background: the smaller of the median's and the 99.99th's growth over "
@@ -818,44 +590,23 @@ def justitia_rows(c: Cases, kv: Dict[str, Dict[Any, List[Dict[str, Any]]]]) -> L
     return rows
 
 
-#: The variables that tune this study (each constant above says what it sets).
-ENV_VARS = ("RDMASIM_ISOLATION_MICE", "RDMASIM_ISOLATION_KV", "RDMASIM_ISOLATION_KV_WINDOW",
-            "RDMASIM_ISOLATION_KV_PIPELINE", "RDMASIM_ISOLATION_TICK_HZ", "RDMASIM_ISOLATION_TICK_ENTRY_EXIT_NS")
-
-
-def settings_from_env() -> None:
-    """Applies the ``ENV_VARS`` that are set (a value that is not a count or a number of the
-    right kind raises :class:`EnvVarError` naming the variable); unset ones keep the defaults."""
-    global MOUSE_MESSAGES, KV_REQUESTS, HERD_WINDOW, HERD_SERVER_PIPELINE, TICK_HZ_OVERRIDE, TICK_ENTRY_EXIT_NS
-    MOUSE_MESSAGES = env_int("RDMASIM_ISOLATION_MICE", MOUSE_MESSAGES, lo=1)
-    KV_REQUESTS = env_int("RDMASIM_ISOLATION_KV", KV_REQUESTS, lo=1)
-    HERD_WINDOW = env_int("RDMASIM_ISOLATION_KV_WINDOW", HERD_WINDOW, lo=1)
-    HERD_SERVER_PIPELINE = env_switch("RDMASIM_ISOLATION_KV_PIPELINE", HERD_SERVER_PIPELINE)
-    if os.environ.get("RDMASIM_ISOLATION_TICK_HZ", "").strip():
-        TICK_HZ_OVERRIDE = env_float("RDMASIM_ISOLATION_TICK_HZ", 0.0)
-    TICK_ENTRY_EXIT_NS = env_float("RDMASIM_ISOLATION_TICK_ENTRY_EXIT_NS", TICK_ENTRY_EXIT_NS)
-
-
-_SETTINGS = ("MOUSE_MESSAGES", "KV_REQUESTS", "HERD_WINDOW", "HERD_SERVER_PIPELINE", "TICK_HZ_OVERRIDE", "TICK_ENTRY_EXIT_NS")
-
-
 def check_env() -> None:
     """Reads the variables and validates a mouse and a HERD case on each profile with them, so a
     value the core rejects (a HERD window beyond its bound, a tick rate below 1 Hz) is named
     before any case runs, as the variable and not as a key of a generated scenario. Only a
     check: the settings are as before when it returns (``run`` applies them)."""
-    saved = {k: globals()[k] for k in _SETTINGS}
+    saved = settings.saved()
     try:
-        settings_from_env()
+        settings.from_env()
         _validate_cases()
     finally:
-        globals().update(saved)
+        settings.restore(saved)
 
 
 def _validate_cases() -> None:
     for profile in PROFILES:
-        for spec in (mouse_case(profile, 10, (GB, "event"), per_seed(MOUSE_MESSAGES)),
-                     kv_case(profile, 1.0, GB, per_seed(KV_REQUESTS))):
+        for spec in (mouse_case(profile, 10, (GB, "event"), per_seed(settings.MOUSE_MESSAGES)),
+                     kv_case(profile, 1.0, GB, per_seed(settings.KV_REQUESTS))):
             try:
                 validate(spec)
             except ScenarioError as e:
@@ -870,7 +621,7 @@ def _medians(per_seed_: Dict[str, Dict[Any, List[float]]]) -> Dict[str, Dict[Any
 
 
 def run(progress: bool = False, executor: Optional[Executor] = None) -> List[Dict[str, Any]]:
-    settings_from_env()
+    settings.from_env()
     _validate_cases()
     own = executor is None and os.environ.get("RDMASIM_ISOLATION_SERIAL") is None
     ex = ProcessPoolExecutor(max_workers=os.cpu_count() or 2) if own else executor

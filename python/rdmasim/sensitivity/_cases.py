@@ -26,11 +26,10 @@ Case = Tuple[str, str, Overrides, bool]
 
 def case_scenario(case: Case, mice: int, kv: int) -> Dict[str, Any]:
     what, profile, overrides, beside = case
-    iso.MOUSE_MESSAGES, iso.KV_REQUESTS = mice, kv
     if what == "mouse":
-        sc = iso.mouse_case(profile, 10, (iso.GB, "event") if beside else None)
+        sc = iso.mouse_case(profile, 10, (iso.GB, "event") if beside else None, count=mice)
     else:
-        sc = iso.kv_case(profile, 1.0, iso.GB if beside else None)
+        sc = iso.kv_case(profile, 1.0, iso.GB if beside else None, requests=kv)
     sc["hardware"]["overrides"].update(dict(overrides))
     return sc
 
