@@ -20,6 +20,7 @@ pub mod ether;
 pub mod fabric;
 pub mod flow;
 pub mod hca;
+pub mod mpi;
 pub mod ids;
 pub mod host;
 pub mod report;

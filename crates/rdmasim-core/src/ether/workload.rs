@@ -107,7 +107,7 @@ impl WorkloadState {
                         if let Some(why) = crate::scenario::mpi::compute_scale_problem(compute_scale) {
                             return Err(("compute_scale".into(), why));
                         }
-                        let (p, _) = crate::workload::mpi::trace::read_dir(std::path::Path::new(dir), compute_scale).map_err(|e| ("trace".to_string(), e.to_string()))?;
+                        let (p, _) = crate::mpi::trace::read_dir(std::path::Path::new(dir), compute_scale).map_err(|e| ("trace".to_string(), e.to_string()))?;
                         super::mpi::Source::Trace(p)
                     }
                     _ => return Err(("program".into(), "give exactly one of `program` (a generated benchmark) and `trace` (a trace directory)".into())),

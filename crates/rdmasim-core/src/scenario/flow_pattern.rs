@@ -1,7 +1,7 @@
 //! `[workload] kind = "flows"` with `pattern = { kind = "random-pair", ... }`: the TSUBAME2.0
 //! study's random-pair round (seeds/004 §2.1) written as flows, so the flow-level engine
 //! (`engine = "flow"`, docs/flow.md) can run it on the whole 1408-node fabric, where the MPI
-//! program (`workload/mpi/synthetic.rs`) runs packet by packet.
+//! program (`mpi/synthetic.rs`) runs packet by packet.
 //!
 //! The pattern expands, when the scenario is read, into `[[workload.flow]]` entries: for every
 //! pair of the same matching the MPI program and the static EBB draw (seed, node count), one

@@ -12,7 +12,7 @@ pub struct MpiSection {
     pub trace: String,
     /// A generated program instead of a trace (`synthetic.rs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub program: Option<crate::workload::mpi::program_spec::ProgramSpec>,
+    pub program: Option<crate::mpi::program_spec::ProgramSpec>,
     /// Nodes the job runs on, out of the fabric's hosts (default: all for a program; for a
     /// trace, the first hosts it needs). The others are down (`nodes.rs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

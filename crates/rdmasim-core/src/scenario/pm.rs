@@ -119,7 +119,7 @@ pub struct PmMpi {
     #[serde(default)]
     pub library: crate::ether::mpi::profile::MpiLibrary,
     #[serde(default)]
-    pub program: Option<crate::workload::mpi::program_spec::ProgramSpec>,
+    pub program: Option<crate::mpi::program_spec::ProgramSpec>,
     #[serde(default)]
     pub trace: Option<String>,
     /// Multiplies a trace's recorded compute gaps.

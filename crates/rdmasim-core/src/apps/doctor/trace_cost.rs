@@ -21,7 +21,7 @@ use crate::fabric::io::IoError;
 use crate::apps::fabric_report::FabricError;
 use crate::ids::{LinkId, TiVec};
 use crate::scenario::{Scenario, TopologyKind};
-use crate::workload::mpi::program::Op;
+use crate::mpi::program::Op;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -53,7 +53,7 @@ impl TraceBench {
     /// Reads the trace in `dir` (errors name the file and line) for the fabric `observed` with
     /// the suspects of `report`.
     pub fn new(dir: &Path, profile: &str, limit_ms: f64, observed: &FabricGraph, report: &Report, m: &ErrorModel) -> Result<TraceBench, FabricError> {
-        let (program, _) = crate::workload::mpi::trace::read_dir(dir, 1.0).map_err(|e| FabricError::Io(IoError { source: e.file, line: e.line, message: e.message }))?;
+        let (program, _) = crate::mpi::trace::read_dir(dir, 1.0).map_err(|e| FabricError::Io(IoError { source: e.file, line: e.line, message: e.message }))?;
         let whole = |m: String| FabricError::Io(IoError::whole(&dir.display().to_string(), m));
         let bytes = program.ranks.iter().flat_map(|r| &r.ops).map(|op| if let Op::Isend { bytes, .. } = op { *bytes } else { 0 }).sum();
         let hosts = observed.hosts.len() as u32;

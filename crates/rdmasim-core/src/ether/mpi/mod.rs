@@ -1,12 +1,12 @@
-//! MPI over PM: the ranks of an MPI program (`workload::mpi::program`, the same programs the
+//! MPI over PM: the ranks of an MPI program (`crate::mpi::program`, the same programs the
 //! verbs-side MPI layer replays: generated benchmarks or mpich traces) run one per host over PM
 //! channels, through a library profile (`profile.rs`: MPICH or YAMPII).
 //!
-//! Point-to-point follows the library: a message up to the eager limit is one PM message of
-//! envelope and data; a longer one sends an RTS (with some data under a pipelined profile), the
-//! receiver answers with a CTS once the receive is matched, and the sender then sends the rest.
-//! Matching is MPI's: posted receives in order against arrivals by (source, tag), wildcards
-//! allowed, unmatched arrivals in the unexpected queue. A send request completes when its last
+//! Point-to-point follows the library (the MPI core's `protocol.rs`, with the library's limits):
+//! a message up to the eager limit is one PM message of envelope and data; a longer one sends an
+//! RTS (with some data under a pipelined profile), the receiver answers with a CTS once the
+//! receive is matched, and the sender then sends the rest. Matching is MPI's (the core's
+//! `matching.rs`); each rank walks its program with the core's `cursor.rs`. A send request completes when its last
 //! data packet has been copied into PM's buffer (the user's buffer is free again), a receive
 //! when its data has been copied out.
 //!
@@ -19,8 +19,12 @@ pub mod wire;
 
 use super::world::{EtherWorld, Ev};
 use crate::engine::Time;
-use crate::workload::mpi::program::{envelope_matches, Op, Program};
-use crate::workload::mpi::synthetic::ProgramSpec;
+use crate::mpi::cursor::Cursor;
+use crate::mpi::matching::{Envelope, Matching, Posted};
+use crate::mpi::program::{Program, RankProgram};
+use crate::mpi::transport::{advance, Transport};
+use crate::mpi::protocol::Send;
+use crate::mpi::synthetic::ProgramSpec;
 use profile::{MpiLibrary, MpiProfile};
 use std::collections::VecDeque;
 use wire::Wire;
@@ -31,14 +35,6 @@ pub enum Source {
     Trace(Program),
 }
 
-/// A receive posted and not yet matched.
-#[derive(Clone, Copy, Debug)]
-struct Posted {
-    peer: i64,
-    tag: i64,
-    req: u32,
-}
-
 /// An arrival no receive was posted for.
 #[derive(Clone, Copy, Debug)]
 struct Unexpected {
@@ -46,13 +42,18 @@ struct Unexpected {
     wire: Wire,
 }
 
-#[derive(Default)]
+impl Envelope for Unexpected {
+    fn src(&self) -> u32 {
+        self.src
+    }
+    fn tag(&self) -> i64 {
+        tag_of(&self.wire)
+    }
+}
+
 struct Rank {
-    pc: usize,
-    /// Completed requests, by request id.
-    done: Vec<bool>,
-    posted: VecDeque<Posted>,
-    unexpected: VecDeque<Unexpected>,
+    cursor: Cursor,
+    matching: Matching<Unexpected>,
     /// Inside MPI_Wait: advanced when a request completes.
     blocked: bool,
     /// In a compute gap: advanced when it ends (`Ev::MpiResume`).
@@ -86,10 +87,6 @@ pub struct MpiRun {
     pub rendezvous: u64,
 }
 
-fn matches(p: &Posted, src: u32, tag: i64) -> bool {
-    envelope_matches(p.peer, p.tag, src, tag)
-}
-
 fn tag_of(w: &Wire) -> i64 {
     match *w {
         Wire::Eager { tag, .. } | Wire::Rts { tag, .. } => tag,
@@ -110,7 +107,7 @@ impl MpiRun {
         if program.size() > hosts {
             return Err(format!("the trace has {} ranks; the topology has {hosts} hosts (one rank per host)", program.size()));
         }
-        let ranks = program.ranks.iter().map(|r| Rank { done: vec![false; r.nreqs as usize], ..Rank::default() }).collect();
+        let ranks = program.ranks.iter().map(|r| Rank { cursor: Cursor::new(r.nreqs), matching: Matching::default(), blocked: false, computing: false }).collect();
         let n = program.size() as usize;
         Ok(MpiRun { library, profile: library.profile(), spec, ended: vec![None; n], program, ranks, log: Vec::new(), marks: vec![Vec::new(); n], finished: 0, unexpected_eager: 0, rendezvous: 0 })
     }
@@ -124,13 +121,13 @@ impl MpiRun {
     pub fn tables(&self, out: &mut crate::report::tables::Tables) {
         if let Some(spec) = &self.spec {
             let hosts: Vec<crate::ids::HostId> = (0..self.size()).map(crate::ids::HostId).collect();
-            crate::workload::mpi::results::tables(spec, &self.marks, &hosts, out);
+            crate::mpi::results::tables(spec, &self.marks, &hosts, out);
         }
         for (r, end) in self.ended.iter().enumerate() {
             out.push("mpi_ranks", crate::report::tables::row(serde_json::json!({ "rank": r, "host": r, "ended_us": end.map(|t| t.as_us_f64()) })));
         }
         out.push("mpi_pm", crate::report::tables::row(serde_json::json!({
-            "program": self.program.origin, "library": self.library, "eager_limit": self.profile.eager_limit, "rts_data": self.profile.rts_data,
+            "program": self.program.origin, "library": self.library, "eager_limit": self.profile.protocol.eager_limit, "rts_data": self.profile.protocol.rts_data,
             "ranks_finished": self.finished, "rendezvous": self.rendezvous, "unexpected_eager": self.unexpected_eager,
         })));
     }
@@ -144,51 +141,9 @@ impl EtherWorld {
         }
     }
 
-    /// Runs rank `r`'s operations until one blocks.
+    /// Runs rank `r`'s operations until one blocks (the core's loop over this transport).
     pub(super) fn mpi_advance(&mut self, r: u32) {
-        let now = self.q.now();
-        loop {
-            let m = self.mpi.as_mut().expect("an MPI workload");
-            let rank = &mut m.ranks[r as usize];
-            let Some(&op) = m.program.ranks[r as usize].ops.get(rank.pc) else {
-                if m.ended[r as usize].is_none() {
-                    m.ended[r as usize] = Some(now);
-                    m.finished += 1;
-                    if m.finished == m.size() {
-                        self.done = true;
-                    }
-                }
-                return;
-            };
-            match op {
-                Op::Compute { ns } => {
-                    rank.pc += 1;
-                    rank.computing = true;
-                    self.q.at(now + Time::ns(ns), Ev::MpiResume(r));
-                    return;
-                }
-                Op::Mark => {
-                    rank.pc += 1;
-                    m.marks[r as usize].push(now);
-                }
-                Op::Wait { first, n } => {
-                    let reqs = &m.program.ranks[r as usize].req_lists[first as usize..(first + n) as usize];
-                    if !reqs.iter().all(|&q| rank.done[q as usize]) {
-                        rank.blocked = true;
-                        return;
-                    }
-                    rank.pc += 1;
-                }
-                Op::Isend { peer, bytes, tag, req } => {
-                    rank.pc += 1;
-                    self.mpi_isend(r, peer, bytes, tag, req);
-                }
-                Op::Irecv { peer, tag, req, .. } => {
-                    rank.pc += 1;
-                    self.mpi_irecv(r, Posted { peer, tag, req });
-                }
-            }
-        }
+        advance(self, r)
     }
 
     /// Rank `r`'s compute gap ended.
@@ -207,7 +162,7 @@ impl EtherWorld {
     }
 
     fn mpi_complete(&mut self, r: u32, req: u32) {
-        self.mpi.as_mut().expect("an MPI workload").ranks[r as usize].done[req as usize] = true;
+        self.mpi.as_mut().expect("an MPI workload").ranks[r as usize].cursor.complete(req);
         self.mpi_wake(r);
     }
 
@@ -230,13 +185,11 @@ impl EtherWorld {
     }
 
     fn mpi_isend(&mut self, r: u32, peer: u32, bytes: u64, tag: i64, req: u32) {
-        let p = self.mpi.as_ref().expect("an MPI workload").profile;
-        if bytes <= p.eager_limit {
+        let Send::Rendezvous { early } = self.mpi.as_ref().expect("an MPI workload").profile.protocol.send(bytes) else {
             self.mpi_post(r, peer, Wire::Eager { tag, bytes }, Some(req));
             return;
-        }
+        };
         self.mpi.as_mut().expect("an MPI workload").rendezvous += 1;
-        let early = p.rts_data.min(bytes);
         // With all the data in the RTS, the send is done when the RTS is.
         let done = (early == bytes).then_some(req);
         self.mpi_post(r, peer, Wire::Rts { tag, bytes, early, sreq: req }, done);
@@ -244,12 +197,7 @@ impl EtherWorld {
 
     fn mpi_irecv(&mut self, r: u32, p: Posted) {
         let m = self.mpi.as_mut().expect("an MPI workload");
-        let rank = &mut m.ranks[r as usize];
-        let Some(i) = rank.unexpected.iter().position(|u| matches(&p, u.src, tag_of(&u.wire))) else {
-            rank.posted.push_back(p);
-            return;
-        };
-        let u = rank.unexpected.remove(i).expect("found");
+        let Some(u) = m.ranks[r as usize].matching.post(p) else { return };
         // The data that came early waits in the library's buffer: copied again now.
         let copy = u.wire.data();
         if copy > 0 {
@@ -279,21 +227,10 @@ impl EtherWorld {
             let m = self.mpi.as_mut().expect("an MPI workload");
             let w = m.log[c as usize].inbox.pop_front().expect("PM delivers only what was posted");
             match w {
-                Wire::Eager { tag, .. } | Wire::Rts { tag, .. } => {
-                    let rank = &mut m.ranks[dst as usize];
-                    match rank.posted.iter().position(|p| matches(p, src, tag)) {
-                        Some(i) => {
-                            let p = rank.posted.remove(i).expect("found");
-                            self.mpi_matched(dst, src, w, p.req);
-                        }
-                        None => {
-                            if matches!(w, Wire::Eager { .. }) {
-                                m.unexpected_eager += 1;
-                            }
-                            rank.unexpected.push_back(Unexpected { src, wire: w });
-                        }
-                    }
-                }
+                Wire::Eager { .. } | Wire::Rts { .. } => match m.ranks[dst as usize].matching.arrive(Unexpected { src, wire: w }) {
+                    Some((p, _)) => self.mpi_matched(dst, src, w, p.req),
+                    None => m.unexpected_eager += u64::from(matches!(w, Wire::Eager { .. })),
+                },
                 Wire::Cts { sreq, rreq, rest } => self.mpi_post(dst, src, Wire::Data { rreq, bytes: rest }, Some(sreq)),
                 Wire::Data { rreq, .. } => self.mpi_complete(dst, rreq),
             }
@@ -314,6 +251,51 @@ impl EtherWorld {
             log.taken += 1;
             if let Some(req) = log.completes.pop_front().flatten() {
                 self.mpi_complete(src, req);
+            }
+        }
+    }
+}
+
+/// PM's world as the MPI core's transport.
+impl Transport for EtherWorld {
+    fn rank(&mut self, r: u32) -> Option<(&mut Cursor, &RankProgram)> {
+        let m = self.mpi.as_mut().expect("an MPI workload");
+        Some((&mut m.ranks[r as usize].cursor, &m.program.ranks[r as usize]))
+    }
+
+    fn compute(&mut self, r: u32, ns: u64) {
+        self.mpi.as_mut().expect("an MPI workload").ranks[r as usize].computing = true;
+        let now = self.q.now();
+        self.q.at(now + Time::ns(ns), Ev::MpiResume(r));
+    }
+
+    fn mark(&mut self, r: u32) {
+        let now = self.q.now();
+        self.mpi.as_mut().expect("an MPI workload").marks[r as usize].push(now);
+    }
+
+    fn isend(&mut self, r: u32, peer: u32, bytes: u64, tag: i64, req: u32) {
+        self.mpi_isend(r, peer, bytes, tag, req)
+    }
+
+    fn irecv(&mut self, r: u32, p: Posted) {
+        self.mpi_irecv(r, p)
+    }
+
+    fn wait_done(&mut self, _r: u32) {}
+
+    fn blocked(&mut self, r: u32) {
+        self.mpi.as_mut().expect("an MPI workload").ranks[r as usize].blocked = true;
+    }
+
+    fn ended(&mut self, r: u32) {
+        let now = self.q.now();
+        let m = self.mpi.as_mut().expect("an MPI workload");
+        if m.ended[r as usize].is_none() {
+            m.ended[r as usize] = Some(now);
+            m.finished += 1;
+            if m.finished == m.size() {
+                self.done = true;
             }
         }
     }

@@ -9,6 +9,7 @@
 //! library copies each payload byte once into PM's send buffer and once out of PM's receive
 //! buffer, on the host's one CPU. An eager message that arrives before its receive is posted is
 //! copied once more, from the library's temporary buffer, when the receive matches it.
+use crate::mpi::protocol::Protocol;
 use serde::{Deserialize, Serialize};
 
 /// `[workload] library`.
@@ -23,12 +24,11 @@ pub enum MpiLibrary {
 /// How a library moves a message over PM.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MpiProfile {
-    /// Messages up to this many bytes go eagerly: envelope and data in one PM message.
-    pub eager_limit: u64,
+    /// Messages up to `eager_limit` bytes go eagerly: envelope and data in one PM message.
     /// Larger messages go by rendezvous: an RTS, the receiver's CTS once the receive is
-    /// matched, then the data. This many bytes of the data travel with the RTS, before the
+    /// matched, then the data; `rts_data` bytes of the data travel with the RTS, before the
     /// CTS (0: the classic rendezvous, the data waits for the whole round trip).
-    pub rts_data: u64,
+    pub protocol: Protocol,
     /// The envelope of each protocol message (source, tag, size, request ids), bytes.
     pub header_bytes: u64,
 }
@@ -46,11 +46,11 @@ impl MpiLibrary {
             // PM/Ethernet-HXB has remote write. ASSUMPTION: the copy path (zero copy off), an
             // eager limit of 16 KiB (two PM packets; MPICH-1 devices used limits of this order)
             // and no data with the RTS.
-            MpiLibrary::Mpich => MpiProfile { eager_limit: 16 << 10, rts_data: 0, header_bytes: 64 },
+            MpiLibrary::Mpich => MpiProfile { protocol: Protocol { eager_limit: 16 << 10, rts_data: 0 }, header_bytes: 64 },
             // YAMPII (Ishikawa, IPSJ SIG HPC 2004-81): written for PMv2 and TCP. ASSUMPTION:
             // the same eager limit, and a pipelined rendezvous that sends the first 64 KiB
             // (eight PM packets) with the RTS, so the link is busy during the handshake.
-            MpiLibrary::Yampii => MpiProfile { eager_limit: 16 << 10, rts_data: 64 << 10, header_bytes: 64 },
+            MpiLibrary::Yampii => MpiProfile { protocol: Protocol { eager_limit: 16 << 10, rts_data: 64 << 10 }, header_bytes: 64 },
         }
     }
 }

@@ -1,5 +1,8 @@
-//! An MPI-like layer over the verbs model, driven by a program: from a trace (`trace.rs`) or
-//! generated (`synthetic.rs`: the TSUBAME2.0 study's random-pair Sendrecv and Alltoall).
+//! An MPI-like layer over the verbs model, driven by a program: from a trace (the MPI core's
+//! `mpi/trace.rs`) or generated (`mpi/synthetic.rs`: the TSUBAME2.0 study's random-pair
+//! Sendrecv and Alltoall). The core also walks each rank's program (`mpi/cursor.rs`), matches
+//! (`mpi/matching.rs`) and picks eager or rendezvous (`mpi/protocol.rs`); this is its verbs
+//! transport.
 //!
 //! Ranks map onto hosts (`ranks_per_host` consecutive ranks per host; the hosts all of the
 //! fabric's or a subset with nodes missing, `nodes.rs`), each with its own SRQ
@@ -24,17 +27,17 @@
 //! resume requests). The SRQ_LIMIT_REACHED handler is a thread of its own and runs at once.
 mod countdown;
 mod order;
-pub mod program;
-pub mod program_spec;
 pub mod rails;
-pub mod results;
 mod stall;
-pub mod synthetic;
-pub mod trace;
 
 use crate::scenario::paths::resolve_beside;
 
 use crate::engine::Time;
+use crate::mpi::cursor::Cursor;
+use crate::mpi::matching::{Envelope, Matching, Posted};
+use crate::mpi::protocol::{Protocol, Send};
+use crate::mpi::transport::{advance, Transport};
+use crate::mpi::{program, results, trace};
 use crate::ids::{HcaId, HostId, ThreadId, TiVec};
 use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
@@ -45,7 +48,7 @@ use crate::report::tables::{row, Tables};
 use crate::world::{AppEvent, World};
 use countdown::Countdown;
 use order::InOrder;
-use program::{is_collective_tag, Op, Program};
+use program::{is_collective_tag, Program, RankProgram};
 use rails::{Rail, RailPlan};
 use serde_json::json;
 use std::collections::VecDeque;
@@ -127,13 +130,6 @@ enum RunState {
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Posted {
-    req: u32,
-    peer: i64,
-    tag: i64,
-}
-
-#[derive(Clone, Copy, Debug)]
 struct Unexpected {
     src: u32,
     tag: i64,
@@ -150,11 +146,10 @@ struct Rank {
     hcas: Vec<HcaId>,
     /// Its application thread (own core): the host's main thread for a host's first rank.
     thread: ThreadId,
-    pc: usize,
+    /// Where it is in its program, and its requests' completion.
+    cursor: Cursor,
     state: RunState,
-    done_reqs: Vec<bool>,
-    posted: VecDeque<Posted>,
-    unexpected: VecDeque<Unexpected>,
+    matching: Matching<Unexpected>,
     /// Completions that landed while the rank computed.
     deferred: VecDeque<Cqe>,
     /// Its SRQ on each rail.
@@ -174,8 +169,13 @@ struct Rank {
     marks: Vec<Time>,
 }
 
-fn matches(p: &Posted, src: u32, tag: i64) -> bool {
-    program::envelope_matches(p.peer, p.tag, src, tag)
+impl Envelope for Unexpected {
+    fn src(&self) -> u32 {
+        self.src
+    }
+    fn tag(&self) -> i64 {
+        self.tag
+    }
 }
 
 pub struct Mpi {
@@ -208,6 +208,70 @@ pub struct Mpi {
     errors: u64,
     first_error: Option<String>,
     pub done: bool,
+}
+
+/// The MPI layer and the world it runs in, as the core's transport.
+struct Verbs<'a> {
+    mpi: &'a mut Mpi,
+    w: &'a mut World,
+}
+
+impl Transport for Verbs<'_> {
+    fn rank(&mut self, r: u32) -> Option<(&mut Cursor, &RankProgram)> {
+        let m = &mut *self.mpi;
+        let rk = &mut m.ranks[r as usize];
+        match rk.state {
+            RunState::Computing | RunState::Done => None,
+            RunState::Blocked | RunState::Ready => Some((&mut rk.cursor, &m.prog.ranks[r as usize])),
+        }
+    }
+
+    fn compute(&mut self, r: u32, ns: u64) {
+        let rk = &mut self.mpi.ranks[r as usize];
+        rk.state = RunState::Computing;
+        let d = Time::ns(ns);
+        rk.compute += d;
+        let at = self.w.now().max(self.w.threads[rk.thread].cpu_free) + d;
+        self.w.app_at(at, self.mpi.app, AppEvent::Timer(r as u64));
+    }
+
+    fn mark(&mut self, r: u32) {
+        self.mpi.ranks[r as usize].marks.push(self.w.now());
+    }
+
+    fn isend(&mut self, r: u32, peer: u32, bytes: u64, tag: i64, req: u32) {
+        self.mpi.isend(self.w, r, peer, bytes, tag, req)
+    }
+
+    fn irecv(&mut self, r: u32, p: Posted) {
+        self.mpi.irecv(self.w, r, p)
+    }
+
+    fn wait_done(&mut self, r: u32) {
+        let rk = &mut self.mpi.ranks[r as usize];
+        if rk.state == RunState::Blocked {
+            rk.wait += self.w.now().saturating_sub(rk.blocked_since);
+        }
+        rk.state = RunState::Ready;
+    }
+
+    fn blocked(&mut self, r: u32) {
+        let rk = &mut self.mpi.ranks[r as usize];
+        if rk.state != RunState::Blocked {
+            rk.blocked_since = self.w.now();
+        }
+        rk.state = RunState::Blocked;
+    }
+
+    fn ended(&mut self, r: u32) {
+        let rk = &mut self.mpi.ranks[r as usize];
+        rk.state = RunState::Done;
+        rk.end = self.w.now();
+        self.mpi.ranks_done += 1;
+        if self.mpi.ranks_done == self.mpi.ranks.len() as u32 {
+            self.mpi.done = true;
+        }
+    }
 }
 
 impl Mpi {
@@ -291,11 +355,9 @@ impl Mpi {
                     w.threads[th].busy_poll = true;
                     th
                 },
-                pc: 0,
+                cursor: Cursor::new(prog.ranks[r as usize].nreqs),
                 state: RunState::Ready,
-                done_reqs: vec![false; prog.ranks[r as usize].nreqs as usize],
-                posted: VecDeque::new(),
-                unexpected: VecDeque::new(),
+                matching: Matching::default(),
                 deferred: VecDeque::new(),
                 srqs: Vec::new(),
                 resume_pending: vec![false; usize::from(plan.n)],
@@ -341,7 +403,7 @@ impl Mpi {
             return 1.0;
         }
         let total: usize = self.prog.ranks.iter().map(|r| r.ops.len()).sum();
-        let at: usize = self.ranks.iter().map(|r| r.pc).sum();
+        let at: usize = self.ranks.iter().map(|r| r.cursor.pc).sum();
         at as f64 / total.max(1) as f64
     }
 
@@ -443,63 +505,10 @@ impl Mpi {
         }
     }
 
-    /// Runs the rank's program until it computes, blocks or ends.
+    /// Runs the rank's program until it computes, blocks or ends (the core's loop, over this
+    /// transport: [`Verbs`]).
     fn advance(&mut self, w: &mut World, r: u32) {
-        loop {
-            let rk = &mut self.ranks[r as usize];
-            match rk.state {
-                RunState::Computing | RunState::Done => return,
-                RunState::Blocked | RunState::Ready => {}
-            }
-            let Some(&op) = self.prog.ranks[r as usize].ops.get(rk.pc) else {
-                rk.state = RunState::Done;
-                rk.end = w.now();
-                self.ranks_done += 1;
-                if self.ranks_done == self.ranks.len() as u32 {
-                    self.done = true;
-                }
-                return;
-            };
-            match op {
-                Op::Compute { ns } => {
-                    rk.pc += 1;
-                    rk.state = RunState::Computing;
-                    let d = Time::ns(ns);
-                    rk.compute += d;
-                    let at = w.now().max(w.threads[rk.thread].cpu_free) + d;
-                    w.app_at(at, self.app, AppEvent::Timer(r as u64));
-                    return;
-                }
-                Op::Isend { peer, bytes, tag, req } => {
-                    rk.pc += 1;
-                    self.isend(w, r, peer, bytes, tag, req);
-                }
-                Op::Irecv { peer, bytes, tag, req } => {
-                    rk.pc += 1;
-                    self.irecv(w, r, peer, bytes, tag, req);
-                }
-                Op::Mark => {
-                    rk.pc += 1;
-                    rk.marks.push(w.now());
-                }
-                Op::Wait { first, n } => {
-                    let list = &self.prog.ranks[r as usize].req_lists[first as usize..(first + n) as usize];
-                    if list.iter().all(|&q| rk.done_reqs[q as usize]) {
-                        if rk.state == RunState::Blocked {
-                            rk.wait += w.now().saturating_sub(rk.blocked_since);
-                        }
-                        rk.state = RunState::Ready;
-                        rk.pc += 1;
-                    } else {
-                        if rk.state != RunState::Blocked {
-                            rk.blocked_since = w.now();
-                        }
-                        rk.state = RunState::Blocked;
-                        return;
-                    }
-                }
-            }
-        }
+        advance(&mut Verbs { mpi: self, w }, r)
     }
 
     /// The pair of two ranks (made on first use) and `a`'s side of it.
@@ -572,16 +581,22 @@ impl Mpi {
         self.pairs[pair as usize].order[1 - side].number()
     }
 
+    /// The library's protocol over verbs: eager up to `eager_threshold`, else a rendezvous
+    /// whose RTS carries no data (the CTS brings the payload by RDMA WRITE).
+    fn protocol(&self) -> Protocol {
+        Protocol { eager_limit: self.cfg.eager_threshold, rts_data: 0 }
+    }
+
     fn isend(&mut self, w: &mut World, r: u32, peer: u32, bytes: u64, tag: i64, req: u32) {
         if peer == r {
             // A message to oneself never touches the HCA.
-            self.ranks[r as usize].done_reqs[req as usize] = true;
+            self.ranks[r as usize].cursor.complete(req);
             self.arrive(w, r, Unexpected { src: r, tag, bytes, rts_sreq: None });
             return;
         }
         let seq = self.number(r, peer);
         let rail = self.pick_rail(r);
-        if bytes <= self.cfg.eager_threshold {
+        if self.protocol().send(bytes) == Send::Eager {
             self.eager_msgs += 1;
             self.post(w, r, peer, rail, Wire::Eager { src: r, tag, bytes, seq }, (req as u64) << 2 | WR_EAGER);
         } else {
@@ -606,14 +621,9 @@ impl Mpi {
         }
     }
 
-    fn irecv(&mut self, w: &mut World, r: u32, peer: i64, _bytes: u64, tag: i64, req: u32) {
-        let p = Posted { req, peer, tag };
-        let rk = &mut self.ranks[r as usize];
-        if let Some(i) = rk.unexpected.iter().position(|u| matches(&p, u.src, u.tag)) {
-            let u = rk.unexpected.remove(i).unwrap_or(Unexpected { src: 0, tag: 0, bytes: 0, rts_sreq: None });
-            self.matched(w, r, req, u);
-        } else {
-            rk.posted.push_back(p);
+    fn irecv(&mut self, w: &mut World, r: u32, p: Posted) {
+        if let Some(u) = self.ranks[r as usize].matching.post(p) {
+            self.matched(w, r, p.req, u);
         }
     }
 
@@ -630,12 +640,8 @@ impl Mpi {
 
     /// A message (or RTS) arrived at rank `r`: match it or keep it as unexpected.
     fn arrive(&mut self, w: &mut World, r: u32, u: Unexpected) {
-        let rk = &mut self.ranks[r as usize];
-        if let Some(i) = rk.posted.iter().position(|p| matches(p, u.src, u.tag)) {
-            let p = rk.posted.remove(i).map(|p| p.req).unwrap_or(0);
-            self.matched(w, r, p, u);
-        } else {
-            rk.unexpected.push_back(u);
+        if let Some((p, u)) = self.ranks[r as usize].matching.arrive(u) {
+            self.matched(w, r, p.req, u);
         }
     }
 
@@ -650,7 +656,7 @@ impl Mpi {
     }
 
     fn recv_done(&mut self, r: u32, rreq: u32, tag: i64, bytes: u64) {
-        self.ranks[r as usize].done_reqs[rreq as usize] = true;
+        self.ranks[r as usize].cursor.complete(rreq);
         if !is_collective_tag(tag) {
             self.delivered_msgs += 1;
             self.delivered_bytes += bytes;
@@ -668,11 +674,11 @@ impl Mpi {
             WcOpcode::Send | WcOpcode::RdmaWrite => {
                 let req = (c.wr_id >> 2) as usize;
                 match c.wr_id & 3 {
-                    WR_EAGER | WR_DATA => self.ranks[r as usize].done_reqs[req] = true,
+                    WR_EAGER | WR_DATA => self.ranks[r as usize].cursor.complete(req as u32),
                     WR_STRIPE => {
                         let rk = &mut self.ranks[r as usize];
                         if rk.sends.complete_one(req as u32, self.plan.n) {
-                            rk.done_reqs[req] = true;
+                            rk.cursor.complete(req as u32);
                         }
                     }
                     _ => {}
@@ -713,7 +719,7 @@ impl Mpi {
             "delivered_messages": self.delivered_msgs, "delivered_bytes": self.delivered_bytes,
             "eager_messages": self.eager_msgs, "rendezvous_messages": self.rndv_msgs, "striped_messages": self.striped_msgs,
             "connections": self.conns.len(), "errors": self.errors, "first_error": self.first_error,
-            "unreceived_messages": self.ranks.iter().map(|r| r.unexpected.len()).sum::<usize>(), "stall": self.stall(),
+            "unreceived_messages": self.ranks.iter().map(|r| r.matching.unexpected()).sum::<usize>(), "stall": self.stall(),
         })));
         if let Some(spec) = &self.cfg.program {
             let marks: Vec<Vec<Time>> = self.ranks.iter().map(|r| r.marks.clone()).collect();

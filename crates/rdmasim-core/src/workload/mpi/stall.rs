@@ -37,15 +37,15 @@ impl Mpi {
             1 => " (1 more rank blocked)".into(),
             n => format!(" ({n} more ranks blocked)"),
         };
-        Some(format!("{file}:{}: rank {r} {what}{done}{more}", at(rk.pc)))
+        Some(format!("{file}:{}: rank {r} {what}{done}{more}", at(rk.cursor.pc)))
     }
 
     /// The op (index, op) that started the first unfinished request rank `r` waits for.
     fn awaited(&self, r: u32) -> Option<(usize, Op)> {
         let (rk, prog) = (&self.ranks[r as usize], &self.prog.ranks[r as usize]);
-        let Some(&Op::Wait { first, n }) = prog.ops.get(rk.pc) else { return None };
+        let Some(&Op::Wait { first, n }) = prog.ops.get(rk.cursor.pc) else { return None };
         let list = &prog.req_lists[first as usize..(first + n) as usize];
-        let q = list.iter().copied().find(|&q| !rk.done_reqs[q as usize])?;
+        let q = list.iter().copied().find(|&q| !rk.cursor.is_done(q))?;
         let i = prog.ops.iter().position(|o| matches!(*o, Op::Isend { req, .. } | Op::Irecv { req, .. } if req == q))?;
         Some((i, prog.ops[i]))
     }

@@ -138,7 +138,7 @@ fn osu_bw(rp: &mut RankProgram, r: u32, bytes: u64, window: u32, (skip, iteratio
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::mpi::program::Op;
+    use crate::mpi::program::Op;
 
     #[test]
     fn a_round_has_one_sendrecv_per_paired_rank_between_two_marks() {
