@@ -38,9 +38,9 @@ fn main() {
     // Optional argument `hol=Q`: the BCM5690 SDK's HOL cell limit for Q queues a port.
     if let Some(q) = a.iter().find_map(|s| s.strip_prefix("hol=")) {
         let lim = HolLimit::bcm5690_fair_share(14, q.parse().unwrap());
-        let n = w.switches[0].ports.len();
-        w.switches[0].profile.hol = Some(lim);
-        w.switches[0].hol = Some(HolState::new(n));
+        let n = w.switches[rdmasim_core::ids::EthSwitchId(0)].ports.len();
+        w.switches[rdmasim_core::ids::EthSwitchId(0)].profile.hol = Some(lim);
+        w.switches[rdmasim_core::ids::EthSwitchId(0)].hol = Some(HolState::new(n));
         println!("HOL limit {lim:?}");
     }
     let mut outs: BTreeMap<u16, Out> = BTreeMap::new();
@@ -62,7 +62,7 @@ fn main() {
         }
         w.dispatch(ev);
         n += 1;
-        let sw = &w.switches[0];
+        let sw = &w.switches[rdmasim_core::ids::EthSwitchId(0)];
         for (o, e) in outs.iter_mut() {
             let port = sw.ports[usize::from(*o)];
             e.max_frames = e.max_frames.max(w.ports[port].queue.len());
@@ -72,7 +72,7 @@ fn main() {
             }
         }
     }
-    let sw = &w.switches[0];
+    let sw = &w.switches[rdmasim_core::ids::EthSwitchId(0)];
     println!("{profile} {nodes} nodes {bytes} B lanes={lanes}: {n} events, done={}, t={:.0} us", w.done, w.q.now().as_us_f64());
     for (o, e) in &outs {
         let port = sw.ports[usize::from(*o)];

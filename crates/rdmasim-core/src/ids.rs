@@ -1,7 +1,8 @@
 //! Typed ids for every arena index, so a channel index cannot be passed where a switch index
 //! is meant. Each is a `u32` newtype (the arenas stay below 2^32 entries, and a `u32` keeps the
 //! 12-byte events of world.rs small); arenas of them are `typed_index_collections::TiVec`s,
-//! indexed by the id directly, with no conversion at each use.
+//! indexed by the id directly, with no conversion at each use. An id serializes as its number
+//! (result tables name hosts, channels and NICs by it).
 //!
 //! A QP has two names: its place in its HCA's QP arena (`QpIdx`) and its QP number on the wire
 //! (a plain `u32` as BTH.DestQP carries it, from `QPN_BASE` up); `Hca::qp_index` and
@@ -11,7 +12,8 @@ use std::fmt;
 macro_rules! typed_id {
     ($( $(#[doc = $doc:literal])* $name:ident ),* $(,)?) => {$(
         $(#[doc = $doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize)]
+        #[serde(transparent)]
         pub struct $name(pub u32);
 
         impl $name {
@@ -31,6 +33,16 @@ macro_rules! typed_id {
             #[inline]
             fn from(id: $name) -> usize {
                 id.0 as usize
+            }
+        }
+        impl crate::engine::SlotId for $name {
+            #[inline]
+            fn from_slot(slot: u32) -> Self {
+                $name(slot)
+            }
+            #[inline]
+            fn slot(self) -> u32 {
+                self.0
             }
         }
         impl fmt::Display for $name {
@@ -63,6 +75,20 @@ typed_id! {
     QpIdx,
     /// A flow of the flow-level engine (flow/), in the order the scenario lists them.
     FlowId,
+    /// A NIC (one Ethernet port of an E1000) in PM's Ethernet world (ether/).
+    EthNicId,
+    /// A switch in PM's Ethernet world.
+    EthSwitchId,
+    /// A PM channel: one direction between two hosts, with its own sequence numbers (ether/pm.rs).
+    PmChannelId,
+    /// A frame in flight in PM's Ethernet world: its slot in the frame store (ether/frame.rs).
+    FrameId,
+    /// A packet in flight: its slot in the packet store (wire/in_flight.rs `Packets`).
+    PacketId,
+    /// A completion on its way to host memory: its slot in `World::cqes`.
+    CqeSlot,
+    /// An application event waiting for its time: its slot in `World::app_events`.
+    AppEventSlot,
 }
 
 pub use typed_index_collections::{TiSlice, TiVec};

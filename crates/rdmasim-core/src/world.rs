@@ -3,7 +3,7 @@
 //! hca/nic.rs, hca/requester.rs, hca/responder.rs); workloads live outside the world and act on
 //! it through the verbs in hca/verbs.rs.
 use crate::engine::{prefetch_line, EventQueue, Slab, Time};
-use crate::ids::{ChannelId, HcaId, HostId, PortId, QpIdx, SwitchId, ThreadId, TiVec};
+use crate::ids::{AppEventSlot, ChannelId, CqeSlot, HcaId, HostId, PortId, QpIdx, SwitchId, ThreadId, TiVec};
 use crate::fabric::channel::{Channel, NodeRef};
 use crate::fabric::port::{AheadLog, Port, PortCounters};
 use crate::fabric::switch::Switch;
@@ -50,7 +50,7 @@ pub enum Event {
     AckTimer { hca: HcaId, qp: QpIdx },
     /// A CQE (slot in `World::cqes`) becomes visible in host memory; it goes to its QP's
     /// completion channel and thread.
-    CqeVisible { cqe: u32 },
+    CqeVisible { cqe: CqeSlot },
     /// A resume request posted by a receiving process reaches its HCA's send engine.
     SrqResumeDoorbell { hca: HcaId, qp: QpIdx },
     /// Event mode: the thread waiting on completion channel `cq` wakes up and polls it.
@@ -58,7 +58,7 @@ pub enum Event {
     /// The driver finished servicing an ODP page fault (hca/mr.rs).
     OdpFault { hca: HcaId, fault: u32 },
     /// Deliver an event (slot in `World::app_events`) to a workload.
-    App { app: u32, ev: u32 },
+    App { app: u32, ev: AppEventSlot },
 }
 
 pub struct World {
@@ -69,9 +69,9 @@ pub struct World {
     pub seed: u64,
     pub packets: Packets,
     /// Completions on their way to host memory (`Event::CqeVisible`).
-    pub cqes: Slab<Cqe>,
+    pub cqes: Slab<Cqe, CqeSlot>,
     /// Application events waiting for their time (`Event::App`).
-    pub app_events: Slab<AppEvent>,
+    pub app_events: Slab<AppEvent, AppEventSlot>,
     pub channels: TiVec<ChannelId, Channel>,
     pub switches: TiVec<SwitchId, Switch>,
     pub ports: TiVec<PortId, Port>,

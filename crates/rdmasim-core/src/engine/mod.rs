@@ -11,5 +11,5 @@ pub use generation::Generation;
 pub(crate) use prefetch::prefetch_line;
 pub use queue::{EventKey, EventQueue};
 pub use rng::{stream_seed, SimRng};
-pub use slab::Slab;
+pub use slab::{Slab, SlotId};
 pub use time::Time;

@@ -1,51 +1,73 @@
 //! A store of values addressed by a reused `u32` index, for payloads that must not ride in the
 //! event queue itself: every queued event is moved a few times per heap operation, so events
 //! stay small (`world::Event`, 12 bytes) and bulky payloads (packets, completions, application
-//! events) wait here, named by their slot.
-pub struct Slab<T> {
-    slots: Vec<T>,
-    free: Vec<u32>,
+//! events) wait here, named by their slot. A slab's slots have an id type of their own
+//! ([`SlotId`]: a typed id of ids.rs, or a bare `u32`), so a frame's slot cannot be passed where
+//! a completion's is meant.
+use std::marker::PhantomData;
+
+/// The id a slab names its slots by: a slot number in a type of its own.
+pub trait SlotId: Copy {
+    fn from_slot(slot: u32) -> Self;
+    fn slot(self) -> u32;
 }
 
-impl<T: Copy> Slab<T> {
-    pub fn new() -> Slab<T> {
-        Slab { slots: Vec::new(), free: Vec::new() }
+impl SlotId for u32 {
+    #[inline]
+    fn from_slot(slot: u32) -> u32 {
+        slot
+    }
+    #[inline]
+    fn slot(self) -> u32 {
+        self
+    }
+}
+
+pub struct Slab<T, I: SlotId = u32> {
+    slots: Vec<T>,
+    free: Vec<u32>,
+    id: PhantomData<I>,
+}
+
+impl<T: Copy, I: SlotId> Slab<T, I> {
+    pub fn new() -> Slab<T, I> {
+        Slab { slots: Vec::new(), free: Vec::new(), id: PhantomData }
     }
 
     /// Stores `v`; the slot of the most recently freed value is reused first.
     #[inline]
-    pub fn alloc(&mut self, v: T) -> u32 {
-        if let Some(i) = self.free.pop() {
+    pub fn alloc(&mut self, v: T) -> I {
+        I::from_slot(if let Some(i) = self.free.pop() {
             self.slots[i as usize] = v;
             i
         } else {
             self.slots.push(v);
             self.slots.len() as u32 - 1
-        }
+        })
     }
 
     /// Frees `slot`; its value must not be read again.
     #[inline]
-    pub fn release(&mut self, slot: u32) {
-        self.free.push(slot);
+    pub fn release(&mut self, slot: I) {
+        self.free.push(slot.slot());
     }
 
     /// Reads and frees `slot`.
     #[inline]
-    pub fn take(&mut self, slot: u32) -> T {
-        let v = self.slots[slot as usize];
-        self.free.push(slot);
+    pub fn take(&mut self, slot: I) -> T {
+        let v = self.slots[slot.slot() as usize];
+        self.free.push(slot.slot());
         v
     }
 
     #[inline]
-    pub fn get(&self, slot: u32) -> &T {
-        &self.slots[slot as usize]
+    pub fn get(&self, slot: I) -> &T {
+        &self.slots[slot.slot() as usize]
     }
 
     #[inline]
-    pub fn get_mut(&mut self, slot: u32) -> &mut T {
-        &mut self.slots[slot as usize]
+    pub fn get_mut(&mut self, slot: I) -> &mut T {
+        &mut self.slots[slot.slot() as usize]
     }
 
     /// Values stored and not yet freed.
@@ -59,7 +81,7 @@ impl<T: Copy> Slab<T> {
     }
 }
 
-impl<T: Copy> Default for Slab<T> {
+impl<T: Copy, I: SlotId> Default for Slab<T, I> {
     fn default() -> Self {
         Self::new()
     }

@@ -2,6 +2,7 @@
 //! frames with the PM header (framing.rs, an ASSUMPTION layout) under EtherType 0x88B5 (IEEE
 //! Std 802a-2003 Local Experimental Ethertype 1, framing.rs) and the payload as zeros,
 //! written as pcap (LINKTYPE_ETHERNET, no FCS).
+use crate::ids::{HostId};
 use super::frame::{Frame, FrameKind};
 use super::framing::{mac_of, PmHeader, ETHERTYPE_PM, FCS, MIN_FRAME};
 use super::world::{EtherWorld, Owner};
@@ -12,7 +13,7 @@ impl EtherWorld {
     fn mac(&self, p: crate::ids::PortId) -> [u8; 6] {
         match self.ports[p].owner {
             Owner::Nic(n) => {
-                let nic = &self.nics[n as usize];
+                let nic = &self.nics[n];
                 mac_of(nic.host, nic.dim, nic.lane)
             }
             _ => [0x02, 0, 0, 0, 0xff, 0xff],
@@ -25,7 +26,7 @@ impl EtherWorld {
         out.extend_from_slice(&self.mac(f.to_port));
         out.extend_from_slice(&self.mac(f.from_port));
         out.extend_from_slice(&ETHERTYPE_PM.to_be_bytes());
-        let coords = |h: u32| self.hosts[h as usize].coords.map(|c| c as u8);
+        let coords = |h: HostId| self.hosts[h].coords.map(|c| c as u8);
         let (kind, seq, len) = match f.kind {
             FrameKind::Data => (PmHeader::DATA, f.seq, f.payload),
             _ => (PmHeader::ACK, 0, 0),

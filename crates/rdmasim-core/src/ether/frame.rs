@@ -1,7 +1,7 @@
 //! A frame in flight: what the event engine moves between NICs and switches. Plain data,
 //! stored in a slab and named by its slot in events.
 use super::framing::{wire_bytes, PmHeader, PAUSE_PAYLOAD};
-use crate::ids::PortId;
+use crate::ids::{HostId, PmChannelId, PortId};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum FrameKind {
@@ -17,10 +17,10 @@ pub struct Frame {
     pub kind: FrameKind,
     pub last: bool,
     /// Source and final destination hosts (the PM header's coordinates).
-    pub src: u32,
-    pub dst: u32,
+    pub src: HostId,
+    pub dst: HostId,
     /// The PM channel (data: source→destination; ack: the channel it acknowledges).
-    pub chan: u32,
+    pub chan: PmChannelId,
     pub seq: u32,
     pub ack: u32,
     pub msg: u32,

@@ -19,6 +19,7 @@
 //! Frame Delimiter"); PAUSE: IEEE 802.3 clause 31, Annex 31B (AMD/Xilinx UG1085, "MAC 802.3
 //! Pause Frame", https://docs.amd.com/r/en-US/ug1085-zynq-ultrascale-trm/MAC-802.3-Pause-Frame:
 //! destination 0x0180C2000001, type 0x8808, opcode 0x0001, 2 B pause time).
+use crate::ids::HostId;
 
 /// Preamble (7 B) and start-of-frame delimiter (1 B).
 pub const PREAMBLE_SFD: u32 = 8;
@@ -112,8 +113,8 @@ impl PmHeader {
 
 /// A locally administered unicast MAC for a host's NIC: 02:00:hh:hh:dd:ll (host, dimension,
 /// lane), so a capture shows which trunk lane carried each frame.
-pub fn mac_of(host: u32, dim: u8, lane: u8) -> [u8; 6] {
-    let h = host.to_be_bytes();
+pub fn mac_of(host: HostId, dim: u8, lane: u8) -> [u8; 6] {
+    let h = host.0.to_be_bytes();
     [0x02, 0x00, h[2], h[3], dim, lane]
 }
 

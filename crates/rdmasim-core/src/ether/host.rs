@@ -4,6 +4,7 @@
 //! one at a time at its per-packet cost, and sends PM packets when it has nothing received to
 //! handle. A packet for another host is relayed: its Ethernet header rewritten and sent on
 //! toward the next dimension (relay.rs).
+use crate::ids::{EthNicId, FrameId, HostId, PmChannelId};
 use super::frame::{Frame, FrameKind};
 use super::nic::book_bus;
 use super::relay::next_hop;
@@ -18,10 +19,10 @@ fn mpi_copy(on: bool, cost: &super::host_cost::HostCost, payload: u32) -> Time {
 }
 
 impl EtherWorld {
-    pub(super) fn nic_in(&mut self, n: u32, f: u32) {
+    pub(super) fn nic_in(&mut self, n: EthNicId, f: FrameId) {
         let now = self.q.now();
         let ring = self.nic_profile.rx_ring;
-        let nic = &mut self.nics[n as usize];
+        let nic = &mut self.nics[n];
         if nic.rx_held >= ring {
             nic.counters.rx_no_buffer_count += 1;
             self.data_drops += u64::from(self.frames.get(f).kind == FrameKind::Data);
@@ -38,11 +39,11 @@ impl EtherWorld {
         self.q.at(end, Ev::RxDone(n, f));
     }
 
-    pub(super) fn rx_done(&mut self, n: u32, f: u32) {
-        let h = self.nics[n as usize].host;
+    pub(super) fn rx_done(&mut self, n: EthNicId, f: FrameId) {
+        let h = self.nics[n].host;
         let delay = self.nic_profile.irq_delay;
         let now = self.q.now();
-        let host = &mut self.hosts[h as usize];
+        let host = &mut self.hosts[h];
         host.backlog.push_back((n, f));
         if !host.in_rx && !host.irq_pending {
             host.irq_pending = true;
@@ -51,49 +52,49 @@ impl EtherWorld {
     }
 
     /// The next hop toward `dst` from `h`: (dimension, next host).
-    fn route(&self, h: u32, dst: u32) -> (u8, u32) {
-        let at = self.hosts[h as usize].coords;
-        let to = self.hosts[dst as usize].coords;
+    fn route(&self, h: HostId, dst: HostId) -> (u8, HostId) {
+        let at = self.hosts[h].coords;
+        let to = self.hosts[dst].coords;
         if self.dims[1] == 1 && self.dims[2] == 1 {
             return (0, dst);
         }
         let (d, next) = next_hop(at, to).expect("a frame to oneself is never sent");
-        (d, host_at(self.dims, next).0)
+        (d, host_at(self.dims, next))
     }
 
     /// The NIC a frame from `h` toward `dst` leaves by, and the NIC it reaches, when the
     /// lane's ring has room: trunking picks the lane round-robin, and the peer's lane as
     /// `[pm] lanes` says (trunk.rs).
     /// `depth`: how many frames the lane's queue may already hold.
-    fn pick_nic(&mut self, h: u32, dst: u32, depth: u32) -> Option<(u32, u32)> {
+    fn pick_nic(&mut self, h: HostId, dst: HostId, depth: u32) -> Option<(EthNicId, EthNicId)> {
         let (d, next) = self.route(h, dst);
-        let host = &self.hosts[h as usize];
+        let host = &self.hosts[h];
         let lanes = host.lanes[usize::from(d)].len() as u8;
         let mut trunk = host.trunk;
         let lane = trunk.next_lane(d, lanes);
         let nic = host.lanes[usize::from(d)][usize::from(lane)];
-        let held = self.nics[nic as usize].tx_held;
+        let held = self.nics[nic].tx_held;
         if held >= depth {
             if held >= self.nic_profile.tx_ring {
-                self.nics[nic as usize].counters.tx_restart_queue += 1;
+                self.nics[nic].counters.tx_restart_queue += 1;
             }
             return None;
         }
-        self.hosts[h as usize].trunk = trunk;
-        let peer_lanes = self.hosts[next as usize].lanes[usize::from(d)].len() as u64;
+        self.hosts[h].trunk = trunk;
+        let peer_lanes = self.hosts[next].lanes[usize::from(d)].len() as u64;
         let to_lane = match self.pm.lanes {
             LaneChoice::Same => usize::from(lane),
-            LaneChoice::Random => self.hosts[h as usize].lane_rng.below(peer_lanes) as usize,
+            LaneChoice::Random => self.hosts[h].lane_rng.below(peer_lanes) as usize,
         };
-        let to = self.hosts[next as usize].lanes[usize::from(d)][to_lane];
+        let to = self.hosts[next].lanes[usize::from(d)][to_lane];
         Some((nic, to))
     }
 
     /// Hands frame `f` to NIC `nic`, addressed to NIC `to`: the NIC fetches it over its bus.
-    fn nic_send(&mut self, nic: u32, to: u32, f: u32) {
+    fn nic_send(&mut self, nic: EthNicId, to: EthNicId, f: FrameId) {
         let now = self.q.now();
-        let from_port = self.nics[nic as usize].port;
-        let to_port = self.nics[to as usize].port;
+        let from_port = self.nics[nic].port;
+        let to_port = self.nics[to].port;
         let fr = self.frames.get_mut(f);
         fr.from_port = from_port;
         fr.to_port = to_port;
@@ -103,16 +104,16 @@ impl EtherWorld {
                 cap.push((now, frame));
             }
         }
-        let bus = self.nics[nic as usize].bus as usize;
+        let bus = self.nics[nic].bus as usize;
         let t = self.nic_profile.bus_time(frame.dma_bytes());
         let end = book_bus(&mut self.buses[bus], now + self.nic_profile.tx_start, t);
         self.q.at(end, Ev::NicReady(from_port, f));
     }
 
     /// Gives the idle CPU of host `h` its next job: a received packet, else a PM packet to send.
-    pub(super) fn cpu_kick(&mut self, h: u32) {
+    pub(super) fn cpu_kick(&mut self, h: HostId) {
         let now = self.q.now();
-        let host = &mut self.hosts[h as usize];
+        let host = &mut self.hosts[h];
         if host.job != Job::Idle {
             return;
         }
@@ -145,24 +146,24 @@ impl EtherWorld {
         }
         let k = host.chans_out.len();
         for i in 0..k {
-            let host = &self.hosts[h as usize];
+            let host = &self.hosts[h];
             let c = host.chans_out[(host.rr + i) % k];
-            if !self.chans[c as usize].can_send() {
+            if !self.chans[c].can_send() {
                 continue;
             }
-            let dst = self.chans[c as usize].dst;
+            let dst = self.chans[c].dst;
             let Some((nic, to)) = self.pick_nic(h, dst, self.pm.nic_depth) else { return };
-            let ch = &mut self.chans[c as usize];
+            let ch = &mut self.chans[c];
             let (seq, p) = ch.take_packet(self.pm.packet_bytes, now);
             let ack = ch.rx.expected;
             let f = self.frames.alloc(Frame { kind: FrameKind::Data, last: p.last, src: h, dst, chan: c, seq, ack, msg: p.msg, payload: p.payload, copy: p.copy, ..Frame::default() });
             self.arm_timer(c);
-            let host = &mut self.hosts[h as usize];
+            let host = &mut self.hosts[h];
             host.rr = (host.rr + i + 1) % k;
             host.job = Job::Send(f, nic);
-            self.nics[nic as usize].tx_held += 1;
+            self.nics[nic].tx_held += 1;
             // Remember the far NIC in the frame until the CPU hands it over.
-            self.frames.get_mut(f).to_port = self.nics[to as usize].port;
+            self.frames.get_mut(f).to_port = self.nics[to].port;
             let cost = host.cost.send + mpi_copy(p.copy, &host.cost, p.payload);
             host.cpu_time += cost;
             self.q.at(now + cost, Ev::CpuDone(h));
@@ -170,8 +171,8 @@ impl EtherWorld {
         }
     }
 
-    pub(super) fn cpu_done(&mut self, h: u32) {
-        let job = std::mem::replace(&mut self.hosts[h as usize].job, Job::Idle);
+    pub(super) fn cpu_done(&mut self, h: HostId) {
+        let job = std::mem::replace(&mut self.hosts[h].job, Job::Idle);
         match job {
             Job::Idle | Job::Work => {}
             Job::Send(f, nic) => {
@@ -183,32 +184,32 @@ impl EtherWorld {
                 }
             }
             Job::Rx(n, f) => {
-                self.nics[n as usize].rx_held -= 1;
+                self.nics[n].rx_held -= 1;
                 self.handle_rx(h, f);
             }
         }
         self.cpu_kick(h);
     }
 
-    fn nic_of_port(&self, p: crate::ids::PortId) -> u32 {
+    fn nic_of_port(&self, p: crate::ids::PortId) -> EthNicId {
         match self.ports[p].owner {
             super::world::Owner::Nic(n) => n,
             _ => unreachable!("frames are addressed to NIC ports"),
         }
     }
 
-    fn handle_rx(&mut self, h: u32, f: u32) {
+    fn handle_rx(&mut self, h: HostId, f: FrameId) {
         let now = self.q.now();
         let fr = *self.frames.get(f);
         if fr.dst != h {
             // Relay: only the Ethernet header changes; the NIC sends the same buffer on.
             match self.pick_nic(h, fr.dst, self.nic_profile.tx_ring) {
                 Some((nic, to)) => {
-                    self.nics[nic as usize].tx_held += 1;
+                    self.nics[nic].tx_held += 1;
                     self.nic_send(nic, to, f);
                 }
                 None => {
-                    self.hosts[h as usize].relay_drops += 1;
+                    self.hosts[h].relay_drops += 1;
                     self.data_drops += u64::from(fr.kind == FrameKind::Data);
                     self.frames.release(f);
                 }
@@ -220,7 +221,7 @@ impl EtherWorld {
         match fr.kind {
             FrameKind::Data => {
                 let p = super::pm::SentPacket { msg: fr.msg, payload: fr.payload, last: fr.last, copy: fr.copy };
-                let (_, msgs, ack) = self.chans[c as usize].on_data(fr.seq, p, self.pm.ack_every, now);
+                let (_, msgs, ack) = self.chans[c].on_data(fr.seq, p, self.pm.ack_every, now);
                 if ack {
                     self.send_ack(h, c);
                 }
@@ -229,9 +230,9 @@ impl EtherWorld {
                 }
             }
             FrameKind::Ack => {
-                if self.chans[c as usize].on_ack(fr.ack) {
-                    self.chans[c as usize].timer_armed = false;
-                    if self.chans[c as usize].unacked() {
+                if self.chans[c].on_ack(fr.ack) {
+                    self.chans[c].timer_armed = false;
+                    if self.chans[c].unacked() {
                         self.arm_timer(c);
                     }
                 }
@@ -243,18 +244,18 @@ impl EtherWorld {
     /// An acknowledgement of channel `c` from its receiver `h`: sent by the receive handler
     /// (its cost is in the receive cost); dropped if the lane's ring is full (the next one
     /// covers it).
-    fn send_ack(&mut self, h: u32, c: u32) {
-        let ch = &self.chans[c as usize];
+    fn send_ack(&mut self, h: HostId, c: PmChannelId) {
+        let ch = &self.chans[c];
         let (src, ack) = (ch.src, ch.rx.expected);
         if let Some((nic, to)) = self.pick_nic(h, src, self.nic_profile.tx_ring) {
             let f = self.frames.alloc(Frame { kind: FrameKind::Ack, src: h, dst: src, chan: c, ack, ..Frame::default() });
-            self.nics[nic as usize].tx_held += 1;
+            self.nics[nic].tx_held += 1;
             self.nic_send(nic, to, f);
         }
     }
 
-    fn arm_timer(&mut self, c: u32) {
-        let ch = &mut self.chans[c as usize];
+    fn arm_timer(&mut self, c: PmChannelId) {
+        let ch = &mut self.chans[c];
         if ch.timer_armed {
             return;
         }
@@ -265,8 +266,8 @@ impl EtherWorld {
         self.q.at(at, Ev::Timer(c, gen));
     }
 
-    pub(super) fn timer(&mut self, c: u32, gen: u32) {
-        let ch = &mut self.chans[c as usize];
+    pub(super) fn timer(&mut self, c: PmChannelId, gen: u32) {
+        let ch = &mut self.chans[c];
         if !ch.timer_armed || ch.timer_gen != gen {
             return;
         }
@@ -274,7 +275,7 @@ impl EtherWorld {
         if ch.unacked() {
             ch.on_timeout();
             self.arm_timer(c);
-            let src = self.chans[c as usize].src;
+            let src = self.chans[c].src;
             self.cpu_kick(src);
         }
     }

@@ -6,7 +6,7 @@ use super::frame::{Frame, FrameKind};
 use super::link::FlowControl;
 use super::world::{Ev, EtherWorld, Owner, NONE};
 use crate::engine::Time;
-use crate::ids::PortId;
+use crate::ids::{EthSwitchId, FrameId, PortId};
 
 impl EtherWorld {
     /// Starts the next frame on port `p`'s wire, if it may go.
@@ -68,7 +68,7 @@ impl EtherWorld {
         let (peer, prop, owner) = (port.peer, port.prop, port.owner);
         match owner {
             Owner::Nic(n) if frame.kind != FrameKind::Pause => {
-                let nic = &mut self.nics[n as usize];
+                let nic = &mut self.nics[n];
                 nic.tx_held -= 1;
                 nic.counters.tx_packets += 1;
                 nic.counters.tx_bytes += u64::from(frame.dma_bytes());
@@ -85,8 +85,8 @@ impl EtherWorld {
     }
 
     /// A frame left switch `s`: its buffer is free, which may end a PAUSE or return credits.
-    fn leave_switch(&mut self, s: u32, frame: &Frame, wire: u32) {
-        let sw = &mut self.switches[s as usize];
+    fn leave_switch(&mut self, s: EthSwitchId, frame: &Frame, wire: u32) {
+        let sw = &mut self.switches[s];
         let (i, o) = (usize::from(frame.sw_in), usize::from(frame.sw_out));
         sw.release(i, o, wire);
         let in_port = sw.ports[i];
@@ -107,7 +107,7 @@ impl EtherWorld {
         }
     }
 
-    pub(super) fn arrive(&mut self, p: PortId, f: u32) {
+    pub(super) fn arrive(&mut self, p: PortId, f: FrameId) {
         let now = self.q.now();
         let frame = *self.frames.get(f);
         if frame.kind == FrameKind::Pause {
@@ -115,7 +115,7 @@ impl EtherWorld {
             let port = &mut self.ports[p];
             port.counters.dot3_in_pause_frames += 1;
             if let Owner::Nic(n) = port.owner {
-                let c = &mut self.nics[n as usize].counters;
+                let c = &mut self.nics[n].counters;
                 if frame.quanta == 0 { c.rx_flow_control_xon += 1 } else { c.rx_flow_control_xoff += 1 }
             }
             let port = &mut self.ports[p];
@@ -133,7 +133,7 @@ impl EtherWorld {
         }
     }
 
-    fn switch_in(&mut self, s: u32, i: u16, in_port: PortId, f: u32, wire: u32) {
+    fn switch_in(&mut self, s: EthSwitchId, i: u16, in_port: PortId, f: FrameId, wire: u32) {
         let now = self.q.now();
         let to = self.frames.get(f).to_port;
         // A learnt MAC table on a crossbar: the destination NIC's cable ends on this switch.
@@ -145,7 +145,7 @@ impl EtherWorld {
         };
         let Owner::Switch(_, o) = self.ports[out].owner else { unreachable!("checked above") };
         let fc = self.ports[in_port].fc;
-        let sw = &mut self.switches[s as usize];
+        let sw = &mut self.switches[s];
         // Under credits the sender reserved the space before sending: it always fits.
         let fits = match fc {
             FlowControl::Credits => true,
@@ -169,7 +169,7 @@ impl EtherWorld {
         let fr = self.frames.get_mut(f);
         fr.sw_in = i;
         fr.sw_out = o;
-        let latency = self.switches[s as usize].profile.latency;
+        let latency = self.switches[s].profile.latency;
         self.q.at(now + latency, Ev::Forward(out, f));
     }
 }

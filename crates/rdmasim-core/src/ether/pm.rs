@@ -10,6 +10,7 @@ use super::pm_receive_array::{Arrival, ReceiveArray};
 pub use super::pm_config::PmConfig;
 pub use super::trunk::LaneChoice;
 use crate::engine::Time;
+use crate::ids::HostId;
 use std::collections::VecDeque;
 
 /// What the sender remembers of a packet it may have to send again.
@@ -24,8 +25,8 @@ pub struct SentPacket {
 
 /// One direction of a pair: the sender's state at `src`, the receiver's at `dst`.
 pub struct Channel {
-    pub src: u32,
-    pub dst: u32,
+    pub src: HostId,
+    pub dst: HostId,
     window: u32,
     /// Messages queued to send: (message number, bytes, copied by the application).
     pending: VecDeque<(u32, u64, bool)>,
@@ -62,7 +63,7 @@ pub struct Channel {
 const LAST: u32 = 1 << 31;
 
 impl Channel {
-    pub fn new(src: u32, dst: u32, window: u32) -> Channel {
+    pub fn new(src: HostId, dst: HostId, window: u32) -> Channel {
         Channel {
             src,
             dst,
@@ -214,7 +215,7 @@ mod tests {
 
     #[test]
     fn go_back_n_resends_from_the_oldest_unacked() {
-        let mut c = Channel::new(0, 1, 4);
+        let mut c = Channel::new(HostId(0), HostId(1), 4);
         c.post(0, 3 * 100);
         let seqs: Vec<u32> = (0..3).map(|_| c.take_packet(100, Time::ZERO).0).collect();
         assert_eq!(seqs, [0, 1, 2]);

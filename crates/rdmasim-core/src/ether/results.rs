@@ -2,6 +2,7 @@
 //! channel: bytes, packets, retransmissions, receive-array memory), `eth_ports` (every port's
 //! IF-MIB counters, drops at the port where the switch made them), `nics` (the e1000's
 //! `ethtool -S` names) and `host_cpu` (CPU and relay time).
+use crate::ids::{HostId};
 use super::world::{EtherWorld, Owner};
 use super::workload::WorkloadState;
 use crate::engine::Time;
@@ -25,7 +26,7 @@ fn mb_per_s(bytes: u64, from: Time, to: Time) -> f64 {
 impl EtherWorld {
     /// Host `h`'s bandwidth sending (`out`) or receiving: its channels' bytes over the span from
     /// the first packet sent to the last delivered.
-    pub fn host_bandwidth(&self, h: u32, out: bool) -> f64 {
+    pub fn host_bandwidth(&self, h: HostId, out: bool) -> f64 {
         let mine: Vec<_> = self.chans.iter().filter(|c| if out { c.src == h } else { c.dst == h }).collect();
         let bytes: u64 = mine.iter().map(|c| c.delivered_bytes).sum();
         let from = mine.iter().filter_map(|c| c.first_send).min().unwrap_or(Time::ZERO);
@@ -43,7 +44,7 @@ impl EtherWorld {
             WorkloadState::Pingpong { iters, done, .. } if done >= iters => Some(now.as_us_f64() / (2.0 * f64::from(iters))),
             _ => None,
         };
-        let (send, recv) = (self.host_bandwidth(0, true), self.host_bandwidth(0, false));
+        let (send, recv) = (self.host_bandwidth(HostId(0), true), self.host_bandwidth(HostId(0), false));
         t.entry("pm_summary".into()).or_default().push(row(json!({
             "sim_time_us": now.as_us_f64(),
             "host0_send_mb_s": send,
@@ -62,7 +63,7 @@ impl EtherWorld {
             "loss_pct": if data_sent > 0 { 100.0 * self.data_drops as f64 / data_sent as f64 } else { 0.0 },
             "relay_packets": self.hosts.iter().map(|h| h.relay_packets).sum::<u64>(),
             "relay_cpu_us": self.hosts.iter().map(|h| h.relay_time.as_us_f64()).sum::<f64>(),
-            "recv_packet_us": self.hosts[0].cost.recv.as_us_f64(),
+            "recv_packet_us": self.hosts[HostId(0)].cost.recv.as_us_f64(),
             "unroutable": self.unroutable,
         })));
         for (i, c) in self.chans.iter().enumerate() {

@@ -2,6 +2,7 @@
 //! (half round trip), the neighbour exchange of seeds/003 on the hyper-crossbar, and an
 //! scstest-like all-to-all whose rounds start with a random skew between hosts (seeds/003:
 //! "ノード間の処理時間のずれにより、Ethernetスイッチでパケットロスが発生").
+use crate::ids::{HostId, PmChannelId, TiVec};
 use crate::scenario::pm::{NeighborMode, PmAlltoall, PmBandwidth, PmIncast, PmMpi, PmNeighbor, PmPingpong, PmWorkload};
 use super::world::{Ev, EtherWorld};
 use crate::engine::Time;
@@ -13,8 +14,8 @@ pub enum WorkloadState {
     /// neighbour exchange with skew) posts `count` messages of `bytes` on each of its channels
     /// when its `Start` comes.
     Streams { expected: u64, delivered: u64, start: Time, bytes: u64, count: u32 },
-    Pingpong { there: u32, back: u32, iters: u32, done: u32, bytes: u64, start: Time },
-    Alltoall { bytes: u64, rounds: u32, count: u32, skew: Time, started: Vec<u32>, received: Vec<u64>, expected: u64, delivered: u64 },
+    Pingpong { there: PmChannelId, back: PmChannelId, iters: u32, done: u32, bytes: u64, start: Time },
+    Alltoall { bytes: u64, rounds: u32, count: u32, skew: Time, started: TiVec<HostId, u32>, received: TiVec<HostId, u64>, expected: u64, delivered: u64 },
     /// An MPI program (`EtherWorld::mpi` holds its state).
     Mpi,
 }
@@ -39,6 +40,7 @@ impl WorkloadState {
                 if src == dst {
                     return Err(("dst".into(), "must differ from src".into()));
                 }
+                let (src, dst) = (HostId(src), HostId(dst));
                 let mut pairs = vec![(src, dst)];
                 if two_way {
                     pairs.push((dst, src));
@@ -49,7 +51,7 @@ impl WorkloadState {
                 check_host(w, "dst", dst)?;
                 positive("bytes", bytes)?;
                 positive("count", count.into())?;
-                let pairs: Vec<(u32, u32)> = (0..w.hosts.len() as u32).filter(|&h| h != dst).map(|h| (h, dst)).collect();
+                let pairs: Vec<(HostId, HostId)> = (0..w.hosts.len() as u32).filter(|&h| h != dst).map(|h| (HostId(h), HostId(dst))).collect();
                 Ok(Self::streams(w, &pairs, bytes, count, Time::ZERO))
             }
             PmWorkload::Pingpong(PmPingpong { src, dst, bytes, iters }) => {
@@ -60,9 +62,10 @@ impl WorkloadState {
                 if src == dst {
                     return Err(("dst".into(), "must differ from src".into()));
                 }
+                let (src, dst) = (HostId(src), HostId(dst));
                 let there = w.channel(src, dst);
                 let back = w.channel(dst, src);
-                w.chans[there as usize].post(0, bytes);
+                w.chans[there].post(0, bytes);
                 w.cpu_kick(src);
                 Ok(WorkloadState::Pingpong { there, back, iters, done: 0, bytes, start: Time::ZERO })
             }
@@ -76,20 +79,21 @@ impl WorkloadState {
                 if dims == 0 || dims > have {
                     return Err(("dims".into(), format!("{dims}: expected 1..={have} (dimensions of the topology with more than one host)")));
                 }
-                let neighbours = |w: &EtherWorld, h: u32| -> Vec<u32> {
-                    let c = w.hosts[h as usize].coords;
+                let neighbours = |w: &EtherWorld, h: HostId| -> Vec<HostId> {
+                    let c = w.hosts[h].coords;
                     (0..usize::from(dims))
                         .map(|d| {
                             let mut n = c;
                             n[d] = (c[d] + 1) % w.dims[d];
-                            host_at(w.dims, n).0
+                            host_at(w.dims, n)
                         })
                         .collect()
                 };
-                let pairs: Vec<(u32, u32)> = match mode {
-                    NeighborMode::Send => neighbours(w, 0).into_iter().map(|n| (0, n)).collect(),
-                    NeighborMode::Recv => neighbours(w, 0).into_iter().map(|n| (n, 0)).collect(),
-                    NeighborMode::Both => (0..w.hosts.len() as u32).flat_map(|h| neighbours(w, h).into_iter().flat_map(move |n| [(h, n), (n, h)])).collect(),
+                let first = HostId(0);
+                let pairs: Vec<(HostId, HostId)> = match mode {
+                    NeighborMode::Send => neighbours(w, first).into_iter().map(|n| (first, n)).collect(),
+                    NeighborMode::Recv => neighbours(w, first).into_iter().map(|n| (n, first)).collect(),
+                    NeighborMode::Both => (0..w.hosts.len() as u32).map(HostId).flat_map(|h| neighbours(w, h).into_iter().flat_map(move |n| [(h, n), (n, h)])).collect(),
                 };
                 let mut pairs = pairs;
                 pairs.sort_unstable();
@@ -127,14 +131,14 @@ impl WorkloadState {
                 let n = w.hosts.len() as u32;
                 for h in 0..n {
                     for i in 1..n {
-                        w.channel(h, (h + i) % n);
+                        w.channel(HostId(h), HostId((h + i) % n));
                     }
                 }
                 let skew = Time::from_ns_f64(skew_us * 1e3);
                 let expected = u64::from(n) * u64::from(n - 1) * u64::from(rounds) * u64::from(count);
                 // `started`: rounds begun or scheduled, per host.
-                let st = WorkloadState::Alltoall { bytes, rounds, count, skew, started: vec![1; n as usize], received: vec![0; n as usize], expected, delivered: 0 };
-                for h in 0..n {
+                let st = WorkloadState::Alltoall { bytes, rounds, count, skew, started: vec![1; n as usize].into(), received: vec![0; n as usize].into(), expected, delivered: 0 };
+                for h in (0..n).map(HostId) {
                     let at = w.skew_delay(h, skew);
                     w.q.at(at, Ev::Start(h));
                 }
@@ -145,12 +149,12 @@ impl WorkloadState {
 
     /// `count` messages of `bytes` on each (source, destination) pair: posted now, or, with a
     /// `skew`, by each source at its own `Start`, a random delay up to `skew` from now.
-    fn streams(w: &mut EtherWorld, pairs: &[(u32, u32)], bytes: u64, count: u32, skew: Time) -> WorkloadState {
+    fn streams(w: &mut EtherWorld, pairs: &[(HostId, HostId)], bytes: u64, count: u32, skew: Time) -> WorkloadState {
         for &(s, d) in pairs {
             let c = w.channel(s, d);
             if skew == Time::ZERO {
                 for m in 0..count {
-                    w.chans[c as usize].post(m, bytes);
+                    w.chans[c].post(m, bytes);
                 }
             }
         }
@@ -159,7 +163,7 @@ impl WorkloadState {
                 w.cpu_kick(s);
             }
         } else {
-            let mut sources: Vec<u32> = pairs.iter().map(|&(s, _)| s).collect();
+            let mut sources: Vec<HostId> = pairs.iter().map(|&(s, _)| s).collect();
             sources.sort_unstable();
             sources.dedup();
             for s in sources {
@@ -172,42 +176,42 @@ impl WorkloadState {
 }
 
 impl EtherWorld {
-    fn skew_delay(&mut self, h: u32, skew: Time) -> Time {
+    fn skew_delay(&mut self, h: HostId, skew: Time) -> Time {
         let now = self.q.now();
         if skew == Time::ZERO {
             return now;
         }
-        now + Time(self.hosts[h as usize].rng.below(skew.0 + 1))
+        now + Time(self.hosts[h].rng.below(skew.0 + 1))
     }
 
     /// Host `h` starts its next all-to-all round (a message to every other host), or, in a
     /// skewed stream workload, its streams.
-    pub(super) fn start_round(&mut self, h: u32) {
+    pub(super) fn start_round(&mut self, h: HostId) {
         if let WorkloadState::Streams { bytes, count, .. } = self.workload {
-            for i in 0..self.hosts[h as usize].chans_out.len() {
-                let c = self.hosts[h as usize].chans_out[i];
+            for i in 0..self.hosts[h].chans_out.len() {
+                let c = self.hosts[h].chans_out[i];
                 for m in 0..count {
-                    self.chans[c as usize].post(m, bytes);
+                    self.chans[c].post(m, bytes);
                 }
             }
             self.cpu_kick(h);
             return;
         }
         let WorkloadState::Alltoall { bytes, count, ref started, .. } = self.workload else { return };
-        let round = started[h as usize] - 1;
-        for i in 0..self.hosts[h as usize].chans_out.len() {
-            let c = self.hosts[h as usize].chans_out[i];
+        let round = started[h] - 1;
+        for i in 0..self.hosts[h].chans_out.len() {
+            let c = self.hosts[h].chans_out[i];
             for m in 0..count {
-                self.chans[c as usize].post(round * count + m, bytes);
+                self.chans[c].post(round * count + m, bytes);
             }
         }
         self.cpu_kick(h);
     }
 
     /// Channel `c` delivered `msgs` whole messages.
-    pub(super) fn on_messages(&mut self, c: u32, msgs: u32) {
+    pub(super) fn on_messages(&mut self, c: PmChannelId, msgs: u32) {
         let now = self.q.now();
-        let (src, dst) = (self.chans[c as usize].src, self.chans[c as usize].dst);
+        let (src, dst) = (self.chans[c].src, self.chans[c].dst);
         let n = self.hosts.len() as u64;
         match &mut self.workload {
             WorkloadState::None => {}
@@ -221,14 +225,14 @@ impl EtherWorld {
             WorkloadState::Pingpong { there, back, iters, done, bytes, .. } => {
                 let (there, back, bytes) = (*there, *back, *bytes);
                 if c == there {
-                    self.chans[back as usize].post(0, bytes);
+                    self.chans[back].post(0, bytes);
                     self.cpu_kick(dst);
                 } else {
                     *done += 1;
                     if *done >= *iters {
                         self.done = true;
                     } else {
-                        self.chans[there as usize].post(0, bytes);
+                        self.chans[there].post(0, bytes);
                         self.cpu_kick(dst);
                     }
                 }
@@ -236,15 +240,15 @@ impl EtherWorld {
             }
             WorkloadState::Alltoall { rounds, count, skew, started, received, expected, delivered, .. } => {
                 *delivered += u64::from(msgs);
-                received[dst as usize] += u64::from(msgs);
+                received[dst] += u64::from(msgs);
                 if *delivered >= *expected {
                     self.done = true;
                     return;
                 }
                 // A host starts its next round once it has everyone's message of this one.
-                let r = started[dst as usize];
-                if r < *rounds && received[dst as usize] >= u64::from(r) * (n - 1) * u64::from(*count) {
-                    started[dst as usize] += 1;
+                let r = started[dst];
+                if r < *rounds && received[dst] >= u64::from(r) * (n - 1) * u64::from(*count) {
+                    started[dst] += 1;
                     let skew = *skew;
                     let at = self.skew_delay(dst, skew);
                     self.q.at(at.max(now), Ev::Start(dst));

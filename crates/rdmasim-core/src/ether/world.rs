@@ -16,32 +16,34 @@ use crate::engine::{EventQueue, SimRng, Slab, Time};
 use crate::fabric::build::common::{add_hosts, add_rail_hca, add_switch, cable, qdr_4x};
 use crate::fabric::build::hyperx::{coords, hyperx, HyperX};
 use crate::fabric::graph::{FabricGraph, LinkProps, NodeKind};
-use crate::ids::{HostId, PortId, TiVec};
+use crate::ids::{EthNicId, EthSwitchId, FrameId, HostId, PmChannelId, PortId, TiVec};
 use std::collections::VecDeque;
 
 /// No frame.
-pub const NONE: u32 = u32::MAX;
+pub const NONE: FrameId = FrameId(u32::MAX);
 
 #[derive(Clone, Copy, Debug)]
 pub enum Ev {
     /// A port finished putting its frame on the wire.
     TxDone(PortId),
     /// A frame is wholly received at a port.
-    Arrive(PortId, u32),
+    Arrive(PortId, FrameId),
     /// A switch's pipeline is done with a frame: into the output queue.
-    Forward(PortId, u32),
+    Forward(PortId, FrameId),
     /// A NIC fetched a frame from host memory: into its transmit queue.
-    NicReady(PortId, u32),
-    /// A NIC wrote a received frame to host memory (NIC index, frame).
-    RxDone(u32, u32),
-    Irq(u32),
-    CpuDone(u32),
+    NicReady(PortId, FrameId),
+    /// A NIC wrote a received frame to host memory (NIC, frame).
+    RxDone(EthNicId, FrameId),
+    /// A host's receive interrupt.
+    Irq(HostId),
+    /// A host's CPU finished its job.
+    CpuDone(HostId),
     /// A channel's retransmission timer (channel, generation).
-    Timer(u32, u32),
+    Timer(PmChannelId, u32),
     /// A paused port may send again.
     Kick(PortId),
     /// A host starts its next all-to-all round.
-    Start(u32),
+    Start(HostId),
     /// An MPI rank's compute gap ended.
     MpiResume(u32),
 }
@@ -49,16 +51,17 @@ pub enum Ev {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Owner {
     Unused,
-    Nic(u32),
-    Switch(u32, u16),
+    Nic(EthNicId),
+    /// A switch, and the port's place among that switch's ports.
+    Switch(EthSwitchId, u16),
 }
 
 /// One direction of a link, at the port that sends into it.
 pub struct EthPort {
     pub owner: Owner,
     pub peer: Option<PortId>,
-    pub queue: VecDeque<u32>,
-    pub on_wire: u32,
+    pub queue: VecDeque<FrameId>,
+    pub on_wire: FrameId,
     /// The frame on the wire is a PAUSE made here, not the queue's head.
     pub wire_is_pause: bool,
     pub paused_until: Time,
@@ -73,7 +76,7 @@ pub struct EthPort {
 }
 
 pub struct Nic {
-    pub host: u32,
+    pub host: HostId,
     pub port: PortId,
     pub bus: u32,
     pub dim: u8,
@@ -86,20 +89,23 @@ pub struct Nic {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Job {
     Idle,
-    Rx(u32, u32),
-    Send(u32, u32),
+    /// Receiving a frame a NIC wrote (NIC, frame).
+    Rx(EthNicId, FrameId),
+    /// Sending a frame (frame, NIC).
+    Send(FrameId, EthNicId),
     /// The MPI library's own work (copies not tied to a packet).
     Work,
 }
 
 pub struct EthHost {
     pub coords: [u16; 3],
-    /// NIC indices by dimension and lane.
-    pub lanes: [Vec<u32>; 3],
+    /// NICs by dimension and lane.
+    pub lanes: [Vec<EthNicId>; 3],
     pub trunk: Trunk,
-    pub chans_out: Vec<u32>,
+    pub chans_out: Vec<PmChannelId>,
     pub rr: usize,
-    pub backlog: VecDeque<(u32, u32)>,
+    /// Frames NICs wrote that wait for the CPU (NIC, frame).
+    pub backlog: VecDeque<(EthNicId, FrameId)>,
     pub in_rx: bool,
     pub irq_pending: bool,
     pub job: Job,
@@ -118,14 +124,14 @@ pub struct EthHost {
 
 pub struct EtherWorld {
     pub q: EventQueue<Ev>,
-    pub frames: Slab<Frame>,
+    pub frames: Slab<Frame, FrameId>,
     pub graph: FabricGraph,
     pub ports: TiVec<PortId, EthPort>,
-    pub switches: Vec<EthSwitch>,
-    pub nics: Vec<Nic>,
+    pub switches: TiVec<EthSwitchId, EthSwitch>,
+    pub nics: TiVec<EthNicId, Nic>,
     pub buses: Vec<Time>,
-    pub hosts: Vec<EthHost>,
-    pub chans: Vec<Channel>,
+    pub hosts: TiVec<HostId, EthHost>,
+    pub chans: TiVec<PmChannelId, Channel>,
     pub nic_profile: NicProfile,
     pub pm: PmConfig,
     pub rto: Time,
@@ -195,7 +201,7 @@ impl EtherWorld {
                 counters: PortCounters::default(),
             });
         }
-        let mut switches = Vec::new();
+        let mut switches: TiVec<EthSwitchId, EthSwitch> = TiVec::new();
         for node in graph.nodes.iter() {
             if node.kind != NodeKind::Switch {
                 continue;
@@ -204,25 +210,25 @@ impl EtherWorld {
             if usize::from(profile.ports) < used.iter().filter(|&&p| graph.ports[p].link.is_some()).count() {
                 return Err(("ethernet.switch".into(), format!("{} has {} ports; switch {} needs {}", profile.name, profile.ports, node.name, used.len())));
             }
-            let si = switches.len() as u32;
+            let si = switches.next_key();
             for (i, &p) in used.iter().enumerate() {
                 ports[p].owner = Owner::Switch(si, i as u16);
             }
             switches.push(EthSwitch::new(node.name.clone(), profile.clone(), used));
         }
-        let mut nics = Vec::new();
-        let mut hosts = Vec::new();
+        let mut nics: TiVec<EthNicId, Nic> = TiVec::new();
+        let mut hosts: TiVec<HostId, EthHost> = TiVec::new();
         let mut buses = Vec::new();
         for (h, spec) in graph.hosts.iter_enumerated() {
             let c = if let PmTopology::SingleSwitch { .. } = s.ethernet.topology { [h.0 as u16, 0, 0] } else { coords(dims, h) };
-            let mut lanes: [Vec<u32>; 3] = Default::default();
+            let mut lanes: [Vec<EthNicId>; 3] = Default::default();
             let mut count = 0u32;
             for (d, &ca) in spec.hcas.iter().enumerate() {
                 for (lane, p) in graph.nodes[ca].ports().enumerate() {
-                    let n = nics.len() as u32;
+                    let n = nics.next_key();
                     // Two ports of a dual card share a bus: the host's NICs pair up in order.
                     let bus = buses.len() as u32 + count / nic_profile.ports_per_bus;
-                    nics.push(Nic { host: h.0, port: p, bus, dim: d as u8, lane: lane as u8, tx_held: 0, rx_held: 0, counters: NicCounters::default() });
+                    nics.push(Nic { host: h, port: p, bus, dim: d as u8, lane: lane as u8, tx_held: 0, rx_held: 0, counters: NicCounters::default() });
                     ports[p].owner = Owner::Nic(n);
                     lanes[d].push(n);
                     count += 1;
@@ -268,7 +274,7 @@ impl EtherWorld {
         for p in (0..ports.len()).map(PortId::from) {
             if let (Some(peer), FlowControl::Credits) = (ports[p].peer, ports[p].fc) {
                 if let Owner::Switch(sw, _) = ports[peer].owner {
-                    ports[p].credits = switches[sw as usize].credit_bytes_per_input();
+                    ports[p].credits = switches[sw].credit_bytes_per_input();
                 }
             }
         }
@@ -281,7 +287,7 @@ impl EtherWorld {
             nics,
             buses,
             hosts,
-            chans: Vec::new(),
+            chans: TiVec::new(),
             nic_profile,
             pm: s.pm,
             rto: Time::from_ns_f64(s.pm.rto_us * 1e3),
@@ -299,13 +305,12 @@ impl EtherWorld {
     }
 
     /// The channel from `src` to `dst`, made on first use.
-    pub fn channel(&mut self, src: u32, dst: u32) -> u32 {
-        if let Some(&c) = self.hosts[src as usize].chans_out.iter().find(|&&c| self.chans[c as usize].dst == dst) {
+    pub fn channel(&mut self, src: HostId, dst: HostId) -> PmChannelId {
+        if let Some(&c) = self.hosts[src].chans_out.iter().find(|&&c| self.chans[c].dst == dst) {
             return c;
         }
-        let c = self.chans.len() as u32;
-        self.chans.push(Channel::new(src, dst, self.pm.window));
-        self.hosts[src as usize].chans_out.push(c);
+        let c = self.chans.push_and_get_key(Channel::new(src, dst, self.pm.window));
+        self.hosts[src].chans_out.push(c);
         c
     }
 
@@ -323,7 +328,7 @@ impl EtherWorld {
             }
             Ev::RxDone(n, f) => self.rx_done(n, f),
             Ev::Irq(h) => {
-                let host = &mut self.hosts[h as usize];
+                let host = &mut self.hosts[h];
                 host.irq_pending = false;
                 host.in_rx = true;
                 self.cpu_kick(h);

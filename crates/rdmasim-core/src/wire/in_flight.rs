@@ -115,34 +115,5 @@ pub struct Hop {
 }
 
 /// The packets in flight, by id (ids are reused).
-#[derive(Default)]
-pub struct Packets(Slab<Packet>);
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PacketId(pub u32);
-
-impl Packets {
-    #[inline]
-    pub fn alloc(&mut self, p: Packet) -> PacketId {
-        PacketId(self.0.alloc(p))
-    }
-    #[inline]
-    pub fn release(&mut self, id: PacketId) {
-        self.0.release(id.0)
-    }
-    #[inline]
-    pub fn get(&self, id: PacketId) -> &Packet {
-        self.0.get(id.0)
-    }
-    #[inline]
-    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
-        self.0.get_mut(id.0)
-    }
-    pub fn live(&self) -> usize {
-        self.0.live()
-    }
-    /// Most packets in flight at once so far.
-    pub fn peak(&self) -> usize {
-        self.0.peak()
-    }
-}
+pub type Packets = Slab<Packet, PacketId>;
+pub use crate::ids::PacketId;

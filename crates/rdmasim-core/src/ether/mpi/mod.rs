@@ -17,6 +17,7 @@
 pub mod profile;
 pub mod wire;
 
+use crate::ids::{HostId, PmChannelId};
 use super::world::{EtherWorld, Ev};
 use crate::engine::Time;
 use crate::mpi::cursor::Cursor;
@@ -169,19 +170,19 @@ impl EtherWorld {
     /// Posts protocol message `w` from `src` to `dst` as one PM message; `sreq` completes when
     /// its last packet has been taken.
     fn mpi_post(&mut self, src: u32, dst: u32, w: Wire, sreq: Option<u32>) {
-        let c = self.channel(src, dst);
+        let c = self.channel(host(src), host(dst));
         let m = self.mpi.as_mut().expect("an MPI workload");
-        if m.log.len() <= c as usize {
-            m.log.resize_with(c as usize + 1, ChannelLog::default);
+        if m.log.len() <= c.idx() {
+            m.log.resize_with(c.idx() + 1, ChannelLog::default);
         }
-        let log = &mut m.log[c as usize];
+        let log = &mut m.log[c.idx()];
         log.inbox.push_back(w);
         log.completes.push_back(sreq);
         let bytes = m.profile.header_bytes + w.data();
-        let ch = &mut self.chans[c as usize];
+        let ch = &mut self.chans[c];
         let msg = ch.posted_messages();
         ch.post_copied(msg, bytes, w.data() > 0);
-        self.cpu_kick(src);
+        self.cpu_kick(host(src));
     }
 
     fn mpi_isend(&mut self, r: u32, peer: u32, bytes: u64, tag: i64, req: u32) {
@@ -201,9 +202,9 @@ impl EtherWorld {
         // The data that came early waits in the library's buffer: copied again now.
         let copy = u.wire.data();
         if copy > 0 {
-            let host = &mut self.hosts[r as usize];
-            host.mpi_work += Time(copy * host.cost.copy_ps_per_byte);
-            self.cpu_kick(r);
+            let h = &mut self.hosts[host(r)];
+            h.mpi_work += Time(copy * h.cost.copy_ps_per_byte);
+            self.cpu_kick(host(r));
         }
         self.mpi_matched(r, u.src, u.wire, p.req);
     }
@@ -221,11 +222,11 @@ impl EtherWorld {
     }
 
     /// Channel `c` delivered its next `msgs` PM messages to their rank.
-    pub(super) fn mpi_delivered(&mut self, c: u32, msgs: u32) {
-        let (src, dst) = (self.chans[c as usize].src, self.chans[c as usize].dst);
+    pub(super) fn mpi_delivered(&mut self, c: PmChannelId, msgs: u32) {
+        let (src, dst) = (self.chans[c].src.0, self.chans[c].dst.0);
         for _ in 0..msgs {
             let m = self.mpi.as_mut().expect("an MPI workload");
-            let w = m.log[c as usize].inbox.pop_front().expect("PM delivers only what was posted");
+            let w = m.log[c.idx()].inbox.pop_front().expect("PM delivers only what was posted");
             match w {
                 Wire::Eager { .. } | Wire::Rts { .. } => match m.ranks[dst as usize].matching.arrive(Unexpected { src, wire: w }) {
                     Some((p, _)) => self.mpi_matched(dst, src, w, p.req),
@@ -239,12 +240,12 @@ impl EtherWorld {
 
     /// The sender of channel `c` took packets: send requests whose message is wholly taken
     /// complete.
-    pub(super) fn mpi_taken(&mut self, c: u32) {
-        let taken = self.chans[c as usize].messages_taken();
-        let src = self.chans[c as usize].src;
+    pub(super) fn mpi_taken(&mut self, c: PmChannelId) {
+        let taken = self.chans[c].messages_taken();
+        let src = self.chans[c].src.0;
         loop {
             let m = self.mpi.as_mut().expect("an MPI workload");
-            let log = &mut m.log[c as usize];
+            let log = &mut m.log[c.idx()];
             if log.taken >= taken {
                 return;
             }
@@ -254,6 +255,11 @@ impl EtherWorld {
             }
         }
     }
+}
+
+/// The host rank `r` runs on (one rank per host, in order).
+fn host(r: u32) -> HostId {
+    HostId(r)
 }
 
 /// PM's world as the MPI core's transport.
