@@ -10,7 +10,7 @@
 //! (None on the other engines: no panic for asking).
 use crate::ether::run::PmRun;
 use crate::flow::run::FlowRun;
-use crate::hca::profile::HwProfile;
+use crate::profile::HwProfile;
 use crate::report::capture::Capture;
 use crate::run::Engine;
 use crate::prepare;
@@ -127,14 +127,14 @@ pub fn names_json() -> String {
 
 /// Every built-in profile parameter with its value and source, as JSON rows.
 pub fn profiles_json() -> String {
-    let rows: Vec<_> = crate::hca::profile::builtin().iter().flat_map(|(p, s)| p.table(s, &[])).collect();
+    let rows: Vec<_> = crate::profile::builtin().iter().flat_map(|(p, s)| p.table(s, &[])).collect();
     serde_json::to_string(&rows).unwrap_or_else(|_| "[]".into())
 }
 
 /// Every parameter a built-in named host sets (`[hardware] host`), with its value and source,
 /// as JSON rows.
 pub fn hosts_json() -> String {
-    let rows: Vec<_> = crate::hca::host_profile::builtin().iter().flat_map(|h| h.table()).collect();
+    let rows: Vec<_> = crate::profile::host::builtin().iter().flat_map(|h| h.table()).collect();
     serde_json::to_string(&rows).unwrap_or_else(|_| "[]".into())
 }
 

@@ -25,6 +25,7 @@ pub mod ids;
 pub mod host;
 pub mod report;
 pub mod prepare;
+pub mod profile;
 pub mod run;
 pub mod scenario;
 pub mod sim;

@@ -1,7 +1,7 @@
 //! What every engine offers the caller, whichever runs the scenario: the object the binding and
 //! the CLI drive (step with progress, then the result in one common form). The loop itself and
 //! the stop reasons are `engine/run.rs`'s, shared by all three engines.
-use crate::hca::profile::HwProfile;
+use crate::profile::HwProfile;
 use crate::report::capture::Capture;
 use crate::report::tables::Row;
 use serde::Serialize;

@@ -6,7 +6,7 @@ use crate::run::Engine as _;
 use crate::ids::{ChannelId, HcaId, HostId, PortId, TiVec};
 use crate::fabric::channel::NodeRef;
 use crate::fabric::topology;
-use crate::hca::profile::HwProfile;
+use crate::profile::HwProfile;
 use crate::hca::qp::QpAttr;
 use crate::hca::Hca;
 use crate::host::{CpuThread, Host, PollMode, Poller};

@@ -9,7 +9,7 @@ use crate::fabric::port::{AheadLog, Port, PortCounters};
 use crate::fabric::switch::Switch;
 use crate::hca::cq::Cqe;
 use crate::wire::in_flight::{PacketId, Packets};
-use crate::hca::profile::HwProfile;
+use crate::profile::HwProfile;
 use crate::hca::Hca;
 use crate::host::{CpuThread, Host};
 use crate::report::capture::Capture;
@@ -64,7 +64,7 @@ pub enum Event {
 pub struct World {
     pub q: EventQueue<Event>,
     /// The profiles hosts and their HCAs use: 0 is the run's (`[hardware]`, `World::profile`),
-    /// then one per `[[hardware.hosts]]` entry (hca/profile_parts.rs).
+    /// then one per `[[hardware.hosts]]` entry (profile/parts.rs).
     pub profiles: Vec<HwProfile>,
     pub seed: u64,
     pub packets: Packets,

@@ -1,7 +1,7 @@
-//! Named hosts (`[hardware] host`, hca/host_profile.rs): a test bed's host part laid over the NIC
+//! Named hosts (`[hardware] host`, profile/host.rs): a test bed's host part laid over the NIC
 //! profile with the overrides on top, for the whole run or for the hosts of a
 //! `[[hardware.hosts]]` entry; an unknown name is an error naming the key and the choices.
-use rdmasim_core::hca::profile::{by_name, HwProfile};
+use rdmasim_core::profile::{by_name, HwProfile};
 use rdmasim_core::host::cstate::CpuIdle;
 use rdmasim_core::prepare::parse_toml;
 use rdmasim_core::scenario::{Scenario, ScenarioError};

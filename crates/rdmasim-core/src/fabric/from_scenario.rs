@@ -1,7 +1,7 @@
 //! The routed fabric a scenario's `[topology]` describes.
 use crate::fabric::graph::{FabricGraph, GraphError, LinkProps, Lfts, RoutedFabric};
 use crate::fabric::rate::LinkSpeed;
-use crate::hca::profile::HwProfile;
+use crate::profile::HwProfile;
 use crate::ids::HostId;
 use crate::scenario::{TopologyKind, TopologySection};
 

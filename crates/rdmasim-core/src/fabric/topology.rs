@@ -12,7 +12,7 @@ use crate::fabric::channel::{credit_blocks, Channel, ErrorModel, NodeRef, NUM_VL
 use crate::fabric::graph::{LinkState, NodeKind, RoutedFabric, NO_ROUTE};
 use crate::fabric::port::Port;
 use crate::fabric::switch::{OutLink, OutPort, Switch, NO_OUTPUT};
-use crate::hca::profile::HwProfile;
+use crate::profile::HwProfile;
 use crate::ids::{ChannelId, HcaId, HostId, NodeId, PortId, SwitchId, TiSlice, TiVec};
 
 /// Random-stream ids: channels draw from stream CHANNEL_STREAM + channel index.

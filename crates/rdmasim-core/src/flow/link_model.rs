@@ -11,7 +11,7 @@
 use crate::fabric::graph::{FabricGraph, LinkState};
 use crate::fabric::rate::LinkSpeed;
 use crate::wire::in_flight::{ib_wire_bytes, PktKind};
-use crate::hca::profile::HwProfile;
+use crate::profile::HwProfile;
 use crate::ids::{PortId, TiVec};
 use crate::scenario::flows::FlowVerb;
 

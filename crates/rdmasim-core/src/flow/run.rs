@@ -15,7 +15,7 @@ use super::engine::{Engine, FlowInput, State};
 use crate::engine::run::{self, Limits, Next, RunState, StopReason, Stepper};
 use super::link_model::{capacities, injection_cap, message_wire_bytes};
 use super::paths::{Ends, Routes};
-use crate::hca::profile::HwProfile;
+use crate::profile::HwProfile;
 use crate::ids::{FlowId, HostId, TiVec};
 use crate::report::tables::{row, Tables};
 use crate::scenario::flows::{FlowVerb, FlowsUntil};
@@ -178,7 +178,7 @@ impl FlowRun {
 /// The fixed latencies of one message through an unloaded path whose one-way delay (cables and
 /// switches) is `one_way_ns`: before its first byte leaves, and after its last arrives until
 /// the requester has polled the completion; seconds. Each term is a profile parameter the
-/// packet engine spends on the same step (hca/profile.rs).
+/// packet engine spends on the same step (profile/mod.rs).
 fn latencies(hw: &HwProfile, verb: FlowVerb, inline: bool, one_way_ns: f64) -> (f64, f64) {
     let fetch = if inline { 0.0 } else { hw.wqe_fetch_ns + hw.dma_read_ns };
     let post = hw.post_send_cpu_ns + hw.doorbell_ns + fetch + hw.tx_pipeline_ns;

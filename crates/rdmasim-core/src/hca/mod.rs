@@ -3,12 +3,9 @@
 //! them) and counters.
 pub mod counters;
 pub mod cq;
-pub mod host_profile;
 pub mod mr;
 pub mod mr_mode;
 pub mod nic;
-pub mod profile;
-pub mod profile_parts;
 pub mod qp;
 pub mod requester;
 pub mod responder;
@@ -25,7 +22,7 @@ use crate::engine::Time;
 use crate::ids::{ChannelId, HcaId, HostId, QpIdx, TiVec};
 use counters::HcaCounters;
 use crate::wire::in_flight::PacketId;
-use profile::HwProfile;
+use crate::profile::{self, HwProfile};
 use qp::Qp;
 use std::collections::VecDeque;
 

@@ -4,7 +4,7 @@ use crate::engine::Time;
 use crate::ids::{ChannelId, HcaId, QpIdx};
 use crate::wire::in_flight::Damage;
 use crate::wire::in_flight::{ib_wire_bytes, Packet, PacketId, PktKind};
-use crate::hca::profile::Arbitration;
+use crate::profile::Arbitration;
 use crate::world::{Event, World};
 
 /// What a QP offers the send engine.

@@ -10,7 +10,7 @@ pub mod thread;
 use crate::engine::Time;
 use crate::ids::{HcaId, HostId, ThreadId};
 use crate::hca::cq::Cqe;
-use crate::hca::profile::HwProfile;
+use crate::profile::HwProfile;
 use crate::world::{AppEvent, Event, World};
 use std::collections::VecDeque;
 

@@ -78,14 +78,14 @@ fn default_seed() -> u64 {
 pub struct HardwareSection {
     /// A named hardware profile: `cx3-fdr`, `cx4-edr`, `cx5-edr` (see `rdmasim profiles`).
     pub profile: String,
-    /// A named host (hca/host_profile.rs: a test bed's idle states, tick, …) laid over the
+    /// A named host (profile/host.rs: a test bed's idle states, tick, …) laid over the
     /// profile's host part; the overrides go on top.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
     /// Any profile parameter, overridden for this scenario.
     #[serde(default)]
-    pub overrides: crate::hca::profile::ProfileOverrides,
-    /// Hosts with other hardware: `[[hardware.hosts]]` entries (hca/profile_parts.rs).
+    pub overrides: crate::profile::ProfileOverrides,
+    /// Hosts with other hardware: `[[hardware.hosts]]` entries (profile/parts.rs).
     #[serde(default)]
     pub hosts: Vec<HostHardware>,
 }
@@ -105,7 +105,7 @@ pub struct HostHardware {
     pub host: Option<String>,
     /// Overrides on top of it (a switch's parameters have no place here).
     #[serde(default)]
-    pub overrides: crate::hca::profile::ProfileOverrides,
+    pub overrides: crate::profile::ProfileOverrides,
 }
 
 impl HostHardware {
@@ -128,9 +128,9 @@ impl HostHardware {
 impl HardwareSection {
     /// What the scenario lays over the named profile: the named host's values with the
     /// overrides on top; None for an unknown host.
-    pub fn changes(&self) -> Option<crate::hca::profile::ProfileOverrides> {
+    pub fn changes(&self) -> Option<crate::profile::ProfileOverrides> {
         let host = match &self.host {
-            Some(name) => crate::hca::host_profile::by_name(name)?.values.clone(),
+            Some(name) => crate::profile::host::by_name(name)?.values.clone(),
             None => Default::default(),
         };
         Some(host.merged(&self.overrides))
@@ -138,8 +138,8 @@ impl HardwareSection {
 
     /// The named profile with the named host and the overrides applied, and the names of the
     /// parameters they set; None for an unknown name.
-    pub fn resolved_profile(&self) -> Option<(crate::hca::profile::HwProfile, Vec<&'static str>)> {
-        let (mut hw, _) = crate::hca::profile::by_name(&self.profile)?;
+    pub fn resolved_profile(&self) -> Option<(crate::profile::HwProfile, Vec<&'static str>)> {
+        let (mut hw, _) = crate::profile::by_name(&self.profile)?;
         let overridden = hw.apply(&self.changes()?);
         Some((hw, overridden))
     }
@@ -147,7 +147,7 @@ impl HardwareSection {
     /// The profiles of a run on `hosts` hosts: `run` (the run's own) first, then one per
     /// `[[hardware.hosts]]` entry, and each host's index into them (0: the run's). An error
     /// names the entry whose profile is unknown.
-    pub fn host_profiles(&self, run: &crate::hca::profile::HwProfile, hosts: u32) -> Result<(Vec<crate::hca::profile::HwProfile>, Vec<u16>), (String, String)> {
+    pub fn host_profiles(&self, run: &crate::profile::HwProfile, hosts: u32) -> Result<(Vec<crate::profile::HwProfile>, Vec<u16>), (String, String)> {
         let mut profiles = vec![run.clone()];
         let mut host_hw = vec![0u16; hosts as usize];
         for (i, e) in self.hosts.iter().enumerate() {

@@ -3,7 +3,7 @@
 //! with these values, scenario validation checks them, and the Python CLI prints them in
 //! perftest's header before the run starts ([`crate::api::perftest_settings_json`]), so the
 //! three cannot disagree.
-use crate::hca::profile::HwProfile;
+use crate::profile::HwProfile;
 use crate::scenario::{PerftestSection, PerftestTest, QpSection, Scenario, WorkloadSection};
 use serde::Serialize;
 
@@ -142,7 +142,7 @@ impl EffectivePerftest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hca::profile;
+    use crate::profile;
 
     fn section(toml: &str) -> PerftestSection {
         let text = format!("[hardware]\nprofile = \"cx4-edr\"\n[workload]\nkind = \"perftest\"\n{toml}");

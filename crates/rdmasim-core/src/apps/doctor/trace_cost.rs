@@ -63,7 +63,7 @@ impl TraceBench {
         if !(limit_ms.is_finite() && limit_ms > 0.0) {
             return Err(whole(format!("trace_limit_ms = {limit_ms}: expected a positive number of milliseconds")));
         }
-        if crate::hca::profile::by_name(profile).is_none() {
+        if crate::profile::by_name(profile).is_none() {
             return Err(whole(format!("profile {profile:?}: expected one of `rdmasim profiles`")));
         }
         let rails = observed.hosts.iter().map(|h| h.hcas.len()).min().unwrap_or(1).max(1) as u16;

@@ -8,8 +8,8 @@ use super::messages::{did_you_mean, expected_for, fmt_f, quoted_list};
 use super::spans::SpanIndex;
 use super::workload_checks::check_workload;
 use super::{min_vl_buffer_bytes, CREDIT_BYTES, MAX_BER, MAX_CABLE_M, MAX_INFLIGHT_PACKETS, MAX_ODP_FAULT_WORKERS, MAX_PACKET_HEADER_BYTES, MAX_SINGLE_SWITCH_HOSTS, VALID_LINK_WIDTHS, VALID_MTUS};
-use crate::hca::host_profile;
-use crate::hca::profile::{self, HwProfile, ProfileOverrides};
+use crate::profile::host as host_profile;
+use crate::profile::{self, HwProfile, ProfileOverrides};
 use crate::hca::rx_dma::{VALID_MPS, VALID_PCIE_LANES};
 use crate::scenario::{HardwareSection, LimitsSection, QpSection, Scenario, ScenarioError, TopologyKind, TopologySection};
 
@@ -111,7 +111,7 @@ fn check_host_hardware(s: &Scenario) -> Result<(), Problem> {
             let key = key.strip_prefix("hardware.").map_or(key.clone(), &at);
             return problem(&key, message);
         }
-        if let Some(p) = e.overrides.names().into_iter().find(|p| crate::hca::profile_parts::part_of(p) == crate::hca::profile_parts::Part::Switch) {
+        if let Some(p) = e.overrides.names().into_iter().find(|p| crate::profile::parts::part_of(p) == crate::profile::parts::Part::Switch) {
             return problem(&at(&format!("overrides.{p}")), format!("{p} is a switch's parameter, not a host's; expected it in [hardware.overrides]"));
         }
         // Of the link part, a host's cable takes only the width and speed (it trains to the

@@ -1,7 +1,7 @@
 //! What a key accepts and what was wrong with it, in words: the expected-value table (also
 //! the source of `docs/scenario.md`'s wording), serde messages rewritten, "did you mean" hints
 //! and numbers written as a user would write them.
-use crate::hca::{host_profile, profile};
+use crate::profile::{self, host as host_profile};
 
 /// What a key accepts, in words, for messages and for `docs/scenario.md`. Array elements are
 /// written `faults[].link`.

@@ -2,7 +2,7 @@
 //! and odp-reads kinds check themselves (`scenario::flows`, `scenario::odp`).
 use super::problem::{problem, Problem};
 use super::{MAX_CQ_MOD, MAX_INLINE, MAX_ITERS, MAX_PSNS_PER_QP, MAX_QPS, MAX_SIZE, MAX_TX_DEPTH};
-use crate::hca::profile::HwProfile;
+use crate::profile::HwProfile;
 use crate::scenario::srq::SrqFlowControl;
 use crate::scenario::{PerftestSection, PerftestTest, Scenario, TopologyKind, TopologySection, WorkloadSection};
 use crate::scenario::mpi::MpiSection;

@@ -3,15 +3,15 @@
 //! "<name>"`. A NIC profile's own host values stay what other studies run with; a study that
 //! knows its hosts names them here instead of carrying the numbers itself.
 //!
-//! The hosts are data (`host_profiles.toml`, read once): a host part of a profile's parameters,
-//! each with `value` and `source`. Only host-part parameters (hca/profile_parts.rs) may appear.
-use crate::hca::profile::{self, HwProfile, ProfileOverrides};
-use crate::hca::profile_parts::{part_of, Part};
+//! The hosts are data (`hosts.toml`, read once): a host part of a profile's parameters,
+//! each with `value` and `source`. Only host-part parameters (profile/parts.rs) may appear.
+use crate::profile::{self, HwProfile, ProfileOverrides};
+use crate::profile::parts::{part_of, Part};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-const BUILTIN: &str = include_str!("host_profiles.toml");
+const BUILTIN: &str = include_str!("hosts.toml");
 
 /// A named host: the host-part parameters it sets and where each comes from.
 #[derive(Clone, Debug)]
@@ -59,7 +59,7 @@ struct Sourced {
     source: String,
 }
 
-/// Reads named hosts from TOML text as `host_profiles.toml` writes them; an error names the
+/// Reads named hosts from TOML text as `hosts.toml` writes them; an error names the
 /// host and what is wrong (a parameter that is not a host part's, a missing source, a value of
 /// the wrong kind, a name given twice).
 pub fn parse(text: &str) -> Result<Vec<HostProfile>, String> {
@@ -74,7 +74,7 @@ pub fn parse(text: &str) -> Result<Vec<HostProfile>, String> {
         let mut sources = BTreeMap::new();
         for (param, s) in e.params {
             if !HwProfile::PARAMETER_NAMES.contains(&param.as_str()) || part_of(&param) != Part::Host {
-                return Err(at(format!("{param} is not a host-part parameter (hca/profile_parts.rs)")));
+                return Err(at(format!("{param} is not a host-part parameter (profile/parts.rs)")));
             }
             if s.source.trim().is_empty() {
                 return Err(at(format!("{param} has no source")));
@@ -91,7 +91,7 @@ pub fn parse(text: &str) -> Result<Vec<HostProfile>, String> {
 /// The built-in named hosts.
 pub fn builtin() -> &'static [HostProfile] {
     static HOSTS: OnceLock<Vec<HostProfile>> = OnceLock::new();
-    HOSTS.get_or_init(|| parse(BUILTIN).expect("hca/host_profiles.toml is read by a unit test"))
+    HOSTS.get_or_init(|| parse(BUILTIN).expect("profile/hosts.toml is read by a unit test"))
 }
 
 /// Looks a named host up.

@@ -4,6 +4,9 @@
 //! all-optional override struct a scenario may give (`[hardware.overrides]`, unknown keys
 //! rejected), and the source table `rdmasim profiles` prints. A value not taken from a public
 //! source says "assumption" in its source string, with the reasoning.
+pub mod host;
+pub mod parts;
+
 use crate::fabric::rate::{LinkGen, LinkSpeed};
 use serde::{Deserialize, Serialize};
 
@@ -64,8 +67,8 @@ macro_rules! profile_params {
         pub struct ParamRow {
             pub profile: String,
             pub parameter: &'static str,
-            /// The node it belongs to in a fabric (hca/profile_parts.rs).
-            pub part: crate::hca::profile_parts::Part,
+            /// The node it belongs to in a fabric (profile/parts.rs).
+            pub part: crate::profile::parts::Part,
             pub value: serde_json::Value,
             pub overridden: bool,
             pub source: &'static str,
@@ -83,7 +86,7 @@ macro_rules! profile_params {
                 vec![ $( ParamRow {
                     profile: self.name.clone(),
                     parameter: stringify!($name),
-                    part: crate::hca::profile_parts::part_of(stringify!($name)),
+                    part: crate::profile::parts::part_of(stringify!($name)),
                     value: serde_json::to_value(&self.$name).unwrap_or(serde_json::Value::Null),
                     overridden: overridden.contains(&stringify!($name)),
                     source: if overridden.contains(&stringify!($name)) { "scenario override" } else { sources.$name },

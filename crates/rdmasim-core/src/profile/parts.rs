@@ -52,7 +52,7 @@ pub fn part_of(param: &str) -> Part {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hca::profile::HwProfile;
+    use crate::profile::HwProfile;
 
     /// Every name in the lists is a parameter (a renamed one would silently become the NIC's).
     #[test]
