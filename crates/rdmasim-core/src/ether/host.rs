@@ -179,9 +179,7 @@ impl EtherWorld {
                 let (to_port, c) = (self.frames.get(f).to_port, self.frames.get(f).chan);
                 let to = self.nic_of_port(to_port);
                 self.nic_send(nic, to, f);
-                if self.mpi.is_some() {
-                    self.mpi_taken(c);
-                }
+                self.with_app(|a, w| a.taken(w, c));
             }
             Job::Rx(n, f) => {
                 self.nics[n].rx_held -= 1;
@@ -226,7 +224,7 @@ impl EtherWorld {
                     self.send_ack(h, c);
                 }
                 if msgs > 0 {
-                    self.on_messages(c, msgs);
+                    self.with_app(|a, w| a.messages(w, c, msgs));
                 }
             }
             FrameKind::Ack => {

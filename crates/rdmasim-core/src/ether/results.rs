@@ -4,7 +4,6 @@
 //! `ethtool -S` names) and `host_cpu` (CPU and relay time).
 use crate::ids::{HostId};
 use super::world::{EtherWorld, Owner};
-use super::workload::WorkloadState;
 use crate::engine::Time;
 use crate::report::tables::Row;
 use serde_json::json;
@@ -40,10 +39,7 @@ impl EtherWorld {
         let data_sent: u64 = self.chans.iter().map(|c| c.packets_sent).sum();
         let switch_drops: u64 = self.ports.iter().map(|p| p.counters.if_out_discards).sum();
         let nic_drops: u64 = self.nics.iter().map(|n| n.counters.rx_no_buffer_count).sum();
-        let half_rtt = match self.workload {
-            WorkloadState::Pingpong { iters, done, .. } if done >= iters => Some(now.as_us_f64() / (2.0 * f64::from(iters))),
-            _ => None,
-        };
+        let half_rtt = self.app.as_ref().and_then(|a| a.half_rtt_us(now));
         let (send, recv) = (self.host_bandwidth(HostId(0), true), self.host_bandwidth(HostId(0), false));
         t.entry("pm_summary".into()).or_default().push(row(json!({
             "sim_time_us": now.as_us_f64(),
@@ -104,9 +100,9 @@ impl EtherWorld {
                 "relay_cpu_us": host.relay_time.as_us_f64(), "relay_packets": host.relay_packets, "relay_drops": host.relay_drops,
             })));
         }
-        if let Some(m) = &self.mpi {
+        if let Some(a) = &self.app {
             let mut mt = crate::report::tables::Tables::default();
-            m.tables(&mut mt);
+            a.tables(&mut mt);
             t.extend(mt.0);
         }
         for s in &self.switches {

@@ -27,7 +27,9 @@ impl PmRun {
     pub fn new(s: PmScenario, source: &str) -> Result<PmRun, ScenarioError> {
         let err = |key: String, message: String| ScenarioError { source: source.into(), line: None, key, message };
         let profile = switch_profiles::by_name(&s.ethernet.switch).ok_or_else(|| err("ethernet.switch".into(), format!("unknown switch profile {:?}", s.ethernet.switch)))?;
-        let world = EtherWorld::new(&s, profile).map_err(|(k, m)| err(k, m))?;
+        let mut world = EtherWorld::new(&s, profile).map_err(|(k, m)| err(k, m))?;
+        let app = super::workload::start(&mut world, &s.workload).map_err(|(k, m)| err(format!("workload.{k}"), m))?;
+        world.app = Some(app);
         let ms = s.limits.max_sim_time_ms.unwrap_or(DEFAULT_MAX_SIM_TIME_MS);
         let limits = Limits { max_events: s.limits.max_events.unwrap_or(DEFAULT_MAX_EVENTS), max_time: Time::from_ns_f64(ms * 1e6) };
         Ok(PmRun { world, name: s.name, seed: s.seed, run: RunState::new(limits) })

@@ -4,7 +4,7 @@
 //! "ノード間の処理時間のずれにより、Ethernetスイッチでパケットロスが発生").
 use crate::ids::{HostId, PmChannelId, TiVec};
 use crate::scenario::pm::{NeighborMode, PmAlltoall, PmBandwidth, PmIncast, PmMpi, PmNeighbor, PmPingpong, PmWorkload};
-use super::world::{Ev, EtherWorld};
+use super::world::{Ev, EtherWorld, PmApp};
 use crate::engine::Time;
 use crate::fabric::build::hyperx::host_at;
 
@@ -16,8 +16,6 @@ pub enum WorkloadState {
     Streams { expected: u64, delivered: u64, start: Time, bytes: u64, count: u32 },
     Pingpong { there: PmChannelId, back: PmChannelId, iters: u32, done: u32, bytes: u64, start: Time },
     Alltoall { bytes: u64, rounds: u32, count: u32, skew: Time, started: TiVec<HostId, u32>, received: TiVec<HostId, u64>, expected: u64, delivered: u64 },
-    /// An MPI program (`EtherWorld::mpi` holds its state).
-    Mpi,
 }
 
 fn check_host(w: &EtherWorld, key: &str, h: u32) -> Result<(), (String, String)> {
@@ -28,8 +26,39 @@ fn check_host(w: &EtherWorld, key: &str, h: u32) -> Result<(), (String, String)>
     Ok(())
 }
 
+/// Starts the workload `spec` names on `w`: its traffic, or an MPI program (ether/mpi). An
+/// error names the key inside `[workload]`.
+pub fn start(w: &mut EtherWorld, spec: &PmWorkload) -> Result<Box<dyn PmApp>, (String, String)> {
+    if let PmWorkload::Mpi(m) = spec {
+        return start_mpi(w, m);
+    }
+    WorkloadState::start(w, spec).map(|s| Box::new(s) as Box<dyn PmApp>)
+}
+
+/// An MPI program, one rank per host, its ranks started.
+fn start_mpi(w: &mut EtherWorld, &PmMpi { library, ref program, ref trace, compute_scale }: &PmMpi) -> Result<Box<dyn PmApp>, (String, String)> {
+    let hosts = w.hosts.len() as u32;
+    let source = match (program, trace) {
+        (Some(spec), None) => {
+            spec.check().map_err(|(k, m)| (k.trim_start_matches("workload.").to_string(), m))?;
+            super::mpi::Source::Generated(spec.clone())
+        }
+        (None, Some(dir)) => {
+            if let Some(why) = crate::scenario::mpi::compute_scale_problem(compute_scale) {
+                return Err(("compute_scale".into(), why));
+            }
+            let (p, _) = crate::mpi::trace::read_dir(std::path::Path::new(dir), compute_scale).map_err(|e| ("trace".to_string(), e.to_string()))?;
+            super::mpi::Source::Trace(p)
+        }
+        _ => return Err(("program".into(), "give exactly one of `program` (a generated benchmark) and `trace` (a trace directory)".into())),
+    };
+    let mut run = super::mpi::MpiRun::new(library, source, hosts).map_err(|m| ("program".to_string(), m))?;
+    run.start(w);
+    Ok(Box::new(run))
+}
+
 impl WorkloadState {
-    pub fn start(w: &mut EtherWorld, spec: &PmWorkload) -> Result<WorkloadState, (String, String)> {
+    fn start(w: &mut EtherWorld, spec: &PmWorkload) -> Result<WorkloadState, (String, String)> {
         let positive = |key: &str, v: u64| if v == 0 { Err((key.to_string(), "must be at least 1".to_string())) } else { Ok(()) };
         match *spec {
             PmWorkload::Bandwidth(PmBandwidth { src, dst, bytes, count, two_way }) => {
@@ -100,27 +129,7 @@ impl WorkloadState {
                 pairs.dedup();
                 Ok(Self::streams(w, &pairs, bytes, count, Time::from_ns_f64(skew_us * 1e3)))
             }
-            PmWorkload::Mpi(PmMpi { library, ref program, ref trace, compute_scale }) => {
-                let hosts = w.hosts.len() as u32;
-                let source = match (program, trace) {
-                    (Some(spec), None) => {
-                        spec.check().map_err(|(k, m)| (k.trim_start_matches("workload.").to_string(), m))?;
-                        super::mpi::Source::Generated(spec.clone())
-                    }
-                    (None, Some(dir)) => {
-                        if let Some(why) = crate::scenario::mpi::compute_scale_problem(compute_scale) {
-                            return Err(("compute_scale".into(), why));
-                        }
-                        let (p, _) = crate::mpi::trace::read_dir(std::path::Path::new(dir), compute_scale).map_err(|e| ("trace".to_string(), e.to_string()))?;
-                        super::mpi::Source::Trace(p)
-                    }
-                    _ => return Err(("program".into(), "give exactly one of `program` (a generated benchmark) and `trace` (a trace directory)".into())),
-                };
-                let run = super::mpi::MpiRun::new(library, source, hosts).map_err(|m| ("program".to_string(), m))?;
-                w.mpi = Some(Box::new(run));
-                w.mpi_start();
-                Ok(WorkloadState::Mpi)
-            }
+            PmWorkload::Mpi(_) => unreachable!("start() runs an MPI program itself"),
             PmWorkload::Alltoall(PmAlltoall { bytes, rounds, count, skew_us }) => {
                 positive("count", count.into())?;
                 positive("bytes", bytes)?;
@@ -139,7 +148,7 @@ impl WorkloadState {
                 // `started`: rounds begun or scheduled, per host.
                 let st = WorkloadState::Alltoall { bytes, rounds, count, skew, started: vec![1; n as usize].into(), received: vec![0; n as usize].into(), expected, delivered: 0 };
                 for h in (0..n).map(HostId) {
-                    let at = w.skew_delay(h, skew);
+                    let at = skew_delay(w, h, skew);
                     w.q.at(at, Ev::Start(h));
                 }
                 Ok(st)
@@ -167,7 +176,7 @@ impl WorkloadState {
             sources.sort_unstable();
             sources.dedup();
             for s in sources {
-                let at = w.skew_delay(s, skew);
+                let at = skew_delay(w, s, skew);
                 w.q.at(at, Ev::Start(s));
             }
         }
@@ -175,85 +184,90 @@ impl WorkloadState {
     }
 }
 
-impl EtherWorld {
-    fn skew_delay(&mut self, h: HostId, skew: Time) -> Time {
-        let now = self.q.now();
-        if skew == Time::ZERO {
-            return now;
-        }
-        now + Time(self.hosts[h].rng.below(skew.0 + 1))
+/// When host `h` starts: now, or a random delay up to `skew` from now (its own stream).
+fn skew_delay(w: &mut EtherWorld, h: HostId, skew: Time) -> Time {
+    let now = w.q.now();
+    if skew == Time::ZERO {
+        return now;
     }
+    now + Time(w.hosts[h].rng.below(skew.0 + 1))
+}
 
+impl PmApp for WorkloadState {
     /// Host `h` starts its next all-to-all round (a message to every other host), or, in a
     /// skewed stream workload, its streams.
-    pub(super) fn start_round(&mut self, h: HostId) {
-        if let WorkloadState::Streams { bytes, count, .. } = self.workload {
-            for i in 0..self.hosts[h].chans_out.len() {
-                let c = self.hosts[h].chans_out[i];
+    fn start_round(&mut self, w: &mut EtherWorld, h: HostId) {
+        if let WorkloadState::Streams { bytes, count, .. } = *self {
+            for i in 0..w.hosts[h].chans_out.len() {
+                let c = w.hosts[h].chans_out[i];
                 for m in 0..count {
-                    self.chans[c].post(m, bytes);
+                    w.chans[c].post(m, bytes);
                 }
             }
-            self.cpu_kick(h);
+            w.cpu_kick(h);
             return;
         }
-        let WorkloadState::Alltoall { bytes, count, ref started, .. } = self.workload else { return };
+        let WorkloadState::Alltoall { bytes, count, ref started, .. } = *self else { return };
         let round = started[h] - 1;
-        for i in 0..self.hosts[h].chans_out.len() {
-            let c = self.hosts[h].chans_out[i];
+        for i in 0..w.hosts[h].chans_out.len() {
+            let c = w.hosts[h].chans_out[i];
             for m in 0..count {
-                self.chans[c].post(round * count + m, bytes);
+                w.chans[c].post(round * count + m, bytes);
             }
         }
-        self.cpu_kick(h);
+        w.cpu_kick(h);
     }
 
     /// Channel `c` delivered `msgs` whole messages.
-    pub(super) fn on_messages(&mut self, c: PmChannelId, msgs: u32) {
-        let now = self.q.now();
-        let (src, dst) = (self.chans[c].src, self.chans[c].dst);
-        let n = self.hosts.len() as u64;
-        match &mut self.workload {
+    fn messages(&mut self, w: &mut EtherWorld, c: PmChannelId, msgs: u32) {
+        let now = w.q.now();
+        let dst = w.chans[c].dst;
+        let n = w.hosts.len() as u64;
+        match self {
             WorkloadState::None => {}
-            WorkloadState::Mpi => self.mpi_delivered(c, msgs),
             WorkloadState::Streams { expected, delivered, .. } => {
                 *delivered += u64::from(msgs);
                 if *delivered >= *expected {
-                    self.done = true;
+                    w.done = true;
                 }
             }
             WorkloadState::Pingpong { there, back, iters, done, bytes, .. } => {
                 let (there, back, bytes) = (*there, *back, *bytes);
                 if c == there {
-                    self.chans[back].post(0, bytes);
-                    self.cpu_kick(dst);
+                    w.chans[back].post(0, bytes);
+                    w.cpu_kick(dst);
                 } else {
                     *done += 1;
                     if *done >= *iters {
-                        self.done = true;
+                        w.done = true;
                     } else {
-                        self.chans[there].post(0, bytes);
-                        self.cpu_kick(dst);
+                        w.chans[there].post(0, bytes);
+                        w.cpu_kick(dst);
                     }
                 }
-                let _ = src;
             }
             WorkloadState::Alltoall { rounds, count, skew, started, received, expected, delivered, .. } => {
                 *delivered += u64::from(msgs);
                 received[dst] += u64::from(msgs);
                 if *delivered >= *expected {
-                    self.done = true;
+                    w.done = true;
                     return;
                 }
                 // A host starts its next round once it has everyone's message of this one.
                 let r = started[dst];
                 if r < *rounds && received[dst] >= u64::from(r) * (n - 1) * u64::from(*count) {
                     started[dst] += 1;
-                    let skew = *skew;
-                    let at = self.skew_delay(dst, skew);
-                    self.q.at(at.max(now), Ev::Start(dst));
+                    let at = skew_delay(w, dst, *skew);
+                    w.q.at(at.max(now), Ev::Start(dst));
                 }
             }
+        }
+    }
+
+    fn half_rtt_us(&self, now: Time) -> Option<f64> {
+        match *self {
+            WorkloadState::Pingpong { iters, done, .. } if done >= iters => Some(now.as_us_f64() / (2.0 * f64::from(iters))),
+            _ => None,
         }
     }
 }

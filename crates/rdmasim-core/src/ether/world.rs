@@ -1,7 +1,8 @@
 //! The PM/Ethernet world: NICs, switches, hosts and PM channels on one event queue, built from
 //! the fabric graph of a generator (one switch, or the 3-D hyper-crossbar). The event handlers
-//! live beside it by subject: net.rs (links and switches), host.rs (NICs, CPU, PM, relaying),
-//! workload.rs (what the applications send).
+//! live beside it by subject: net.rs (links and switches), host.rs (NICs, CPU, PM, relaying).
+//! What runs on the hosts is an app ([`PmApp`]: workload.rs's traffic, or an MPI program,
+//! ether/mpi) that the world calls with itself; neither is named here.
 use crate::scenario::pm::{PmScenario, PmTopology};
 use super::frame::Frame;
 use super::host_cost::HostCost;
@@ -11,13 +12,33 @@ use super::pm::{Channel, PmConfig};
 use super::switch::{EthSwitch, PortCounters};
 use super::switch_profiles::SwitchProfile;
 use super::trunk::Trunk;
-use super::workload::WorkloadState;
 use crate::engine::{EventQueue, SimRng, Slab, Time};
 use crate::fabric::build::common::{add_hosts, add_rail_hca, add_switch, cable, qdr_4x};
 use crate::fabric::build::hyperx::{coords, hyperx, HyperX};
 use crate::fabric::graph::{FabricGraph, LinkProps, NodeKind};
 use crate::ids::{EthNicId, EthSwitchId, FrameId, HostId, PmChannelId, PortId, TiVec};
 use std::collections::VecDeque;
+
+/// What runs on PM's hosts: the traffic of workload.rs, or an MPI program (ether/mpi). The
+/// world calls it when a host's start time comes, when a channel delivers whole messages or its
+/// sender takes packets, and when an MPI rank's compute gap ends; it reaches the world only
+/// through the world it is handed (which no longer holds it meanwhile).
+pub trait PmApp: Send {
+    /// Host `h`'s `Ev::Start` came (a round of an all-to-all, a skewed stream's start).
+    fn start_round(&mut self, _w: &mut EtherWorld, _h: HostId) {}
+    /// MPI rank `r`'s compute gap ended (`Ev::MpiResume`).
+    fn resume(&mut self, _w: &mut EtherWorld, _r: u32) {}
+    /// Channel `c` delivered its next `msgs` whole messages.
+    fn messages(&mut self, w: &mut EtherWorld, c: PmChannelId, msgs: u32);
+    /// The sender of channel `c` took packets for the wire.
+    fn taken(&mut self, _w: &mut EtherWorld, _c: PmChannelId) {}
+    /// Half the round trip, µs, once a ping-pong is done.
+    fn half_rtt_us(&self, _now: Time) -> Option<f64> {
+        None
+    }
+    /// Tables of its own (an MPI program's).
+    fn tables(&self, _out: &mut crate::report::tables::Tables) {}
+}
 
 /// No frame.
 pub const NONE: FrameId = FrameId(u32::MAX);
@@ -136,7 +157,6 @@ pub struct EtherWorld {
     pub pm: PmConfig,
     pub rto: Time,
     pub dims: [u16; 3],
-    pub workload: WorkloadState,
     pub capture: Option<Vec<(Time, Frame)>>,
     pub capture_max: u64,
     pub unroutable: u64,
@@ -144,8 +164,9 @@ pub struct EtherWorld {
     /// free descriptor): what seeds/003's loss rate counts, over data packets sent. Lost
     /// acknowledgements are in the port and NIC counters, not here.
     pub data_drops: u64,
-    /// The MPI program running over PM, with an `mpi` workload.
-    pub mpi: Option<Box<super::mpi::MpiRun>>,
+    /// What runs on the hosts (workload.rs's traffic, or an MPI program: ether/mpi), set once
+    /// the network is built (run.rs).
+    pub app: Option<Box<dyn PmApp>>,
     pub done: bool,
 }
 
@@ -278,7 +299,7 @@ impl EtherWorld {
                 }
             }
         }
-        let mut w = EtherWorld {
+        let w = EtherWorld {
             q: EventQueue::new(),
             frames: Slab::new(),
             graph,
@@ -292,16 +313,22 @@ impl EtherWorld {
             pm: s.pm,
             rto: Time::from_ns_f64(s.pm.rto_us * 1e3),
             dims,
-            workload: WorkloadState::None,
             capture: s.output.capture.then(Vec::new),
             capture_max: s.output.capture_max_packets,
             unroutable: 0,
             data_drops: 0,
-            mpi: None,
+            app: None,
             done: false,
         };
-        w.workload = WorkloadState::start(&mut w, &s.workload).map_err(|(k, m)| (format!("workload.{k}"), m))?;
         Ok(w)
+    }
+
+    /// Runs `f` on the app, taken out of the world meanwhile (nothing when there is none).
+    pub fn with_app(&mut self, f: impl FnOnce(&mut dyn PmApp, &mut EtherWorld)) {
+        if let Some(mut app) = self.app.take() {
+            f(app.as_mut(), self);
+            self.app = Some(app);
+        }
     }
 
     /// The channel from `src` to `dst`, made on first use.
@@ -339,8 +366,8 @@ impl EtherWorld {
                 self.ports[p].kick_at = Time::MAX;
                 self.try_tx(p);
             }
-            Ev::Start(h) => self.start_round(h),
-            Ev::MpiResume(r) => self.mpi_resume(r),
+            Ev::Start(h) => self.with_app(|a, w| a.start_round(w, h)),
+            Ev::MpiResume(r) => self.with_app(|a, w| a.resume(w, r)),
         }
     }
 }

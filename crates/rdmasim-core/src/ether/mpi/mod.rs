@@ -18,7 +18,7 @@ pub mod profile;
 pub mod wire;
 
 use crate::ids::{HostId, PmChannelId};
-use super::world::{EtherWorld, Ev};
+use super::world::{EtherWorld, Ev, PmApp};
 use crate::engine::Time;
 use crate::mpi::cursor::Cursor;
 use crate::mpi::matching::{Envelope, Matching, Posted};
@@ -134,124 +134,146 @@ impl MpiRun {
     }
 }
 
-impl EtherWorld {
+impl MpiRun {
     /// Starts every rank.
-    pub(super) fn mpi_start(&mut self) {
-        for r in 0..self.mpi.as_ref().map_or(0, |m| m.size()) {
-            self.mpi_advance(r);
+    pub fn start(&mut self, w: &mut EtherWorld) {
+        let mut pm = Pm { m: self, w };
+        for r in 0..pm.m.size() {
+            pm.advance(r);
         }
     }
+}
 
+/// The MPI program as PM's app: the world hands it deliveries, taken packets and the ends of
+/// compute gaps.
+impl PmApp for MpiRun {
+    fn resume(&mut self, w: &mut EtherWorld, r: u32) {
+        self.ranks[r as usize].computing = false;
+        Pm { m: self, w }.advance(r);
+    }
+
+    fn messages(&mut self, w: &mut EtherWorld, c: PmChannelId, msgs: u32) {
+        Pm { m: self, w }.delivered(c, msgs)
+    }
+
+    fn taken(&mut self, w: &mut EtherWorld, c: PmChannelId) {
+        Pm { m: self, w }.taken(c)
+    }
+
+    fn tables(&self, out: &mut crate::report::tables::Tables) {
+        MpiRun::tables(self, out)
+    }
+}
+
+/// The MPI core's transport over PM: the run and the world it drives, for one event.
+struct Pm<'a> {
+    m: &'a mut MpiRun,
+    w: &'a mut EtherWorld,
+}
+
+impl Pm<'_> {
     /// Runs rank `r`'s operations until one blocks (the core's loop over this transport).
-    pub(super) fn mpi_advance(&mut self, r: u32) {
+    fn advance(&mut self, r: u32) {
         advance(self, r)
     }
 
-    /// Rank `r`'s compute gap ended.
-    pub(super) fn mpi_resume(&mut self, r: u32) {
-        self.mpi.as_mut().expect("an MPI workload").ranks[r as usize].computing = false;
-        self.mpi_advance(r);
-    }
-
     /// A request of rank `r` completed: if it was waiting, it tries again.
-    fn mpi_wake(&mut self, r: u32) {
-        let rank = &mut self.mpi.as_mut().expect("an MPI workload").ranks[r as usize];
+    fn wake(&mut self, r: u32) {
+        let rank = &mut self.m.ranks[r as usize];
         if rank.blocked && !rank.computing {
             rank.blocked = false;
-            self.mpi_advance(r);
+            self.advance(r);
         }
     }
 
-    fn mpi_complete(&mut self, r: u32, req: u32) {
-        self.mpi.as_mut().expect("an MPI workload").ranks[r as usize].cursor.complete(req);
-        self.mpi_wake(r);
+    fn complete(&mut self, r: u32, req: u32) {
+        self.m.ranks[r as usize].cursor.complete(req);
+        self.wake(r);
     }
 
-    /// Posts protocol message `w` from `src` to `dst` as one PM message; `sreq` completes when
-    /// its last packet has been taken.
-    fn mpi_post(&mut self, src: u32, dst: u32, w: Wire, sreq: Option<u32>) {
-        let c = self.channel(host(src), host(dst));
-        let m = self.mpi.as_mut().expect("an MPI workload");
+    /// Posts protocol message `wire` from `src` to `dst` as one PM message; `sreq` completes
+    /// when its last packet has been taken.
+    fn post(&mut self, src: u32, dst: u32, wire: Wire, sreq: Option<u32>) {
+        let c = self.w.channel(host(src), host(dst));
+        let m = &mut *self.m;
         if m.log.len() <= c.idx() {
             m.log.resize_with(c.idx() + 1, ChannelLog::default);
         }
         let log = &mut m.log[c.idx()];
-        log.inbox.push_back(w);
+        log.inbox.push_back(wire);
         log.completes.push_back(sreq);
-        let bytes = m.profile.header_bytes + w.data();
-        let ch = &mut self.chans[c];
+        let bytes = m.profile.header_bytes + wire.data();
+        let ch = &mut self.w.chans[c];
         let msg = ch.posted_messages();
-        ch.post_copied(msg, bytes, w.data() > 0);
-        self.cpu_kick(host(src));
+        ch.post_copied(msg, bytes, wire.data() > 0);
+        self.w.cpu_kick(host(src));
     }
 
-    fn mpi_isend(&mut self, r: u32, peer: u32, bytes: u64, tag: i64, req: u32) {
-        let Send::Rendezvous { early } = self.mpi.as_ref().expect("an MPI workload").profile.protocol.send(bytes) else {
-            self.mpi_post(r, peer, Wire::Eager { tag, bytes }, Some(req));
+    fn isend(&mut self, r: u32, peer: u32, bytes: u64, tag: i64, req: u32) {
+        let Send::Rendezvous { early } = self.m.profile.protocol.send(bytes) else {
+            self.post(r, peer, Wire::Eager { tag, bytes }, Some(req));
             return;
         };
-        self.mpi.as_mut().expect("an MPI workload").rendezvous += 1;
+        self.m.rendezvous += 1;
         // With all the data in the RTS, the send is done when the RTS is.
         let done = (early == bytes).then_some(req);
-        self.mpi_post(r, peer, Wire::Rts { tag, bytes, early, sreq: req }, done);
+        self.post(r, peer, Wire::Rts { tag, bytes, early, sreq: req }, done);
     }
 
-    fn mpi_irecv(&mut self, r: u32, p: Posted) {
-        let m = self.mpi.as_mut().expect("an MPI workload");
-        let Some(u) = m.ranks[r as usize].matching.post(p) else { return };
+    fn irecv(&mut self, r: u32, p: Posted) {
+        let Some(u) = self.m.ranks[r as usize].matching.post(p) else { return };
         // The data that came early waits in the library's buffer: copied again now.
         let copy = u.wire.data();
         if copy > 0 {
-            let h = &mut self.hosts[host(r)];
+            let h = &mut self.w.hosts[host(r)];
             h.mpi_work += Time(copy * h.cost.copy_ps_per_byte);
-            self.cpu_kick(host(r));
+            self.w.cpu_kick(host(r));
         }
-        self.mpi_matched(r, u.src, u.wire, p.req);
+        self.matched(r, u.src, u.wire, p.req);
     }
 
-    /// Receive `rreq` of rank `r` matched `w` from `src`.
-    fn mpi_matched(&mut self, r: u32, src: u32, w: Wire, rreq: u32) {
-        match w {
-            Wire::Eager { .. } => self.mpi_complete(r, rreq),
+    /// Receive `rreq` of rank `r` matched `wire` from `src`.
+    fn matched(&mut self, r: u32, src: u32, wire: Wire, rreq: u32) {
+        match wire {
+            Wire::Eager { .. } => self.complete(r, rreq),
             Wire::Rts { bytes, early, sreq, .. } if early < bytes => {
-                self.mpi_post(r, src, Wire::Cts { sreq, rreq, rest: bytes - early }, None);
+                self.post(r, src, Wire::Cts { sreq, rreq, rest: bytes - early }, None);
             }
-            Wire::Rts { .. } => self.mpi_complete(r, rreq),
+            Wire::Rts { .. } => self.complete(r, rreq),
             _ => unreachable!("only eager messages and RTSs are matched"),
         }
     }
 
     /// Channel `c` delivered its next `msgs` PM messages to their rank.
-    pub(super) fn mpi_delivered(&mut self, c: PmChannelId, msgs: u32) {
-        let (src, dst) = (self.chans[c].src.0, self.chans[c].dst.0);
+    fn delivered(&mut self, c: PmChannelId, msgs: u32) {
+        let (src, dst) = (self.w.chans[c].src.0, self.w.chans[c].dst.0);
         for _ in 0..msgs {
-            let m = self.mpi.as_mut().expect("an MPI workload");
-            let w = m.log[c.idx()].inbox.pop_front().expect("PM delivers only what was posted");
-            match w {
-                Wire::Eager { .. } | Wire::Rts { .. } => match m.ranks[dst as usize].matching.arrive(Unexpected { src, wire: w }) {
-                    Some((p, _)) => self.mpi_matched(dst, src, w, p.req),
-                    None => m.unexpected_eager += u64::from(matches!(w, Wire::Eager { .. })),
+            let m = &mut *self.m;
+            let wire = m.log[c.idx()].inbox.pop_front().expect("PM delivers only what was posted");
+            match wire {
+                Wire::Eager { .. } | Wire::Rts { .. } => match m.ranks[dst as usize].matching.arrive(Unexpected { src, wire }) {
+                    Some((p, _)) => self.matched(dst, src, wire, p.req),
+                    None => m.unexpected_eager += u64::from(matches!(wire, Wire::Eager { .. })),
                 },
-                Wire::Cts { sreq, rreq, rest } => self.mpi_post(dst, src, Wire::Data { rreq, bytes: rest }, Some(sreq)),
-                Wire::Data { rreq, .. } => self.mpi_complete(dst, rreq),
+                Wire::Cts { sreq, rreq, rest } => self.post(dst, src, Wire::Data { rreq, bytes: rest }, Some(sreq)),
+                Wire::Data { rreq, .. } => self.complete(dst, rreq),
             }
         }
     }
 
     /// The sender of channel `c` took packets: send requests whose message is wholly taken
     /// complete.
-    pub(super) fn mpi_taken(&mut self, c: PmChannelId) {
-        let taken = self.chans[c].messages_taken();
-        let src = self.chans[c].src.0;
+    fn taken(&mut self, c: PmChannelId) {
+        let taken = self.w.chans[c].messages_taken();
+        let src = self.w.chans[c].src.0;
         loop {
-            let m = self.mpi.as_mut().expect("an MPI workload");
-            let log = &mut m.log[c.idx()];
+            let log = &mut self.m.log[c.idx()];
             if log.taken >= taken {
                 return;
             }
             log.taken += 1;
             if let Some(req) = log.completes.pop_front().flatten() {
-                self.mpi_complete(src, req);
+                self.complete(src, req);
             }
         }
     }
@@ -262,46 +284,45 @@ fn host(r: u32) -> HostId {
     HostId(r)
 }
 
-/// PM's world as the MPI core's transport.
-impl Transport for EtherWorld {
+impl Transport for Pm<'_> {
     fn rank(&mut self, r: u32) -> Option<(&mut Cursor, &RankProgram)> {
-        let m = self.mpi.as_mut().expect("an MPI workload");
+        let m = &mut *self.m;
         Some((&mut m.ranks[r as usize].cursor, &m.program.ranks[r as usize]))
     }
 
     fn compute(&mut self, r: u32, ns: u64) {
-        self.mpi.as_mut().expect("an MPI workload").ranks[r as usize].computing = true;
-        let now = self.q.now();
-        self.q.at(now + Time::ns(ns), Ev::MpiResume(r));
+        self.m.ranks[r as usize].computing = true;
+        let now = self.w.q.now();
+        self.w.q.at(now + Time::ns(ns), Ev::MpiResume(r));
     }
 
     fn mark(&mut self, r: u32) {
-        let now = self.q.now();
-        self.mpi.as_mut().expect("an MPI workload").marks[r as usize].push(now);
+        let now = self.w.q.now();
+        self.m.marks[r as usize].push(now);
     }
 
     fn isend(&mut self, r: u32, peer: u32, bytes: u64, tag: i64, req: u32) {
-        self.mpi_isend(r, peer, bytes, tag, req)
+        Pm::isend(self, r, peer, bytes, tag, req)
     }
 
     fn irecv(&mut self, r: u32, p: Posted) {
-        self.mpi_irecv(r, p)
+        Pm::irecv(self, r, p)
     }
 
     fn wait_done(&mut self, _r: u32) {}
 
     fn blocked(&mut self, r: u32) {
-        self.mpi.as_mut().expect("an MPI workload").ranks[r as usize].blocked = true;
+        self.m.ranks[r as usize].blocked = true;
     }
 
     fn ended(&mut self, r: u32) {
-        let now = self.q.now();
-        let m = self.mpi.as_mut().expect("an MPI workload");
+        let now = self.w.q.now();
+        let m = &mut *self.m;
         if m.ended[r as usize].is_none() {
             m.ended[r as usize] = Some(now);
             m.finished += 1;
             if m.finished == m.size() {
-                self.done = true;
+                self.w.done = true;
             }
         }
     }
