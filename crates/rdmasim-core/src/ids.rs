@@ -1,6 +1,6 @@
 //! Typed ids for every arena index, so a channel index cannot be passed where a switch index
 //! is meant. Each is a `u32` newtype (the arenas stay below 2^32 entries, and a `u32` keeps the
-//! 12-byte events of world.rs small); arenas of them are `typed_index_collections::TiVec`s,
+//! 12-byte events of world/mod.rs small); arenas of them are `typed_index_collections::TiVec`s,
 //! indexed by the id directly, with no conversion at each use. An id serializes as its number
 //! (result tables name hosts, channels and NICs by it).
 //!

@@ -607,7 +607,7 @@ impl<E: Copy> EventQueue<E> {
         Ok((time, top.event))
     }
     /// Many events are queued (the calendar holds them): a large run, whose state does not
-    /// stay in cache, where prefetching pays (world.rs `prefetch_ahead`).
+    /// stay in cache, where prefetching pays (world/mod.rs `prefetch_ahead`).
     #[inline(always)]
     pub fn is_large(&self) -> bool {
         self.in_calendar

@@ -160,7 +160,7 @@ impl Hca {
     }
 
     /// Brings into the cache what its send path (hca/nic.rs `hca_try_send`) reads first: a
-    /// hint for the event loop (world.rs `prefetch_ahead`). A k = 16 fat tree's 1024 HCAs do
+    /// hint for the event loop (world/mod.rs `prefetch_ahead`). A k = 16 fat tree's 1024 HCAs do
     /// not stay in cache, and these were a miss each on every packet an HCA sent.
     #[inline(always)]
     pub(crate) fn prefetch_send_state(&self) {

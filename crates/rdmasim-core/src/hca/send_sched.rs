@@ -74,7 +74,7 @@ impl SendSched {
     }
 
     /// The front QP's index in deque mode, its record brought into the cache (a hint for the
-    /// event loop, world.rs `prefetch_ahead`); `None` in tree mode, whose front is a walk.
+    /// event loop, world/mod.rs `prefetch_ahead`); `None` in tree mode, whose front is a walk.
     #[inline(always)]
     pub fn prefetch_front(&self) -> Option<u32> {
         let qi = *self.deque.front()?;

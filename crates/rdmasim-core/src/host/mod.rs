@@ -8,10 +8,9 @@ pub mod noise;
 pub mod thread;
 
 use crate::engine::Time;
-use crate::ids::{HcaId, HostId, ThreadId};
+use crate::ids::{HcaId, HostId};
 use crate::hca::cq::Cqe;
 use crate::profile::HwProfile;
-use crate::world::{AppEvent, Event, World};
 use std::collections::VecDeque;
 
 pub use thread::CpuThread;
@@ -55,64 +54,23 @@ impl Poller {
     pub fn new(app: u32, mode: PollMode) -> Poller {
         Poller { app, mode, wake_pending: false, pending: VecDeque::new(), events: 0 }
     }
-}
 
-impl World {
-    /// The (completion channel, thread) of the QP a CQE belongs to.
-    fn cqe_owner(&self, cqe: &Cqe) -> (u32, ThreadId) {
-        let hca = &self.hcas[cqe.hca];
-        match hca.qp_index(cqe.qp) {
-            Some(i) => (hca.qps[i].cq, hca.qps[i].thread),
-            None => (0, self.main_thread(cqe.hca)),
+    /// Event mode: `cqe` waits for the thread; true when it is the first since the last
+    /// wake-up (an event must be raised), false when it rides along with one on its way.
+    pub fn queue(&mut self, cqe: Cqe) -> bool {
+        self.pending.push_back(cqe);
+        if self.wake_pending {
+            return false;
         }
+        self.wake_pending = true;
+        self.events += 1;
+        true
     }
 
-    /// A CQE landed in host memory: decide when the application sees it.
-    pub(crate) fn on_cqe_visible(&mut self, pollers: &mut [Poller], cqe: Cqe) {
-        let now = self.now();
-        let (cq, th) = self.cqe_owner(&cqe);
-        let p = &mut pollers[cq as usize];
-        let app = p.app;
-        let hw = &self.profiles[self.hosts[self.threads[th].host].hw as usize];
-        let (poll, interrupt, wakeup, event_cpu) = (hw.poll_cq_ns, hw.interrupt_ns, hw.wakeup_ns, hw.event_cpu_ns);
-        let poll = Time::from_ns_f64(poll);
-        match p.mode {
-            PollMode::Busy => {
-                // The thread that owns the completed QP notices it (after a tick's detour).
-                let at = self.threads[th].notice(now, poll);
-                self.app_at(at, app, AppEvent::Completion(cqe));
-            }
-            PollMode::Event => {
-                p.pending.push_back(cqe);
-                if !p.wake_pending {
-                    p.wake_pending = true;
-                    p.events += 1;
-                    let irq = now + Time::from_ns_f64(interrupt);
-                    let exit = self.idle_exit_delay(th, irq);
-                    let busy_until = self.threads[th].cpu_free;
-                    // A thread still at work when the interrupt has queued the event (posting a
-                    // deep queue, say) is not blocked in ibv_get_cq_event: it reads the event
-                    // when that work is done, with no wake-up. A sleeping one is woken.
-                    let wake = if irq <= busy_until { busy_until } else { irq + Time::from_ns_f64(wakeup) + exit };
-                    self.threads[th].charge_event(wake, Time::from_ns_f64(event_cpu));
-                    self.q.at(wake, Event::CqWake { cq });
-                }
-            }
-        }
-    }
-
-    /// The woken thread polls everything that is there, one completion after another, then
-    /// re-arms the CQ: each completion is handled when its poll is done, as a busy poller's.
-    pub(crate) fn drain_poller(&mut self, pollers: &mut [Poller], cq: u32) {
-        let now = self.q.now();
-        let p = &mut pollers[cq as usize];
-        p.wake_pending = false;
-        let app = p.app;
-        while let Some(c) = p.pending.pop_front() {
-            let (_, th) = self.cqe_owner(&c);
-            let poll = Time::from_ns_f64(self.thread_hw(th).poll_cq_ns);
-            let seen = self.threads[th].run(now, poll);
-            self.app_at(seen, app, AppEvent::Completion(c));
-        }
+    /// The thread woke: the completions waiting for it, in order (the next ones raise a new
+    /// event).
+    pub fn woken(&mut self) -> std::collections::vec_deque::Drain<'_, Cqe> {
+        self.wake_pending = false;
+        self.pending.drain(..)
     }
 }

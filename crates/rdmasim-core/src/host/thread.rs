@@ -3,9 +3,8 @@
 //! that waits by event sleeps between completions; when its core went into a deep idle state
 //! (see [`super::cstate`]) the wake-up pays that state's exit latency.
 use crate::engine::Time;
-use crate::ids::{HostId, ThreadId};
+use crate::ids::{HostId, ThreadId, TiSlice};
 use crate::host::cstate;
-use crate::world::World;
 
 pub struct CpuThread {
     pub host: HostId,
@@ -92,57 +91,46 @@ impl CpuThread {
     }
 }
 
-impl World {
-    /// A new application thread on `host` (its own core); returns its id. Thread `h` for
-    /// h < number of hosts is host h's main thread, created with the world.
-    pub fn new_thread(&mut self, host: HostId) -> ThreadId {
-        let tick = self.hosts[host].tick;
-        self.threads.push_and_get_key(CpuThread { tick, ..CpuThread::new(host) })
+/// An interrupt for `thread`, blocked in ibv_get_cq_event, arrives at `irq`: the extra delay
+/// before the thread runs again, the exit latency of the idle state (`states`: its host's
+/// table) its core entered, with the package part when every other core of the host is asleep
+/// too. A thread still busy at `irq` never slept.
+pub fn idle_exit_delay(threads: &mut TiSlice<ThreadId, CpuThread>, states: &[cstate::IdleState], thread: ThreadId, irq: Time) -> Time {
+    let th = &threads[thread];
+    if irq <= th.cpu_free {
+        threads[thread].wakeups += 1;
+        return Time::ZERO;
     }
+    let idle = irq - th.cpu_free;
+    // The governor picked the state when the core went idle, from the idle it predicted.
+    let core = th.predicted_state(states);
+    let package = package_state(threads, states, th.host, thread, core, irq);
+    let exit = cstate::exit_latency(states, core, package);
+    let th = &mut threads[thread];
+    th.wakeups += 1;
+    th.last_idle = Some(idle);
+    th.idle_exit_total += exit;
+    exit
+}
 
-    /// An interrupt for a thread blocked in ibv_get_cq_event arrives at `irq`: the extra delay
-    /// before the thread runs again, the exit latency of the idle state its core entered, with
-    /// the package part when every other core of the host is asleep too. A thread still busy at
-    /// `irq` never slept.
-    pub(crate) fn idle_exit_delay(&mut self, thread: ThreadId, irq: Time) -> Time {
-        let states = self.thread_hw(thread).cpu_idle.states();
-        let th = &self.threads[thread];
-        if irq <= th.cpu_free {
-            self.threads[thread].wakeups += 1;
-            return Time::ZERO;
+/// The package C-state of `host` at `t` as seen by `thread` waking from `core`: the
+/// shallowest state of the host's cores. A busy-polling or running thread's core is in C0
+/// (0); a sleeping one is in the state its governor picked (the deepest if it never slept
+/// before: no idle history and no timer). Cores without an
+/// application thread are assumed idle in the deepest state (no OS background).
+fn package_state(threads: &TiSlice<ThreadId, CpuThread>, states: &[cstate::IdleState], host: HostId, thread: ThreadId, core: usize, t: Time) -> usize {
+    let mut package = core;
+    for (i, other) in threads.iter_enumerated() {
+        if package == 0 {
+            break;
         }
-        let idle = irq - th.cpu_free;
-        // The governor picked the state when the core went idle, from the idle it predicted.
-        let core = th.predicted_state(states);
-        let package = self.package_state(th.host, thread, core, irq);
-        let exit = cstate::exit_latency(states, core, package);
-        let th = &mut self.threads[thread];
-        th.wakeups += 1;
-        th.last_idle = Some(idle);
-        th.idle_exit_total += exit;
-        exit
-    }
-
-    /// The package C-state of `host` at `t` as seen by `thread` waking from `core`: the
-    /// shallowest state of the host's cores. A busy-polling or running thread's core is in C0
-    /// (0); a sleeping one is in the state its governor picked (the deepest if it never slept
-    /// before: no idle history and no timer). Cores without an
-    /// application thread are assumed idle in the deepest state (no OS background).
-    fn package_state(&self, host: HostId, thread: ThreadId, core: usize, t: Time) -> usize {
-        let states = self.thread_hw(thread).cpu_idle.states();
-        let mut package = core;
-        for (i, other) in self.threads.iter_enumerated() {
-            if package == 0 {
-                break;
-            }
-            if other.host != host || i == thread {
-                continue;
-            }
-            let s = if other.busy_poll || other.cpu_free > t { 0 } else { other.predicted_state(states) };
-            package = package.min(s);
+        if other.host != host || i == thread {
+            continue;
         }
-        package
+        let s = if other.busy_poll || other.cpu_free > t { 0 } else { other.predicted_state(states) };
+        package = package.min(s);
     }
+    package
 }
 
 #[cfg(test)]

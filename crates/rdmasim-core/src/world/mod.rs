@@ -2,6 +2,8 @@
 //! Component logic lives in `impl World` blocks next to the component (fabric/forward.rs,
 //! hca/nic.rs, hca/requester.rs, hca/responder.rs); workloads live outside the world and act on
 //! it through the verbs in hca/verbs.rs.
+mod completions;
+
 use crate::engine::{prefetch_line, EventQueue, Slab, Time};
 use crate::ids::{AppEventSlot, ChannelId, CqeSlot, HcaId, HostId, PortId, QpIdx, SwitchId, ThreadId, TiVec};
 use crate::fabric::channel::{Channel, NodeRef};
@@ -135,6 +137,20 @@ impl World {
 
     /// The hardware parameters of the host thread `th` runs on (its host part).
     #[inline]
+    /// A new application thread on `host` (its own core); returns its id. Thread `h` for
+    /// h < number of hosts is host h's main thread, created with the world.
+    pub fn new_thread(&mut self, host: HostId) -> ThreadId {
+        let tick = self.hosts[host].tick;
+        self.threads.push_and_get_key(CpuThread { tick, ..CpuThread::new(host) })
+    }
+
+    /// The wake-up delay of `thread`'s core for an interrupt at `irq` (host/thread.rs), with its
+    /// host's idle states.
+    pub(crate) fn idle_exit_delay(&mut self, thread: ThreadId, irq: Time) -> Time {
+        let states = self.profiles[self.hosts[self.threads[thread].host].hw as usize].cpu_idle.states();
+        crate::host::thread::idle_exit_delay(&mut self.threads, states, thread, irq)
+    }
+
     pub fn thread_hw(&self, th: ThreadId) -> &HwProfile {
         &self.profiles[self.hosts[self.threads[th].host].hw as usize]
     }
