@@ -89,6 +89,11 @@ typed_id! {
     CqeSlot,
     /// An application event waiting for its time: its slot in `World::app_events`.
     AppEventSlot,
+    /// An ODP page fault the driver is servicing: its slot in its HCA's fault store (hca/mr.rs).
+    OdpFaultSlot,
+    /// A completion channel: the CQ(s) one application polls or waits on (host/ `Poller`), and
+    /// the QPs bound to it.
+    CqId,
 }
 
 pub use typed_index_collections::{TiSlice, TiVec};

@@ -3,7 +3,7 @@
 use crate::engine::run::{self, Limits, Next, RunState, StopReason, Stepper};
 use crate::engine::{EventQueue, Time};
 use crate::run::Engine as _;
-use crate::ids::{ChannelId, HcaId, HostId, PortId, TiVec};
+use crate::ids::{ChannelId, CqId, HcaId, HostId, PortId, TiVec};
 use crate::fabric::channel::NodeRef;
 use crate::fabric::topology;
 use crate::profile::HwProfile;
@@ -31,7 +31,7 @@ pub struct Simulation {
     overridden: Vec<&'static str>,
     pub world: World,
     apps: Vec<App>,
-    pollers: Vec<Poller>,
+    pollers: TiVec<CqId, Poller>,
     run: RunState<Time>,
     end_time: Time,
 }
@@ -153,7 +153,7 @@ impl Simulation {
             hca.max_packet_bytes = crate::hca::nic::max_packet_bytes(attr.mtu);
         }
         let mut apps = Vec::new();
-        let mut pollers = Vec::new();
+        let mut pollers: TiVec<CqId, Poller> = TiVec::new();
         match &scenario.workload {
             WorkloadSection::Perftest(p) => {
                 let app = apps.len() as u32;

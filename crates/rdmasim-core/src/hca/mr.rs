@@ -16,7 +16,8 @@
 //! happens to requests posted during a retransmission wait) and `odp_flood` (whether page state
 //! resolved by one QP's fault reaches the other QPs). docs/odp.md explains both.
 use crate::engine::Time;
-use crate::ids::{HcaId, QpIdx, TiVec};
+use crate::ids::{HcaId, OdpFaultSlot, QpIdx, TiVec};
+use crate::engine::Slab;
 use crate::wire::in_flight::{Packet, PktKind};
 use crate::hca::qp::{WorkRequest, WrOp};
 use crate::hca::verbs::QpRef;
@@ -120,8 +121,8 @@ pub struct Odp {
     pub mrs: Vec<MemoryRegion>,
     pub qps: TiVec<QpIdx, QpOdp>,
     pub stats: OdpStats,
-    pub faults: Vec<PendingFault>,
-    free: Vec<u32>,
+    /// The faults the driver is servicing (`Event::OdpFault` names one).
+    pub faults: Slab<PendingFault, OdpFaultSlot>,
     /// Busy-until time of each driver fault-service context.
     workers: Vec<Time>,
 }
@@ -153,15 +154,6 @@ impl Odp {
         done
     }
 
-    fn push_fault(&mut self, f: PendingFault) -> u32 {
-        if let Some(i) = self.free.pop() {
-            self.faults[i as usize] = f;
-            i
-        } else {
-            self.faults.push(f);
-            self.faults.len() as u32 - 1
-        }
-    }
 }
 
 impl World {
@@ -255,7 +247,7 @@ impl World {
             if !m.present[p] && !m.faulting[p] {
                 m.faulting[p] = true;
                 hca.odp.stats.responder_page_faults += 1;
-                let f = hca.odp.push_fault(PendingFault::Responder { mr, page: p as u32 });
+                let f = hca.odp.faults.alloc(PendingFault::Responder { mr, page: p as u32 });
                 let at = hca.odp.fault_done_at(now, fault, workers);
                 hca.odp.mrs[mr as usize].fault_done[p] = at;
                 self.q.at(at, Event::OdpFault { hca: h, fault: f });
@@ -347,7 +339,7 @@ impl World {
                 }
             }
         }
-        let f = odp.push_fault(PendingFault::Requester { qp: qi, gen, mr, first, n });
+        let f = odp.faults.alloc(PendingFault::Requester { qp: qi, gen, mr, first, n });
         self.q.at(at, Event::OdpFault { hca: h, fault: f });
         self.begin_retx_wait(h, qi, expected, Time::MAX, true);
         true
@@ -356,12 +348,11 @@ impl World {
     /// The driver finished servicing a fault: the NIC page table is updated; a requester QP
     /// resumes `odp_requester_retry_us` later. Under `odp_flood`, a page another QP's fault
     /// already brought in is not made visible to this QP (its stale state stays).
-    pub(crate) fn on_odp_fault(&mut self, h: HcaId, fault: u32) {
+    pub(crate) fn on_odp_fault(&mut self, h: HcaId, fault: OdpFaultSlot) {
         let now = self.now();
         let retry = Time::from_ns_f64(self.nic_hw(h).odp_requester_retry_us * 1e3);
         let odp = &mut self.hcas[h].odp;
-        let f = odp.faults[fault as usize];
-        odp.free.push(fault);
+        let f = odp.faults.take(fault);
         match f {
             PendingFault::Responder { mr, page } => {
                 let m = &mut odp.mrs[mr as usize];

@@ -1,7 +1,7 @@
 //! Queue pairs: the send queue as the requester sees it, the receive queue and the responder's
 //! expected-PSN state, and the QP attributes of `ibv_modify_qp`.
 use super::cq::WcStatus;
-use crate::ids::{HcaId, ThreadId};
+use crate::ids::{CqId, HcaId, ThreadId};
 use crate::engine::Time;
 use std::collections::VecDeque;
 
@@ -119,7 +119,7 @@ pub struct Qp {
     pub watch_writes: bool,
     /// Completion channel its CQEs go to, and the thread that posts and polls for it
     /// (default: the app's channel and the host's main thread).
-    pub cq: u32,
+    pub cq: CqId,
     pub thread: ThreadId,
 
     // ---- requester ----
@@ -200,7 +200,9 @@ impl Qp {
             state: QpState::Rts,
             app,
             watch_writes: false,
-            cq: app,
+            // The app's completion channel, which sim.rs makes at the app's index, until
+            // bind_qp names another.
+            cq: CqId(app),
             thread,
             sq: VecDeque::new(),
             next_psn: 0,

@@ -2,7 +2,7 @@
 //! Posting charges the host CPU and models the doorbell, WQE fetch and payload DMA latencies
 //! before the NIC may transmit.
 use crate::engine::Time;
-use crate::ids::{HcaId, QpIdx, ThreadId};
+use crate::ids::{CqId, HcaId, QpIdx, ThreadId};
 use crate::hca::cq::{Cqe, WcStatus};
 use crate::hca::qp::{Qp, QpAttr, QpState, RecvWqe, SendWqe, WorkRequest, WrOp};
 use crate::hca::QPN_BASE;
@@ -108,7 +108,7 @@ impl World {
 
     /// Gives a QP its own completion channel and thread (by default they are its app's channel
     /// and its host's main thread).
-    pub fn bind_qp(&mut self, r: QpRef, cq: u32, thread: ThreadId) {
+    pub fn bind_qp(&mut self, r: QpRef, cq: CqId, thread: ThreadId) {
         let q = &mut self.hcas[r.hca].qps[r.index()];
         q.cq = cq;
         q.thread = thread;

@@ -7,7 +7,7 @@
 //! first foreground flow has done its work (background flows run until then); the run ends
 //! with the window.
 use crate::engine::Time;
-use crate::ids::{HcaId, HostId, ThreadId, TiVec};
+use crate::ids::{CqId, HcaId, HostId, ThreadId, TiVec};
 use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
 use crate::hca::verbs::QpRef;
@@ -116,7 +116,7 @@ pub struct Flows {
 }
 
 impl Flows {
-    pub fn new(w: &mut World, app: u32, s: &FlowsSection, attr: QpAttr, pollers: &mut Vec<Poller>) -> Flows {
+    pub fn new(w: &mut World, app: u32, s: &FlowsSection, attr: QpAttr, pollers: &mut TiVec<CqId, Poller>) -> Flows {
         let mut qp_flow: TiVec<HcaId, Vec<u32>> = vec![Vec::new(); w.hcas.len()].into();
         let mut flows = Vec::new();
         for (i, spec) in s.flow.iter().enumerate() {
@@ -131,13 +131,13 @@ impl Flows {
             let (client, server_hca, client_hca) = (HostId(spec.client), on_rail(w, spec.server), on_rail(w, spec.client));
             let thread = w.new_thread(client);
             w.threads[thread].busy_poll = mode == PollMode::Busy;
-            let cq = pollers.len() as u32;
+            let cq = pollers.next_key();
             pollers.push(Poller::new(app, mode));
             // The receiving side needs its own thread only to re-post receives.
             let server = verb.needs_recv().then(|| {
                 let th = w.new_thread(HostId(spec.server));
                 w.threads[th].busy_poll = mode == PollMode::Busy;
-                let scq = pollers.len() as u32;
+                let scq = pollers.next_key();
                 pollers.push(Poller::new(app, mode));
                 (scq, th)
             });

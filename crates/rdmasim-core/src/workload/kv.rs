@@ -19,7 +19,7 @@
 //! leaves when later requests or `FAIL_LIM` empty polls push it out) is opt-in,
 //! `server_pipeline = true` (workload/kv_pipeline.rs).
 use crate::engine::SimRng;
-use crate::ids::{HcaId, HostId, ThreadId, TiSlice};
+use crate::ids::{CqId, HcaId, HostId, ThreadId, TiSlice, TiVec};
 use crate::engine::Time;
 use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
@@ -83,14 +83,14 @@ struct InFlight {
 }
 
 impl Kv {
-    pub fn new(w: &mut World, app: u32, s: &KvSpec, attr: QpAttr, pollers: &mut Vec<Poller>, qp_table: &mut TiSlice<HcaId, Vec<u32>>) -> Kv {
+    pub fn new(w: &mut World, app: u32, s: &KvSpec, attr: QpAttr, pollers: &mut TiVec<CqId, Poller>, qp_table: &mut TiSlice<HcaId, Vec<u32>>) -> Kv {
         let (client, server) = w.connect_rc(w.hca_of(HostId(s.client)), app, w.hca_of(HostId(s.server)), app, attr);
         w.watch_writes(server); // the server polls its request region
         let ct = w.new_thread(HostId(s.client));
         let st = w.new_thread(HostId(s.server));
         for (qp, th) in [(client, ct), (server, st)] {
             w.threads[th].busy_poll = true;
-            let cq = pollers.len() as u32;
+            let cq = pollers.next_key();
             pollers.push(Poller::new(app, PollMode::Busy));
             w.bind_qp(qp, cq, th);
             let v = &mut qp_table[qp.hca];

@@ -5,23 +5,23 @@ use super::{AppEvent, Event, World};
 use crate::engine::Time;
 use crate::hca::cq::Cqe;
 use crate::host::{PollMode, Poller};
-use crate::ids::ThreadId;
+use crate::ids::{CqId, ThreadId, TiSlice};
 
 impl World {
     /// The (completion channel, thread) of the QP a CQE belongs to.
-    fn cqe_owner(&self, cqe: &Cqe) -> (u32, ThreadId) {
+    fn cqe_owner(&self, cqe: &Cqe) -> (CqId, ThreadId) {
         let hca = &self.hcas[cqe.hca];
         match hca.qp_index(cqe.qp) {
             Some(i) => (hca.qps[i].cq, hca.qps[i].thread),
-            None => (0, self.main_thread(cqe.hca)),
+            None => (CqId(0), self.main_thread(cqe.hca)),
         }
     }
 
     /// A CQE landed in host memory: decide when the application sees it.
-    pub(crate) fn on_cqe_visible(&mut self, pollers: &mut [Poller], cqe: Cqe) {
+    pub(crate) fn on_cqe_visible(&mut self, pollers: &mut TiSlice<CqId, Poller>, cqe: Cqe) {
         let now = self.now();
         let (cq, th) = self.cqe_owner(&cqe);
-        let p = &mut pollers[cq as usize];
+        let p = &mut pollers[cq];
         let app = p.app;
         let hw = &self.profiles[self.hosts[self.threads[th].host].hw as usize];
         let (poll, interrupt, wakeup, event_cpu) = (hw.poll_cq_ns, hw.interrupt_ns, hw.wakeup_ns, hw.event_cpu_ns);
@@ -50,9 +50,9 @@ impl World {
 
     /// The woken thread polls everything that is there, one completion after another, then
     /// re-arms the CQ: each completion is handled when its poll is done, as a busy poller's.
-    pub(crate) fn drain_poller(&mut self, pollers: &mut [Poller], cq: u32) {
+    pub(crate) fn drain_poller(&mut self, pollers: &mut TiSlice<CqId, Poller>, cq: CqId) {
         let now = self.q.now();
-        let p = &mut pollers[cq as usize];
+        let p = &mut pollers[cq];
         let app = p.app;
         for c in p.woken() {
             let (_, th) = self.cqe_owner(&c);

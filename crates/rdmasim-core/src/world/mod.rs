@@ -5,7 +5,7 @@
 mod completions;
 
 use crate::engine::{prefetch_line, EventQueue, Slab, Time};
-use crate::ids::{AppEventSlot, ChannelId, CqeSlot, HcaId, HostId, PortId, QpIdx, SwitchId, ThreadId, TiVec};
+use crate::ids::{AppEventSlot, ChannelId, CqId, CqeSlot, HcaId, OdpFaultSlot, HostId, PortId, QpIdx, SwitchId, ThreadId, TiVec};
 use crate::fabric::channel::{Channel, NodeRef};
 use crate::fabric::port::{AheadLog, Port, PortCounters};
 use crate::fabric::switch::Switch;
@@ -56,9 +56,9 @@ pub enum Event {
     /// A resume request posted by a receiving process reaches its HCA's send engine.
     SrqResumeDoorbell { hca: HcaId, qp: QpIdx },
     /// Event mode: the thread waiting on completion channel `cq` wakes up and polls it.
-    CqWake { cq: u32 },
+    CqWake { cq: CqId },
     /// The driver finished servicing an ODP page fault (hca/mr.rs).
-    OdpFault { hca: HcaId, fault: u32 },
+    OdpFault { hca: HcaId, fault: OdpFaultSlot },
     /// Deliver an event (slot in `World::app_events`) to a workload.
     App { app: u32, ev: AppEventSlot },
 }

@@ -38,7 +38,7 @@ use crate::mpi::matching::{Envelope, Matching, Posted};
 use crate::mpi::protocol::{Protocol, Send};
 use crate::mpi::transport::{advance, Transport};
 use crate::mpi::{program, results, trace};
-use crate::ids::{HcaId, HostId, ThreadId, TiVec};
+use crate::ids::{CqId, HcaId, HostId, ThreadId, TiVec};
 use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
 use crate::hca::srq::SrqRef;
@@ -538,8 +538,10 @@ impl Mpi {
         let ri = usize::from(rail);
         let (ha, hb) = (self.ranks[lo as usize].host, self.ranks[hi as usize].host);
         let (qa, qb) = w.connect_rc(self.ranks[lo as usize].hcas[ri], self.app, self.ranks[hi as usize].hcas[ri], self.app, self.attr);
-        w.bind_qp(qa, self.app, self.ranks[lo as usize].thread);
-        w.bind_qp(qb, self.app, self.ranks[hi as usize].thread);
+        // The run's one completion channel, which sim.rs makes at the app's index.
+        let cq = CqId(self.app);
+        w.bind_qp(qa, cq, self.ranks[lo as usize].thread);
+        w.bind_qp(qb, cq, self.ranks[hi as usize].thread);
         let rph = self.cfg.ranks_per_host;
         w.attach_srq(qa, self.ranks[lo as usize].srqs[ri], hb.0, hi % rph);
         w.attach_srq(qb, self.ranks[hi as usize].srqs[ri], ha.0, lo % rph);
