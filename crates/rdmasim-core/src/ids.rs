@@ -94,6 +94,8 @@ typed_id! {
     /// A completion channel: the CQ(s) one application polls or waits on (host/ `Poller`), and
     /// the QPs bound to it.
     CqId,
+    /// An application (a workload) of the packet engine, in the order sim.rs makes them.
+    AppId,
 }
 
 pub use typed_index_collections::{TiSlice, TiVec};

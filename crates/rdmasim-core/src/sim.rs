@@ -3,7 +3,7 @@
 use crate::engine::run::{self, Limits, Next, RunState, StopReason, Stepper};
 use crate::engine::{EventQueue, Time};
 use crate::run::Engine as _;
-use crate::ids::{ChannelId, CqId, HcaId, HostId, PortId, TiVec};
+use crate::ids::{AppId, ChannelId, CqId, HcaId, HostId, PortId, TiVec};
 use crate::fabric::channel::NodeRef;
 use crate::fabric::topology;
 use crate::profile::HwProfile;
@@ -30,7 +30,7 @@ pub struct Simulation {
     scenario: Scenario,
     overridden: Vec<&'static str>,
     pub world: World,
-    apps: Vec<App>,
+    apps: TiVec<AppId, App>,
     pollers: TiVec<CqId, Poller>,
     run: RunState<Time>,
     end_time: Time,
@@ -152,11 +152,11 @@ impl Simulation {
         for hca in &mut world.hcas {
             hca.max_packet_bytes = crate::hca::nic::max_packet_bytes(attr.mtu);
         }
-        let mut apps = Vec::new();
+        let mut apps: TiVec<AppId, App> = TiVec::new();
         let mut pollers: TiVec<CqId, Poller> = TiVec::new();
         match &scenario.workload {
             WorkloadSection::Perftest(p) => {
-                let app = apps.len() as u32;
+                let app = apps.next_key();
                 apps.push(App::Perftest(Perftest::new(&mut world, app, p, attr)));
                 // Which threads poll: the client always; the server too when it must see
                 // messages (latency ping-pong, and receives in ib_send_bw).
@@ -168,11 +168,11 @@ impl Simulation {
                 pollers.push(Poller::new(app, if p.events { PollMode::Event } else { PollMode::Busy }));
             }
             WorkloadSection::Flows(f) => {
-                let app = apps.len() as u32;
+                let app = apps.next_key();
                 apps.push(App::Flows(Flows::new(&mut world, app, f, attr, &mut pollers)));
             }
             WorkloadSection::SrqEpisode(e) => {
-                let app = apps.len() as u32;
+                let app = apps.next_key();
                 apps.push(App::SrqEpisode(SrqEpisode::new(&mut world, app, e, attr)));
                 for h in [e.client, e.server] {
                     world.threads[World::host_thread(HostId(h))].busy_poll = true;
@@ -180,13 +180,13 @@ impl Simulation {
                 pollers.push(Poller::new(app, PollMode::Busy));
             }
             WorkloadSection::Mpi(m) => {
-                let app = apps.len() as u32;
+                let app = apps.next_key();
                 let cfg = Mpi::resolve_trace(m, source);
                 apps.push(App::Mpi(Mpi::new(&mut world, app, &cfg, attr).map_err(|(key, m)| err(key, m))?));
                 pollers.push(Poller::new(app, PollMode::Busy));
             }
             WorkloadSection::OdpReads(o) => {
-                let app = apps.len() as u32;
+                let app = apps.next_key();
                 apps.push(App::OdpReads(OdpReads::new(&mut world, app, o, attr)));
                 world.threads[World::host_thread(HostId(o.client))].busy_poll = true;
                 pollers.push(Poller::new(app, PollMode::Busy));
@@ -195,7 +195,7 @@ impl Simulation {
         // After the workload made its QPs: the switches' event-free outputs need to know
         // whether more than one VL carries traffic (fabric/switch_fifo.rs).
         world.plan_switch_outputs();
-        for a in 0..apps.len() as u32 {
+        for a in apps.keys() {
             world.app_at(Time::ZERO, a, AppEvent::Start);
         }
         let l = &scenario.limits;
@@ -233,7 +233,7 @@ impl Simulation {
             Event::CqeVisible { .. } | Event::CqWake { .. } => "a completion's delivery to its thread".into(),
             Event::SrqResumeDoorbell { hca, .. } => format!("a stop/resume resume request on h{hca}"),
             Event::OdpFault { hca, .. } => format!("an ODP page fault on h{hca}"),
-            Event::App { app, .. } => format!("an event of the {} workload (a post, timer or compute)", self.apps[app as usize].kind()),
+            Event::App { app, .. } => format!("an event of the {} workload (a post, timer or compute)", self.apps[app].kind()),
         }
     }
 
@@ -258,7 +258,7 @@ impl Simulation {
             Event::App { app, ev } => {
                 w.attention = true;
                 let ev = w.app_events.take(ev);
-                self.apps[app as usize].handle(w, ev)
+                self.apps[app].handle(w, ev)
             }
         }
     }

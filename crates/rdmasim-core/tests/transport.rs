@@ -2,7 +2,7 @@
 //! exhaustion.
 mod common;
 use rdmasim_core::run::Engine as _;
-use rdmasim_core::ids::HcaId;
+use rdmasim_core::ids::{AppId, HcaId};
 use common::*;
 use rdmasim_core::sim::Simulation;
 use rdmasim_core::engine::Time;
@@ -154,7 +154,7 @@ fn an_ack_never_overtakes_read_responses() {
     use rdmasim_core::hca::qp::{QpAttr, WorkRequest, WrOp};
     let mut s = Simulation::from_toml(&perftest("cx4-edr", "ib_read_bw", "size = 65536\niters = 100", ""), "<t>").unwrap();
     let attr = QpAttr { timeout: 14, retry_cnt: 7, rnr_retry: 7, min_rnr_timer: 12, max_rd_atomic: 16, mtu: 4096, sl: 0 };
-    let (a, _) = s.world.connect_rc(HcaId(0), 0, HcaId(1), 0, attr);
+    let (a, _) = s.world.connect_rc(HcaId(0), AppId(0), HcaId(1), AppId(0), attr);
     let wr = |op, len| WorkRequest { wr_id: 99, op, len, inline: false, signaled: true, remote_va: 0 };
     s.world.post_send(a, wr(WrOp::Read, 65536));
     s.world.post_send(a, wr(WrOp::Write, 4096));

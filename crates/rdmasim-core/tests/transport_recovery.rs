@@ -4,7 +4,7 @@
 //! what an RNR-NAKed WRITE with immediate counts.
 mod common;
 use rdmasim_core::run::Engine as _;
-use rdmasim_core::ids::HcaId;
+use rdmasim_core::ids::{AppId, HcaId};
 use common::*;
 use rdmasim_core::sim::Simulation;
 use rdmasim_core::engine::Time;
@@ -115,7 +115,7 @@ fn a_queued_ack_keeps_the_psn_it_was_generated_for() {
     // h1 keeps its port busy with 1 MiB WRITEs to h0 (perftest client = 1).
     let toml = perftest("cx4-edr", "ib_write_bw", "size = 1048576\niters = 20\nclient = 1\nserver = 0", "[output]\ncapture = true\ncapture_max_packets = 100000");
     let mut s = Simulation::from_toml(&toml, "<test>").unwrap();
-    let (a, _) = s.world.connect_rc(HcaId(0), 0, HcaId(1), 0, attr());
+    let (a, _) = s.world.connect_rc(HcaId(0), AppId(0), HcaId(1), AppId(0), attr());
     run_until(&mut s, 20);
     s.world.post_send(a, wr(90, WrOp::Write, 64));
     s.world.post_send(a, wr(91, WrOp::Read, 4096));
@@ -139,12 +139,12 @@ fn a_sequence_nak_beyond_an_incomplete_read_restarts_at_the_read() {
     // h0->h1 packets: 1 = READ request (PSN 0..15), 2 = WRITE first (16, lost), 3 = WRITE last.
     // h1->h0 packets: 1..16 = READ responses (16 = the last, lost), 17 = NAK(16).
     let mut s = idle("[[faults]]\nlink = \"h1->h0\"\ndrop_nth = [16]\n[[faults]]\nlink = \"h0->h1\"\ndrop_nth = [2]");
-    let (a, _) = s.world.connect_rc(HcaId(0), 0, HcaId(1), 0, attr());
+    let (a, _) = s.world.connect_rc(HcaId(0), AppId(0), HcaId(1), AppId(0), attr());
     s.world.post_send(a, wr(1, WrOp::Read, 65536));
     s.world.post_send(a, wr(2, WrOp::Write, 8192));
     // Keep h0's port busy when the NAK arrives: a 1 MiB WRITE on another QP, posted after this
     // QP's three request packets have left (so drop_nth counts as above).
-    let (c, _) = s.world.connect_rc(HcaId(0), 0, HcaId(1), 0, attr());
+    let (c, _) = s.world.connect_rc(HcaId(0), AppId(0), HcaId(1), AppId(0), attr());
     run_until(&mut s, 2);
     s.world.post_send(c, wr(3, WrOp::Write, 1 << 20));
     run_until(&mut s, 200);
@@ -165,7 +165,7 @@ fn an_rnr_naked_write_with_immediate_is_counted_once() {
     let mut s = idle("");
     let mut at = attr();
     at.min_rnr_timer = 1; // 0.01 ms
-    let (a, b) = s.world.connect_rc(HcaId(0), 0, HcaId(1), 0, at);
+    let (a, b) = s.world.connect_rc(HcaId(0), AppId(0), HcaId(1), AppId(0), at);
     s.world.post_send(a, wr(1, WrOp::WriteImm, 4096));
     run_until(&mut s, 25);
     s.world.post_recv(b, 7, 4096);
@@ -187,7 +187,7 @@ fn a_late_ack_after_a_timer_rewind_is_honoured() {
     let mut s = idle("[topology]\ncable_m = 2000.0\n[hardware.overrides]\nretransmit_floor_ms = 0.0");
     let mut at = attr();
     at.timeout = 2; // 16.4 us, below the ~20 us round trip
-    let (a, _) = s.world.connect_rc(HcaId(0), 0, HcaId(1), 0, at);
+    let (a, _) = s.world.connect_rc(HcaId(0), AppId(0), HcaId(1), AppId(0), at);
     s.world.post_send(a, wr(1, WrOp::Write, 1 << 20));
     run_until(&mut s, 4000);
     let r = packet_results(&s);
@@ -211,7 +211,7 @@ fn a_late_ack_after_a_timer_rewind_is_honoured() {
 #[test]
 fn read_responses_carry_their_own_reads_msn() {
     let mut s = idle("");
-    let (a, _) = s.world.connect_rc(HcaId(0), 0, HcaId(1), 0, attr());
+    let (a, _) = s.world.connect_rc(HcaId(0), AppId(0), HcaId(1), AppId(0), attr());
     for id in 0..3 {
         s.world.post_send(a, wr(id, WrOp::Read, 8192)); // two response packets each
     }
@@ -230,7 +230,7 @@ fn read_responses_carry_their_own_reads_msn() {
 fn a_lost_read_response_before_a_large_read_recovers_without_the_timer() {
     // h1->h0 packet 2 is the first READ's second (last) response.
     let mut s = idle("[[faults]]\nlink = \"h1->h0\"\ndrop_nth = [2]");
-    let (a, _) = s.world.connect_rc(HcaId(0), 0, HcaId(1), 0, attr());
+    let (a, _) = s.world.connect_rc(HcaId(0), AppId(0), HcaId(1), AppId(0), attr());
     s.world.post_send(a, wr(1, WrOp::Read, 8192));
     s.world.post_send(a, wr(2, WrOp::Read, 1 << 20));
     let mut done_at = None;

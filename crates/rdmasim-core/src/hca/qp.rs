@@ -1,7 +1,7 @@
 //! Queue pairs: the send queue as the requester sees it, the receive queue and the responder's
 //! expected-PSN state, and the QP attributes of `ibv_modify_qp`.
 use super::cq::WcStatus;
-use crate::ids::{CqId, HcaId, ThreadId};
+use crate::ids::{AppId, CqId, HcaId, ThreadId};
 use crate::engine::Time;
 use std::collections::VecDeque;
 
@@ -112,7 +112,7 @@ pub struct Qp {
     pub vl: u8,
     pub state: QpState,
     /// Owning application (completions go through `cq`).
-    pub app: u32,
+    pub app: AppId,
     /// The app polls memory for this QP's incoming WRITEs (HERD's request region,
     /// ib_write_lat's last byte), so it is told when one is written (`AppEvent::MemoryWritten`);
     /// other apps are not: the event would be one per message that does nothing.
@@ -189,7 +189,7 @@ pub struct Qp {
 }
 
 impl Qp {
-    pub fn new(num: u32, hca: HcaId, peer_lid: u16, peer_qp: u32, attr: QpAttr, app: u32, thread: ThreadId) -> Qp {
+    pub fn new(num: u32, hca: HcaId, peer_lid: u16, peer_qp: u32, attr: QpAttr, app: AppId, thread: ThreadId) -> Qp {
         Qp {
             num,
             hca,
@@ -202,7 +202,7 @@ impl Qp {
             watch_writes: false,
             // The app's completion channel, which sim.rs makes at the app's index, until
             // bind_qp names another.
-            cq: CqId(app),
+            cq: CqId(app.0),
             thread,
             sq: VecDeque::new(),
             next_psn: 0,

@@ -13,7 +13,7 @@
 //!   refills, and sends a resume request to each recorded source only; the source's HCA then
 //!   retransmits from the stopped PSN.
 use crate::engine::Time;
-use crate::ids::{HcaId, QpIdx, ThreadId, TiVec};
+use crate::ids::{AppId, HcaId, QpIdx, ThreadId, TiVec};
 use crate::wire::in_flight::PktKind;
 use crate::hca::qp::{RecvWqe, WrOp};
 use crate::hca::verbs::QpRef;
@@ -90,7 +90,7 @@ pub struct SrqStats {
 pub struct Srq {
     pub hca: HcaId,
     /// Owning application (receives the async events and overflow notices).
-    pub app: u32,
+    pub app: AppId,
     /// The application thread that posts to it and polls for it (default: the host's main thread).
     pub thread: ThreadId,
     pub mode: SrqFlowControl,
@@ -129,7 +129,7 @@ pub struct SrqRef {
 
 impl World {
     /// `ibv_create_srq`; `nodes` × `procs_per_node` sizes the retransmission table.
-    pub fn create_srq(&mut self, hca: HcaId, app: u32, mode: SrqFlowControl, nodes: u32, procs_per_node: u32) -> SrqRef {
+    pub fn create_srq(&mut self, hca: HcaId, app: AppId, mode: SrqFlowControl, nodes: u32, procs_per_node: u32) -> SrqRef {
         let table = RetransmissionTable::new(nodes, procs_per_node);
         let slots = nodes as usize * procs_per_node as usize;
         let thread = self.main_thread(hca);

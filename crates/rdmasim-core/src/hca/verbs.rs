@@ -2,7 +2,7 @@
 //! Posting charges the host CPU and models the doorbell, WQE fetch and payload DMA latencies
 //! before the NIC may transmit.
 use crate::engine::Time;
-use crate::ids::{CqId, HcaId, QpIdx, ThreadId};
+use crate::ids::{AppId, CqId, HcaId, QpIdx, ThreadId};
 use crate::hca::cq::{Cqe, WcStatus};
 use crate::hca::qp::{Qp, QpAttr, QpState, RecvWqe, SendWqe, WorkRequest, WrOp};
 use crate::hca::QPN_BASE;
@@ -22,7 +22,7 @@ impl QpRef {
 
 impl World {
     /// Creates an RC QP on each HCA and connects them (INIT→RTR→RTS), owned by the given apps.
-    pub fn connect_rc(&mut self, a: HcaId, app_a: u32, b: HcaId, app_b: u32, attr: QpAttr) -> (QpRef, QpRef) {
+    pub fn connect_rc(&mut self, a: HcaId, app_a: AppId, b: HcaId, app_b: AppId, attr: QpAttr) -> (QpRef, QpRef) {
         let qpn_a = QPN_BASE + self.hcas[a].qps.len() as u32;
         let qpn_b = QPN_BASE + self.hcas[b].qps.len() as u32 + if a == b { 1 } else { 0 };
         let (lid_a, lid_b) = (self.hcas[a].lid, self.hcas[b].lid);

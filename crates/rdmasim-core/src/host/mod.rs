@@ -8,7 +8,7 @@ pub mod noise;
 pub mod thread;
 
 use crate::engine::Time;
-use crate::ids::{HcaId, HostId};
+use crate::ids::{AppId, HcaId, HostId};
 use crate::hca::cq::Cqe;
 use crate::profile::HwProfile;
 use std::collections::VecDeque;
@@ -42,7 +42,7 @@ pub enum PollMode {
 /// A completion channel: the CQ(s) one application polls or waits on, in one mode.
 pub struct Poller {
     /// The application its completions go to.
-    pub app: u32,
+    pub app: AppId,
     pub mode: PollMode,
     /// A wake-up is on its way (event mode): completions that land meanwhile ride along.
     wake_pending: bool,
@@ -51,7 +51,7 @@ pub struct Poller {
 }
 
 impl Poller {
-    pub fn new(app: u32, mode: PollMode) -> Poller {
+    pub fn new(app: AppId, mode: PollMode) -> Poller {
         Poller { app, mode, wake_pending: false, pending: VecDeque::new(), events: 0 }
     }
 

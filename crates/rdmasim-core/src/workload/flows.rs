@@ -7,7 +7,7 @@
 //! first foreground flow has done its work (background flows run until then); the run ends
 //! with the window.
 use crate::engine::Time;
-use crate::ids::{CqId, HcaId, HostId, ThreadId, TiVec};
+use crate::ids::{AppId, CqId, HcaId, HostId, ThreadId, TiVec};
 use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
 use crate::hca::verbs::QpRef;
@@ -101,7 +101,7 @@ impl Flow {
 }
 
 pub struct Flows {
-    app: u32,
+    app: AppId,
     flows: Vec<Flow>,
     kv: Option<Kv>,
     /// Flow of each QP, by [hca][qp index].
@@ -116,7 +116,7 @@ pub struct Flows {
 }
 
 impl Flows {
-    pub fn new(w: &mut World, app: u32, s: &FlowsSection, attr: QpAttr, pollers: &mut TiVec<CqId, Poller>) -> Flows {
+    pub fn new(w: &mut World, app: AppId, s: &FlowsSection, attr: QpAttr, pollers: &mut TiVec<CqId, Poller>) -> Flows {
         let mut qp_flow: TiVec<HcaId, Vec<u32>> = vec![Vec::new(); w.hcas.len()].into();
         let mut flows = Vec::new();
         for (i, spec) in s.flow.iter().enumerate() {

@@ -19,7 +19,7 @@
 //! leaves when later requests or `FAIL_LIM` empty polls push it out) is opt-in,
 //! `server_pipeline = true` (workload/kv_pipeline.rs).
 use crate::engine::SimRng;
-use crate::ids::{CqId, HcaId, HostId, ThreadId, TiSlice, TiVec};
+use crate::ids::{AppId, CqId, HcaId, HostId, ThreadId, TiSlice, TiVec};
 use crate::engine::Time;
 use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
@@ -51,7 +51,7 @@ const DUMMY_TIMER: u64 = 1 << 31;
 pub(crate) const KV_QP: u32 = u32::MAX - 1;
 
 pub struct Kv {
-    app: u32,
+    app: AppId,
     spec: KvSpec,
     client: QpRef,
     server: QpRef,
@@ -83,7 +83,7 @@ struct InFlight {
 }
 
 impl Kv {
-    pub fn new(w: &mut World, app: u32, s: &KvSpec, attr: QpAttr, pollers: &mut TiVec<CqId, Poller>, qp_table: &mut TiSlice<HcaId, Vec<u32>>) -> Kv {
+    pub fn new(w: &mut World, app: AppId, s: &KvSpec, attr: QpAttr, pollers: &mut TiVec<CqId, Poller>, qp_table: &mut TiSlice<HcaId, Vec<u32>>) -> Kv {
         let (client, server) = w.connect_rc(w.hca_of(HostId(s.client)), app, w.hca_of(HostId(s.server)), app, attr);
         w.watch_writes(server); // the server polls its request region
         let ct = w.new_thread(HostId(s.client));

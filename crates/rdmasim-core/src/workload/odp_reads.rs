@@ -4,7 +4,7 @@
 //! `interval_us` (0 = all at once), round-robin over `qps` QPs. The run time is from the first
 //! post to the last completion, as the study measured it.
 use crate::engine::Time;
-use crate::ids::{HostId};
+use crate::ids::{AppId, HostId};
 use crate::hca::cq::{Cqe, WcStatus};
 use crate::hca::mr::{MrMode, PAGE};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
@@ -21,7 +21,7 @@ const SERVER_VA: u64 = 0x7e00_0000_0000;
 const TAG_START: u64 = u64::MAX;
 
 pub struct OdpReads {
-    pub app: u32,
+    pub app: AppId,
     cfg: OdpReadsSection,
     conns: Vec<(QpRef, QpRef)>,
     pub done: bool,
@@ -39,7 +39,7 @@ pub struct OdpReads {
 }
 
 impl OdpReads {
-    pub fn new(w: &mut World, app: u32, cfg: &OdpReadsSection, attr: QpAttr) -> OdpReads {
+    pub fn new(w: &mut World, app: AppId, cfg: &OdpReadsSection, attr: QpAttr) -> OdpReads {
         let conns = (0..cfg.qps).map(|_| w.connect_rc(w.hca_of(HostId(cfg.client)), app, w.hca_of(HostId(cfg.server)), app, attr)).collect();
         OdpReads { app, cfg: cfg.clone(), conns, done: false, posted: 0, completed: 0, errors: 0, setup: Time::ZERO, t_start: Time::ZERO, t_end: None, finish_us: Vec::new(), counts: Default::default() }
     }

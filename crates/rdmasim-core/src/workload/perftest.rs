@@ -4,7 +4,7 @@
 //! (write_lat polls the last byte in memory; send_lat and read_lat poll the CQ) and report
 //! half the round trip (READ: the whole round trip), as perftest does.
 use crate::engine::Time;
-use crate::ids::{HcaId, HostId};
+use crate::ids::{AppId, HcaId, HostId};
 use crate::hca::cq::{Cqe, WcStatus};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
 use crate::hca::verbs::QpRef;
@@ -21,7 +21,7 @@ const TAG_CLIENT_SAW_WRITE: u64 = 1;
 const TAG_SERVER_SAW_WRITE: u64 = 2;
 
 pub struct Perftest {
-    pub app: u32,
+    pub app: AppId,
     pub test: PerftestTest,
     /// Sizes, iterations, depths and CQ moderation, perftest's defaults applied.
     pub settings: PerftestSettings,
@@ -54,7 +54,7 @@ pub struct Perftest {
 }
 
 impl Perftest {
-    pub fn new(w: &mut World, app: u32, s: &PerftestSection, attr: QpAttr) -> Perftest {
+    pub fn new(w: &mut World, app: AppId, s: &PerftestSection, attr: QpAttr) -> Perftest {
         let settings = PerftestSettings::of(s);
         let rail = usize::from(s.rail);
         let on_rail = |w: &World, h: u32| w.hca_on_rail(HostId(h), rail).unwrap_or_else(|| w.hca_of(HostId(h)));

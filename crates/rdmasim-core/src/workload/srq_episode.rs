@@ -14,7 +14,7 @@
 //! The episode is t4 - t1. Every time comes out of the simulated mechanism; the components the
 //! study measured (t_int, t_setev, t_poll) enter as profile parameters with that source.
 use crate::engine::Time;
-use crate::ids::{HostId};
+use crate::ids::{AppId, HostId};
 use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
 use crate::hca::srq::SrqRef;
@@ -30,7 +30,7 @@ const TAG_FILL: u64 = 1;
 const TAG_DONE: u64 = 2;
 
 pub struct SrqEpisode {
-    app: u32,
+    app: AppId,
     cfg: SrqEpisodeSection,
     sender: QpRef,
     srq: Option<SrqRef>,
@@ -48,7 +48,7 @@ pub struct SrqEpisode {
 }
 
 impl SrqEpisode {
-    pub fn new(w: &mut World, app: u32, cfg: &SrqEpisodeSection, attr: QpAttr) -> SrqEpisode {
+    pub fn new(w: &mut World, app: AppId, cfg: &SrqEpisodeSection, attr: QpAttr) -> SrqEpisode {
         let (sender, receiver) = w.connect_rc(w.hca_of(HostId(cfg.client)), app, w.hca_of(HostId(cfg.server)), app, attr);
         let nodes = w.hosts.len() as u32;
         let srq = w.create_srq(w.hca_of(HostId(cfg.server)), app, cfg.method, nodes, 1);

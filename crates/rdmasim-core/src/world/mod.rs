@@ -5,7 +5,7 @@
 mod completions;
 
 use crate::engine::{prefetch_line, EventQueue, Slab, Time};
-use crate::ids::{AppEventSlot, ChannelId, CqId, CqeSlot, HcaId, OdpFaultSlot, HostId, PortId, QpIdx, SwitchId, ThreadId, TiVec};
+use crate::ids::{AppEventSlot, AppId, ChannelId, CqId, CqeSlot, HcaId, HostId, OdpFaultSlot, PortId, QpIdx, SwitchId, ThreadId, TiVec};
 use crate::fabric::channel::{Channel, NodeRef};
 use crate::fabric::port::{AheadLog, Port, PortCounters};
 use crate::fabric::switch::Switch;
@@ -60,7 +60,7 @@ pub enum Event {
     /// The driver finished servicing an ODP page fault (hca/mr.rs).
     OdpFault { hca: HcaId, fault: OdpFaultSlot },
     /// Deliver an event (slot in `World::app_events`) to a workload.
-    App { app: u32, ev: AppEventSlot },
+    App { app: AppId, ev: AppEventSlot },
 }
 
 pub struct World {
@@ -207,7 +207,7 @@ impl World {
 
     /// Tells application `app` about `ev` at `at`.
     #[inline]
-    pub fn app_at(&mut self, at: Time, app: u32, ev: AppEvent) {
+    pub fn app_at(&mut self, at: Time, app: AppId, ev: AppEvent) {
         let slot = self.app_events.alloc(ev);
         self.q.at(at, Event::App { app, ev: slot });
     }

@@ -38,7 +38,7 @@ use crate::mpi::matching::{Envelope, Matching, Posted};
 use crate::mpi::protocol::{Protocol, Send};
 use crate::mpi::transport::{advance, Transport};
 use crate::mpi::{program, results, trace};
-use crate::ids::{CqId, HcaId, HostId, ThreadId, TiVec};
+use crate::ids::{AppId, CqId, HcaId, HostId, ThreadId, TiVec};
 use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
 use crate::hca::srq::SrqRef;
@@ -179,7 +179,7 @@ impl Envelope for Unexpected {
 }
 
 pub struct Mpi {
-    app: u32,
+    app: AppId,
     cfg: MpiSection,
     prog: Program,
     recorded: trace::TraceCounts,
@@ -276,7 +276,7 @@ impl Transport for Verbs<'_> {
 
 impl Mpi {
     /// The MPI layer over `cfg.trace`; an error names the scenario key to fix and why.
-    pub fn new(w: &mut World, app: u32, cfg: &MpiSection, attr: QpAttr) -> Result<Mpi, (&'static str, String)> {
+    pub fn new(w: &mut World, app: AppId, cfg: &MpiSection, attr: QpAttr) -> Result<Mpi, (&'static str, String)> {
         let subset = crate::traffic::nodes::NodeSubset { nodes: cfg.nodes, missing: cfg.missing.clone(), seed: cfg.missing_seed };
         // The hosts ranks may go on, in node order (every host unless nodes are missing).
         let usable: Vec<HostId> = if subset.is_all() { (0..w.hosts.len() as u32).map(HostId).collect() } else { subset.select(w.hosts.len() as u32)? };
@@ -539,7 +539,7 @@ impl Mpi {
         let (ha, hb) = (self.ranks[lo as usize].host, self.ranks[hi as usize].host);
         let (qa, qb) = w.connect_rc(self.ranks[lo as usize].hcas[ri], self.app, self.ranks[hi as usize].hcas[ri], self.app, self.attr);
         // The run's one completion channel, which sim.rs makes at the app's index.
-        let cq = CqId(self.app);
+        let cq = CqId(self.app.0);
         w.bind_qp(qa, cq, self.ranks[lo as usize].thread);
         w.bind_qp(qb, cq, self.ranks[hi as usize].thread);
         let rph = self.cfg.ranks_per_host;
