@@ -1,7 +1,8 @@
 //! Reading and checking a PM scenario (`engine = "pm"`, scenario/pm.rs): the same parse errors
 //! as a fabric scenario's (key path, line, what was expected), then the values the types alone
 //! do not bound, against the switch and NIC the scenario names. What needs the built network
-//! (hosts of a topology, ports of a switch) is checked where ether/world.rs builds it.
+//! (the ports of a switch, the hosts a workload names) is checked where ether/run.rs builds it
+//! (ether/world.rs) and starts the workload (ether/workload.rs).
 use super::parse_errors::{parse_error, ScenarioKind};
 use super::spans::SpanIndex;
 use crate::ether::framing::{max_payload, PmHeader};
