@@ -96,6 +96,8 @@ typed_id! {
     CqId,
     /// An application (a workload) of the packet engine, in the order sim.rs makes them.
     AppId,
+    /// A shared receive queue's place in its HCA's SRQ arena (hca/srq.rs).
+    SrqIdx,
 }
 
 pub use typed_index_collections::{TiSlice, TiVec};

@@ -19,7 +19,7 @@ pub mod tx_staging;
 pub mod verbs;
 
 use crate::engine::Time;
-use crate::ids::{ChannelId, HcaId, HostId, QpIdx, TiVec};
+use crate::ids::{ChannelId, HcaId, HostId, QpIdx, SrqIdx, TiVec};
 use counters::HcaCounters;
 use crate::wire::in_flight::PacketId;
 use crate::profile::{self, HwProfile};
@@ -83,7 +83,7 @@ pub struct Hca {
     /// Egress channel of the HCA's port.
     pub tx_ch: ChannelId,
     pub qps: TiVec<QpIdx, Qp>,
-    pub srqs: Vec<srq::Srq>,
+    pub srqs: TiVec<SrqIdx, srq::Srq>,
     pub counters: HcaCounters,
     pub control: VecDeque<Control>,
     /// QPs with (possibly) something to send, in service order (send_sched.rs).
@@ -125,7 +125,7 @@ impl Hca {
             lid,
             tx_ch,
             qps: TiVec::new(),
-            srqs: Vec::new(),
+            srqs: TiVec::new(),
             counters: HcaCounters::default(),
             control: VecDeque::new(),
             sched: send_sched::SendSched::new(),

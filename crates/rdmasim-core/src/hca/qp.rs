@@ -1,7 +1,7 @@
 //! Queue pairs: the send queue as the requester sees it, the receive queue and the responder's
 //! expected-PSN state, and the QP attributes of `ibv_modify_qp`.
 use super::cq::WcStatus;
-use crate::ids::{AppId, CqId, HcaId, ThreadId};
+use crate::ids::{AppId, CqId, HcaId, SrqIdx, ThreadId};
 use crate::engine::Time;
 use std::collections::VecDeque;
 
@@ -160,7 +160,7 @@ pub struct Qp {
     pub rnr_outstanding: bool,
     pub rq: VecDeque<RecvWqe>,
     /// Shared receive queue (index in the HCA's `srqs`) replacing `rq`, if attached.
-    pub srq: Option<u32>,
+    pub srq: Option<SrqIdx>,
     /// Receive WQE of the SEND in progress.
     pub cur_recv: Option<RecvWqe>,
     pub cur_recv_bytes: u32,

@@ -52,7 +52,7 @@ impl World {
         let qp = &mut hca.qps[qi];
         let no_recv = match qp.srq {
             None => qp.rq.is_empty(),
-            Some(s) => hca.srqs[s as usize].wqes.is_empty(),
+            Some(s) => hca.srqs[s].wqes.is_empty(),
         };
         // A packet that needs a receive WQE and finds none is dropped with an RNR NAK before it
         // is executed (rxe `check_resource`): neither placed nor counted.

@@ -13,7 +13,7 @@
 //!   refills, and sends a resume request to each recorded source only; the source's HCA then
 //!   retransmits from the stopped PSN.
 use crate::engine::Time;
-use crate::ids::{AppId, HcaId, QpIdx, ThreadId, TiVec};
+use crate::ids::{AppId, HcaId, QpIdx, SrqIdx, ThreadId, TiVec};
 use crate::wire::in_flight::PktKind;
 use crate::hca::qp::{RecvWqe, WrOp};
 use crate::hca::verbs::QpRef;
@@ -124,7 +124,7 @@ impl Srq {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SrqRef {
     pub hca: HcaId,
-    pub srq: u32,
+    pub srq: SrqIdx,
 }
 
 impl World {
@@ -149,14 +149,14 @@ impl World {
             drained: Vec::new(),
             stats: SrqStats { min_posted: u64::MAX, ..Default::default() },
         });
-        SrqRef { hca, srq: h.srqs.len() as u32 - 1 }
+        SrqRef { hca, srq: SrqIdx::from(h.srqs.len() - 1) }
     }
 
     /// Attaches a QP's receive side to an SRQ; `(node, proc)` names its source in the table.
     pub fn attach_srq(&mut self, qp: QpRef, srq: SrqRef, node: u32, proc: u32) {
         let h = &mut self.hcas[qp.hca];
         h.qps[qp.index()].srq = Some(srq.srq);
-        let s = &mut h.srqs[srq.srq as usize];
+        let s = &mut h.srqs[srq.srq];
         let slot = s.table.slot(node, proc);
         s.slot_qp[slot as usize] = qp.index();
         let qi = qp.index();
@@ -172,7 +172,7 @@ impl World {
         let hw = self.thread_hw(self.srq(r).thread);
         let cost = Time::from_ns_f64(hw.post_send_cpu_ns + count as f64 * hw.srq_recv_wqe_ns);
         let done = self.host_cpu(r, cost);
-        let s = &mut self.hcas[r.hca].srqs[r.srq as usize];
+        let s = &mut self.hcas[r.hca].srqs[r.srq];
         s.wqes.extend((0..count as u64).map(|i| RecvWqe { wr_id: first_wr_id + i, len }));
         s.stats.wqes_posted += count as u64;
         done
@@ -183,7 +183,7 @@ impl World {
     pub fn arm_srq_limit(&mut self, r: SrqRef, limit: u32) -> Time {
         let arm = Time::from_ns_f64(self.thread_hw(self.srq(r).thread).srq_arm_ns);
         let done = self.host_cpu(r, arm);
-        let s = &mut self.hcas[r.hca].srqs[r.srq as usize];
+        let s = &mut self.hcas[r.hca].srqs[r.srq];
         s.limit = limit;
         s.armed_at = done;
         done
@@ -195,12 +195,12 @@ impl World {
     /// for: a simplification); the limit is armed when ibv_modify_srq returns (t_setev later).
     pub fn srq_async_refill(&mut self, r: SrqRef, first_wr_id: u64, count: u32, len: u32, limit: u32) -> Time {
         let now = self.now();
-        let th = self.hcas[r.hca].srqs[r.srq as usize].thread;
+        let th = self.hcas[r.hca].srqs[r.srq].thread;
         let p = self.thread_hw(th);
         let post = Time::from_ns_f64(p.post_send_cpu_ns + count as f64 * p.srq_recv_wqe_ns);
         let arm = Time::from_ns_f64(p.srq_arm_ns);
         self.threads[th].cpu_busy += post + arm;
-        let s = &mut self.hcas[r.hca].srqs[r.srq as usize];
+        let s = &mut self.hcas[r.hca].srqs[r.srq];
         s.wqes.extend((0..count as u64).map(|i| RecvWqe { wr_id: first_wr_id + i, len }));
         s.stats.wqes_posted += count as u64;
         s.limit = limit;
@@ -211,7 +211,7 @@ impl World {
     /// The receiving process sends a resume request to every source in the table (one send
     /// post each) and clears it. Returns how many it sent.
     pub fn srq_resume(&mut self, r: SrqRef) -> u32 {
-        let s = &mut self.hcas[r.hca].srqs[r.srq as usize];
+        let s = &mut self.hcas[r.hca].srqs[r.srq];
         let mut slots = std::mem::take(&mut s.drained);
         slots.clear();
         s.table.drain(&mut slots);
@@ -220,7 +220,7 @@ impl World {
         let post = Time::from_ns_f64(self.thread_hw(self.srq(r).thread).post_send_cpu_ns);
         let mut sent = 0;
         for &slot in &slots {
-            let qp = self.hcas[r.hca].srqs[r.srq as usize].slot_qp[slot as usize];
+            let qp = self.hcas[r.hca].srqs[r.srq].slot_qp[slot as usize];
             if qp == QpIdx(u32::MAX) {
                 continue;
             }
@@ -228,26 +228,26 @@ impl World {
             self.q.at(posted + t.doorbell + t.tx_pipeline, Event::SrqResumeDoorbell { hca: r.hca, qp });
             sent += 1;
         }
-        let s = &mut self.hcas[r.hca].srqs[r.srq as usize];
+        let s = &mut self.hcas[r.hca].srqs[r.srq];
         s.stats.resume_requests += sent as u64;
         s.drained = slots;
         sent
     }
 
     pub fn srq(&self, r: SrqRef) -> &Srq {
-        &self.hcas[r.hca].srqs[r.srq as usize]
+        &self.hcas[r.hca].srqs[r.srq]
     }
 
     /// Charges `cost` of CPU on a host's application thread; returns when it is done.
     fn host_cpu(&mut self, r: SrqRef, cost: Time) -> Time {
         let now = self.now();
-        let th = self.hcas[r.hca].srqs[r.srq as usize].thread;
+        let th = self.hcas[r.hca].srqs[r.srq].thread;
         self.threads[th].run(now, cost)
     }
 
     /// Hands an SRQ to another application thread (its posts and polling run there).
     pub fn set_srq_thread(&mut self, r: SrqRef, thread: ThreadId) {
-        self.hcas[r.hca].srqs[r.srq as usize].thread = thread;
+        self.hcas[r.hca].srqs[r.srq].thread = thread;
     }
 
     /// Responder: the receive WQE for a new incoming message, from the QP's SRQ or its RQ.
@@ -256,7 +256,7 @@ impl World {
         let now = self.now();
         let hca = &mut self.hcas[h];
         let Some(si) = hca.qps[qi].srq else { return hca.qps[qi].rq.pop_front() };
-        let s = &mut hca.srqs[si as usize];
+        let s = &mut hca.srqs[si];
         let w = s.wqes.pop_front()?;
         s.stats.wqes_consumed += 1;
         let left = s.wqes.len() as u32;
@@ -279,12 +279,12 @@ impl World {
 
     /// Responder: a SEND found the SRQ empty. Returns the control packet to answer with: an
     /// RNR NAK (conventional) or a stop request, recorded in the table (proposed).
-    pub(crate) fn srq_overflow(&mut self, h: HcaId, qi: QpIdx, si: u32, rnr_timer: u8) -> PktKind {
+    pub(crate) fn srq_overflow(&mut self, h: HcaId, qi: QpIdx, si: SrqIdx, rnr_timer: u8) -> PktKind {
         let now = self.now();
         let dma_write = self.hcas[h].t.dma_write;
-        let detect = Time::from_ns_f64(self.thread_hw(self.hcas[h].srqs[si as usize].thread).srq_poll_detect_ns);
+        let detect = Time::from_ns_f64(self.thread_hw(self.hcas[h].srqs[si].thread).srq_poll_detect_ns);
         let hca = &mut self.hcas[h];
-        let s = &mut hca.srqs[si as usize];
+        let s = &mut hca.srqs[si];
         let slot = s.qp_slot.get(qi).copied().unwrap_or(u32::MAX);
         s.stats.overflows += 1;
         if s.mode == SrqFlowControl::SrqLimit {

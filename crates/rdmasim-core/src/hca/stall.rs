@@ -109,7 +109,7 @@ impl World {
         let peer = &peer_hca.qps[peer_qi];
         let no_recv = match peer.srq {
             None => peer.rq.is_empty(),
-            Some(s) => peer_hca.srqs[s as usize].wqes.is_empty(),
+            Some(s) => peer_hca.srqs[s].wqes.is_empty(),
         };
         (peer.state == QpState::Rts && peer.epsn == psn && no_recv).then_some((peer_h, peer_qi, psn, wqe.wr.op))
     }

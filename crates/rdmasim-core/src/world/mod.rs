@@ -5,7 +5,7 @@
 mod completions;
 
 use crate::engine::{prefetch_line, EventQueue, Slab, Time};
-use crate::ids::{AppEventSlot, AppId, ChannelId, CqId, CqeSlot, HcaId, HostId, OdpFaultSlot, PortId, QpIdx, SwitchId, ThreadId, TiVec};
+use crate::ids::{AppEventSlot, AppId, ChannelId, CqId, CqeSlot, HcaId, HostId, OdpFaultSlot, PortId, QpIdx, SrqIdx, SwitchId, ThreadId, TiVec};
 use crate::fabric::channel::{Channel, NodeRef};
 use crate::fabric::port::{AheadLog, Port, PortCounters};
 use crate::fabric::switch::Switch;
@@ -26,9 +26,9 @@ pub enum AppEvent {
     MemoryWritten { hca: HcaId, qp: u32, len: u32 },
     Timer(u64),
     /// SRQ_LIMIT_REACHED, returned by ibv_get_async_event to the thread blocked in it.
-    SrqLimitReached { hca: HcaId, srq: u32 },
+    SrqLimitReached { hca: HcaId, srq: SrqIdx },
     /// Stop/resume flow control: the polling receiver found new retransmission-table entries.
-    SrqOverflow { hca: HcaId, srq: u32 },
+    SrqOverflow { hca: HcaId, srq: SrqIdx },
 }
 
 /// An event in the queue. Kept to 12 bytes (a test checks): each is moved a few times per heap

@@ -38,7 +38,7 @@ use crate::mpi::matching::{Envelope, Matching, Posted};
 use crate::mpi::protocol::{Protocol, Send};
 use crate::mpi::transport::{advance, Transport};
 use crate::mpi::{program, results, trace};
-use crate::ids::{AppId, CqId, HcaId, HostId, ThreadId, TiVec};
+use crate::ids::{AppId, CqId, HcaId, HostId, SrqIdx, ThreadId, TiVec};
 use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
 use crate::hca::srq::SrqRef;
@@ -446,8 +446,8 @@ impl Mpi {
         }
     }
 
-    fn rank_of_srq(&self, hca: HcaId, srq: u32) -> Option<(u32, u16)> {
-        self.srq_rank.get(hca)?.get(srq as usize).copied()
+    fn rank_of_srq(&self, hca: HcaId, srq: SrqIdx) -> Option<(u32, u16)> {
+        self.srq_rank.get(hca)?.get(srq.idx()).copied()
     }
 
     /// The (connection, side) a completion's QP belongs to, if it is one of ours.
