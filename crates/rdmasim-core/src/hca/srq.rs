@@ -134,7 +134,7 @@ impl World {
         let slots = nodes as usize * procs_per_node as usize;
         let thread = self.main_thread(hca);
         let h = &mut self.hcas[hca];
-        h.srqs.push(Srq {
+        let srq = h.srqs.push_and_get_key(Srq {
             hca,
             app,
             thread,
@@ -149,7 +149,7 @@ impl World {
             drained: Vec::new(),
             stats: SrqStats { min_posted: u64::MAX, ..Default::default() },
         });
-        SrqRef { hca, srq: SrqIdx::from(h.srqs.len() - 1) }
+        SrqRef { hca, srq }
     }
 
     /// Attaches a QP's receive side to an SRQ; `(node, proc)` names its source in the table.

@@ -19,12 +19,7 @@ const MAX_TX_STAGING_BYTES: u32 = 16 << 20;
 /// Runs every section's check; the first problem becomes a [`ScenarioError`] of `source`, with
 /// the line of its key when the scenario came from text.
 pub(super) fn check_scenario(s: &Scenario, source: &str, spans: Option<&SpanIndex>) -> Result<(), ScenarioError> {
-    check_sections(s).map_err(|(key, message)| ScenarioError {
-        source: source.to_string(),
-        line: spans.and_then(|sp| sp.line(&key)),
-        key,
-        message,
-    })
+    check_sections(s).map_err(|e| super::error_at(source, spans, e))
 }
 
 fn check_sections(s: &Scenario) -> Result<(), Problem> {

@@ -49,10 +49,16 @@ pub fn engine_of(text: &str) -> Option<EngineKind> {
 /// wrong types with the key path and line. The full read, with the fabric built and every
 /// check run, is `crate::prepare::parse_toml`.
 pub fn deserialize(text: &str, source: &str) -> Result<Scenario, ScenarioError> {
+    read(ScenarioKind::Verbs, text, source)
+}
+
+/// Reads a scenario's text as `T` (a fabric scenario, or PM's), an error naming the key path
+/// and line with the words `kind`'s keys take (parse_errors.rs).
+fn read<T: serde::de::DeserializeOwned>(kind: ScenarioKind, text: &str, source: &str) -> Result<T, ScenarioError> {
     serde_path_to_error::deserialize(toml::Deserializer::new(text)).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
-        parse_errors::parse_error(ScenarioKind::Verbs, text, source, &path, inner.message(), inner.span())
+        parse_errors::parse_error(kind, text, source, &path, inner.message(), inner.span())
     })
 }
 

@@ -3,7 +3,7 @@
 //! do not bound, against the switch and NIC the scenario names. What needs the built network
 //! (the ports of a switch, the hosts a workload names) is checked where ether/run.rs builds it
 //! (ether/world.rs) and starts the workload (ether/workload.rs).
-use super::parse_errors::{parse_error, ScenarioKind};
+use super::parse_errors::ScenarioKind;
 use super::spans::SpanIndex;
 use crate::ether::framing::{max_payload, PmHeader};
 use crate::ether::link::FlowControl;
@@ -18,14 +18,8 @@ const MAX_WINDOW: u32 = 1 << 16;
 /// Parses a PM scenario and checks its values; a relative trace path is resolved beside the
 /// scenario file.
 pub fn parse_pm(text: &str, source: &str) -> Result<PmScenario, ScenarioError> {
-    let de = toml::Deserializer::new(text);
-    let mut s: PmScenario = serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        parse_error(ScenarioKind::Pm, text, source, &path, inner.message(), inner.span())
-    })?;
-    let spans = SpanIndex::build(text);
-    check(&s).map_err(|(key, message)| ScenarioError { source: source.into(), line: spans.as_ref().and_then(|sp| sp.line(&key)), key, message })?;
+    let mut s: PmScenario = super::read(ScenarioKind::Pm, text, source)?;
+    check(&s).map_err(|e| super::error_at(source, SpanIndex::build(text).as_ref(), e))?;
     if let PmWorkload::Mpi(PmMpi { trace: Some(t), .. }) = &mut s.workload {
         *t = crate::scenario::paths::resolve_beside(t, source);
     }
