@@ -14,7 +14,7 @@ fn main() {
     sim.run();
     let secs = t0.elapsed().as_secs_f64();
     let r = sim.result();
-    let hops = sim.world.packet_hops;
+    let hops = sim.world.net.packet_hops();
     eprintln!(
         "{} events in {secs:.3} s = {:.2} M packet-hops/s ({hops} packet-hops), sim time {:.4} us, stop: {}",
         r.events,

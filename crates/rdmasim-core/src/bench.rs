@@ -101,7 +101,7 @@ fn fat_tree_run(k: usize) -> FatTreeRun {
         build_s,
         wall_s,
         events: r.events,
-        packet_hops: world.packet_hops,
+        packet_hops: world.net.packet_hops(),
         sim_time_us: r.sim_time_us,
         peak_rss_mib: if reset { peak_rss_bytes() as f64 / (1024.0 * 1024.0) } else { 0.0 },
         peak_packets: world.packets.peak() as u64,
@@ -469,7 +469,7 @@ pub fn perftest(iterations: u32) -> PerftestBench {
         sim.run();
         let wall = t0.elapsed().as_secs_f64();
         let r = sim.result();
-        let hops = sim.packet().expect("the bench runs on the packet engine").world.packet_hops;
+        let hops = sim.packet().expect("the bench runs on the packet engine").world.net.packet_hops();
         let rep = PerftestBench {
             workload: "ib_write_bw 4 KiB, 8 QPs x 40000 iters, cx4-edr, 2 hosts via 1 switch, 1e-4 loss on h0->sw0",
             events: r.events,

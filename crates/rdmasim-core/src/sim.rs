@@ -5,6 +5,8 @@ use crate::engine::{EventQueue, Time};
 use crate::run::Engine as _;
 use crate::ids::{AppId, ChannelId, CqId, HcaId, HostId, PortId, TiVec};
 use crate::fabric::channel::NodeRef;
+use crate::fabric::forward::Forwarding;
+use crate::fabric::net::Net;
 use crate::fabric::topology;
 use crate::profile::HwProfile;
 use crate::hca::qp::QpAttr;
@@ -114,10 +116,7 @@ impl Simulation {
             packets: Default::default(),
             cqes: Default::default(),
             app_events: Default::default(),
-            channels: fabric.channels,
-            switches: fabric.switches,
-            ports: fabric.ports,
-            ahead: Default::default(),
+            net: Net::new(fabric.channels, fabric.switches, fabric.ports),
             hcas,
             lid_hca,
             path_sls: routed.sls.clone().map(std::sync::Arc::new),
@@ -126,8 +125,6 @@ impl Simulation {
             hosts,
             threads,
             capture,
-            packet_hops: 0,
-            unroutable_packets: 0,
             skip_idle_events: true,
             attention: true,
             halt: None,
@@ -211,7 +208,7 @@ impl Simulation {
     fn describe(&self, ev: Event) -> String {
         let w = &self.world;
         let link = |ch: ChannelId| {
-            let c = &w.channels[ch];
+            let c = w.net.channel(ch);
             let name = |n: NodeRef| match n {
                 NodeRef::Hca(h) => format!("h{h}"),
                 NodeRef::Switch { sw, .. } => format!("sw{sw}"),
@@ -424,8 +421,8 @@ impl crate::run::Engine for Simulation {
         }
         // Counters as of the stop (or now, for a report taken mid-run): fabric/port.rs AheadCount.
         let as_of = if self.run.is_over() { self.end_time } else { w.now() };
-        let counters = w.port_counters_at(as_of);
-        for (p, c) in w.ports.iter().zip(counters.iter()) {
+        let counters = w.net.port_counters_at(as_of);
+        for (p, c) in w.net.ports().iter().zip(counters.iter()) {
             t.push("ports", row_with(json!({ "node": p.node, "port": p.num, "device": p.device }), c));
         }
         let node = |h: &Hca| w.hca_labels[h.id].0.clone();
@@ -476,7 +473,7 @@ impl crate::run::Engine for Simulation {
             n.push_table(&mut t);
         }
         t.push("run", row(json!({
-            "events": w.q.popped(), "packet_hops": w.packet_hops, "unroutable_packets": w.unroutable_packets, "sim_time_us": elapsed.as_us_f64(),
+            "events": w.q.popped(), "packet_hops": w.net.packet_hops(), "unroutable_packets": w.net.unroutable_packets(), "sim_time_us": elapsed.as_us_f64(),
             "profile": self.world.profile().name, "overridden": self.overridden,
             "captured_packets": w.capture.as_ref().map(|c| c.kept).unwrap_or(0),
             "capture_truncated": w.capture.as_ref().map(|c| c.truncated).unwrap_or(0),

@@ -170,7 +170,7 @@ pub struct Channel {
     pub dst_port: PortId,
     /// The TxDone of a sender that had no other work when its packet went out: its place in
     /// the event order is taken but it is scheduled only if the sender gets work before then
-    /// (`World::tx_done_pending`). Most such TxDones — every packet of a lone mouse and every
+    /// (`Forwarding::tx_done_pending`, fabric/forward.rs). Most such TxDones — every packet of a lone mouse and every
     /// ACK — would find nothing to send. Valid while `idle_tx_done_pending`.
     pub idle_tx_done: EventKey,
     pub idle_tx_done_pending: bool,
@@ -178,7 +178,7 @@ pub struct Channel {
     pub wake_scheduled: bool,
     /// The error model can damage or discard a packet (`errors`: down, loss, bit errors or
     /// drops): false lets a send skip `draw_damage` and the cold lines. Set by
-    /// `World::plan_switch_outputs`, after the faults are applied; errors do not change after.
+    /// `Net::plan_switch_outputs` (fabric/switch_fifo.rs), after the faults are applied; errors do not change after.
     pub faulty: bool,
     // --- line 1: credits (`returns` first: its alignment starts the line)
     /// Credits on their way back to the sender, in order of arrival time. They are added to
@@ -197,7 +197,7 @@ pub struct Channel {
     /// The counters of the packets this direction carries, kept here rather than with the
     /// ports (fabric/port.rs) because a send has this channel in cache: the sending port's
     /// transmit counters and the receiving port's receive counters
-    /// (`World::port_counters_at` adds them to the ports').
+    /// (`Net::port_counters_at` adds them to the ports').
     pub counts: LinkCounts,
     // --- cold
     pub errors: ErrorModel,

@@ -1,6 +1,7 @@
 //! The fabric: the graph (nodes, ports, links with their properties), its generators and file
 //! formats, routing, static analysis, and the packet engine's channels and switches.
 pub mod analysis;
+pub mod attachment;
 pub mod build;
 pub mod channel;
 pub mod disable;
@@ -10,6 +11,7 @@ pub mod generate;
 pub mod graph;
 pub mod host_names;
 pub mod lid_assign;
+pub mod net;
 pub mod io;
 pub mod port;
 pub mod rate;

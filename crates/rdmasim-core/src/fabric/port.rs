@@ -38,7 +38,7 @@ pub struct Port {
     pub num: u16,
     /// The counters of rare events (errors, discards). The packet and data counters, which
     /// every packet-hop adds to, are kept by the channels at the port
-    /// (fabric/channel.rs `LinkCounts`) and added in by `World::port_counters_at`.
+    /// (fabric/channel.rs `LinkCounts`) and added in by `Net::port_counters_at`.
     pub counters: PortCounters,
 }
 
@@ -46,7 +46,7 @@ pub struct Port {
 /// ahead of time, with no event at the crossing itself (a packet's arrival at an HCA or a
 /// switch, a departure from a switch output: fabric/forward.rs, fabric/switch_fifo.rs), and
 /// counts them then. A report of a run that stopped before such a crossing takes it out again
-/// (`World::port_counters_at`), so the counters are those of the stop time.
+/// (`Net::port_counters_at`), so the counters are those of the stop time.
 #[derive(Clone, Copy, Debug)]
 pub struct AheadCount {
     pub at: Time,

@@ -18,17 +18,17 @@
 //! path; a packet through such a port costs no event at the switch. Its departure is counted
 //! ahead (fabric/port.rs `AheadCount`), so a run that stops with packets inside the switch
 //! reports them as not yet sent.
+use crate::engine::Time;
 use crate::fabric::channel::NodeRef;
-use crate::wire::in_flight::Damage;
-use crate::ids::{SwitchId};
+use crate::fabric::net::Net;
 use crate::fabric::switch::Queued;
-use crate::world::World;
+use crate::ids::{ChannelId, SwitchId};
 
-impl World {
+impl Net {
     /// Marks the switch outputs that meet the conditions above (after faults are applied).
-    pub(crate) fn plan_switch_outputs(&mut self) {
-        // One FIFO per output holds only while all traffic is on one VL.
-        let one_vl = self.vls_in_use().count_ones() <= 1;
+    /// `one_vl`: all traffic is on one VL (the world knows its QPs' VLs: `vls_in_use`), so
+    /// each output is one FIFO.
+    pub fn plan_switch_outputs(&mut self, one_vl: bool) {
         for c in self.channels.iter_mut() {
             c.faulty = c.can_damage();
         }
@@ -42,16 +42,13 @@ impl World {
             }
         }
     }
+}
 
-    /// The VLs the QPs made so far send on, as a bit mask. Workloads that connect QPs during
-    /// the run (MPI) give them all the scenario's `qp.sl`: one VL, whichever it is, keeps
-    /// every output a single FIFO.
-    pub(crate) fn vls_in_use(&self) -> u8 {
-        self.hcas.iter().fold(0, |m, h| m | h.vl_mask)
-    }
-
-    /// Sends `q` (queued at switch `sw`'s output `out`) at its departure time, decided now.
-    pub(crate) fn depart_in_order(&mut self, sw: SwitchId, out: u16, q: Queued) {
+impl Net {
+    /// When `q`, queued at switch `sw`'s output `out`, leaves (decided now), on which channel,
+    /// and the PortXmitWait it spends there without credits. fabric/forward.rs
+    /// `switch_enqueue` sends it then.
+    pub(super) fn depart_in_order(&mut self, sw: SwitchId, out: u16, q: &Queued) -> (ChannelId, Time, u64) {
         let out_ch = self.switches[sw].links[out as usize].ch;
         let (wire, vl) = (q.hop.wire_bytes, q.hop.vl);
         let c = &mut self.channels[out_ch];
@@ -69,12 +66,6 @@ impl World {
             depart = next;
             c.absorb(depart);
         }
-        let wait = c.wait_ticks(depart - waiting_from);
-        debug_assert!(self.packets.get(q.pkt).damage == Damage::None);
-        let in_prop = self.channels[q.in_ch].prop;
-        let ser = self.channels[out_ch].ser_time(wire);
-        // The input buffer frees as the packet drains out of the switch.
-        self.return_credits(q.in_ch, depart + ser + in_prop, vl, wire);
-        self.put_on_wire(out_ch, q.pkt, q.hop, depart, false, wait);
+        (out_ch, depart, c.wait_ticks(depart - waiting_from))
     }
 }

@@ -5,6 +5,7 @@ use crate::ids::{ChannelId, HcaId, QpIdx};
 use crate::wire::in_flight::Damage;
 use crate::wire::in_flight::{ib_wire_bytes, Packet, PacketId, PktKind};
 use crate::profile::Arbitration;
+use crate::fabric::forward::Forwarding;
 use crate::world::{Event, World};
 
 /// What a QP offers the send engine.
@@ -60,7 +61,7 @@ impl World {
         }
         let now = self.now();
         let ch = self.hcas[h].tx_ch;
-        if self.tx_done_pending(ch) || self.channels[ch].busy_until > now {
+        if self.tx_done_pending(ch) || self.net.channel(ch).busy_until > now {
             return; // TxDone pulls again
         }
         let hca = &self.hcas[h];
@@ -87,7 +88,7 @@ impl World {
         if hca.mixed_vls() {
             // QPs on several VLs: each is checked against its own VL's credits when its turn
             // comes (pick_round_robin).
-            self.channels[ch].absorb(now);
+            self.net.absorb_credits(ch, now);
         } else if !self.credits_or_wait(ch, hca.data_vl(), hca.max_packet_bytes) {
             return;
         }
@@ -133,7 +134,7 @@ impl World {
         };
         if mixed {
             // Credits returned by now count (the staging engine picks without asking the port).
-            self.channels[ch].absorb(now);
+            self.net.absorb_credits(ch, now);
         }
         let mut blocked_vl: Option<u8> = None;
         while visited < n {
@@ -150,7 +151,7 @@ impl World {
             visited += 1;
             if mixed {
                 let vl = self.hcas[h].qps[qi].vl;
-                if !self.channels[ch].has_credits(vl, max_bytes) {
+                if !self.net.channel(ch).has_credits(vl, max_bytes) {
                     blocked_vl.get_or_insert(vl);
                     let hca = &mut self.hcas[h];
                     hca.qps[qi].turn_bytes = 0;

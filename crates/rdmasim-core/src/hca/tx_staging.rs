@@ -12,6 +12,7 @@
 //! does without a buffer.
 use crate::engine::Time;
 use crate::ids::{ChannelId, HcaId};
+use crate::fabric::forward::Forwarding;
 use crate::world::World;
 
 impl World {
@@ -20,7 +21,7 @@ impl World {
     pub(crate) fn staged_try_send(&mut self, h: HcaId) {
         let now = self.now();
         let ch = self.hcas[h].tx_ch;
-        if !self.tx_done_pending(ch) && self.channels[ch].busy_until <= now {
+        if !self.tx_done_pending(ch) && self.net.channel(ch).busy_until <= now {
             self.staged_port_send(h, ch);
         }
         self.staged_engine_pick(h, now);
@@ -72,7 +73,7 @@ impl World {
         hca.staged.push_back(pkt);
         hca.staged_bytes += wire;
         let ch = hca.tx_ch;
-        if !self.tx_done_pending(ch) && self.channels[ch].busy_until <= now {
+        if !self.tx_done_pending(ch) && self.net.channel(ch).busy_until <= now {
             self.staged_port_send(h, ch);
         }
         let hca = &self.hcas[h];

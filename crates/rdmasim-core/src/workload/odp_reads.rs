@@ -149,7 +149,7 @@ impl OdpReads {
 fn counts(w: &World, client: u32, server: u32) -> crate::report::tables::Row {
     let (c, s) = (&w.hcas[w.hca_of(HostId(client))], &w.hcas[w.hca_of(HostId(server))]);
     row(json!({
-        "packets": w.packet_hops,
+        "packets": w.net.packet_hops(),
         "client_page_faults": c.odp.stats.requester_page_faults,
         "server_page_faults": s.odp.stats.responder_page_faults,
         "fault_events": c.odp.stats.requester_fault_events,

@@ -2,13 +2,13 @@
 //! Component logic lives in `impl World` blocks next to the component (fabric/forward.rs,
 //! hca/nic.rs, hca/requester.rs, hca/responder.rs); workloads live outside the world and act on
 //! it through the verbs in hca/verbs.rs.
+mod attach;
 mod completions;
 
 use crate::engine::{prefetch_line, EventQueue, Slab, Time};
-use crate::ids::{AppEventSlot, AppId, ChannelId, CqId, CqeSlot, HcaId, HostId, OdpFaultSlot, PortId, QpIdx, SrqIdx, SwitchId, ThreadId, TiVec};
-use crate::fabric::channel::{Channel, NodeRef};
-use crate::fabric::port::{AheadLog, Port, PortCounters};
-use crate::fabric::switch::Switch;
+use crate::ids::{AppEventSlot, AppId, ChannelId, CqId, CqeSlot, HcaId, HostId, OdpFaultSlot, QpIdx, SrqIdx, ThreadId, TiVec};
+use crate::fabric::channel::NodeRef;
+use crate::fabric::net::Net;
 use crate::hca::cq::Cqe;
 use crate::wire::in_flight::{PacketId, Packets};
 use crate::profile::HwProfile;
@@ -74,11 +74,9 @@ pub struct World {
     pub cqes: Slab<Cqe, CqeSlot>,
     /// Application events waiting for their time (`Event::App`).
     pub app_events: Slab<AppEvent, AppEventSlot>,
-    pub channels: TiVec<ChannelId, Channel>,
-    pub switches: TiVec<SwitchId, Switch>,
-    pub ports: TiVec<PortId, Port>,
-    /// Port crossings counted before their time (fabric/port.rs `AheadCount`).
-    pub ahead: AheadLog,
+    /// The fabric: channels, switches, ports and what they count (fabric/net.rs). The world
+    /// reaches it through `fabric::attachment::Attachment` (world/attach.rs).
+    pub net: Net,
     pub hcas: TiVec<HcaId, Hca>,
     /// How result tables name each host and each HCA (its host, its device, its port number).
     pub host_names: TiVec<HostId, String>,
@@ -92,11 +90,6 @@ pub struct World {
     /// Application threads; thread h < hosts.len() is host h's main thread.
     pub threads: TiVec<ThreadId, CpuThread>,
     pub capture: Option<Capture>,
-    /// Packet transmissions on any channel (a packet crossing a switch counts twice).
-    pub packet_hops: u64,
-    /// Packets a switch discarded because its LFT has no route for their DLID (each also
-    /// counted as PortRcvSwitchRelayErrors at the port it came in on).
-    pub unroutable_packets: u64,
     /// Events that would do nothing are not scheduled (docs/model.md §1): an idle HCA's
     /// `TxDone`, an idle engine's kick, a WRITE's notice to an app that does not poll its
     /// memory. `false` schedules them all, as before; `tests/event_count.rs` checks that the
@@ -178,31 +171,18 @@ impl World {
         World::host_thread(self.hcas[hca].host)
     }
 
-    /// Every port's counters as of `t`: its own, those its channels keep (fabric/channel.rs
-    /// `LinkCounts`), less the crossings counted ahead that lie after `t`.
-    pub fn port_counters_at(&self, t: Time) -> TiVec<PortId, PortCounters> {
-        let mut out: TiVec<PortId, PortCounters> = self.ports.iter().map(|p| p.counters.clone()).collect();
-        for c in &self.channels {
-            let (s, d) = (&c.counts, c.src_port);
-            out[d].PortXmitPkts += s.xmit_pkts;
-            out[d].PortXmitData += s.xmit_words;
-            out[d].PortXmitWait += s.xmit_wait;
-            let r = &mut out[c.dst_port];
-            r.PortRcvPkts += s.rcv_pkts;
-            r.PortRcvData += s.rcv_words;
-        }
-        for a in self.ahead.after(t) {
-            let c = &mut out[a.port];
-            if a.xmit {
-                c.PortXmitPkts -= 1;
-                c.PortXmitData -= u64::from(a.words);
-                c.PortXmitWait -= a.wait;
-            } else {
-                c.PortRcvPkts -= 1;
-                c.PortRcvData -= u64::from(a.words);
-            }
-        }
-        out
+    /// The VLs the QPs made so far send on, as a bit mask. Workloads that connect QPs during
+    /// the run (MPI) give them all the scenario's `qp.sl`: one VL, whichever it is, keeps
+    /// every switch output a single FIFO (fabric/switch_fifo.rs).
+    pub(crate) fn vls_in_use(&self) -> u8 {
+        self.hcas.iter().fold(0, |m, h| m | h.vl_mask)
+    }
+
+    /// Plans the switch outputs that decide departures as packets are queued
+    /// (fabric/switch_fifo.rs), once the QPs exist and the faults are applied.
+    pub(crate) fn plan_switch_outputs(&mut self) {
+        let one_vl = self.vls_in_use().count_ones() <= 1;
+        self.net.plan_switch_outputs(one_vl);
     }
 
     /// Tells application `app` about `ev` at `at`.
@@ -245,36 +225,36 @@ impl World {
             return;
         }
         if let Event::TxDone { ch } | Event::SwitchKick { ch } | Event::CreditWake { ch } = *now {
-            match self.channels[ch].from {
+            match self.net.channel(ch).from {
                 NodeRef::Hca(h) => self.hcas[h].prefetch_front_qp(),
                 NodeRef::Switch { sw, port } => {
-                    if let Some(head) = self.switches[sw].outputs[port as usize].front(0) {
+                    if let Some(head) = self.net.switch(sw).outputs[port as usize].front(0) {
                         self.prefetch_next_output(ch, head.hop.dlid);
                     }
                 }
             }
         }
         if let Some(&(Event::TxDone { ch } | Event::SwitchKick { ch } | Event::CreditWake { ch })) = self.q.ahead(2) {
-            let c = &self.channels[ch];
+            let c = &self.net.channel(ch);
             prefetch_line(c);
             prefetch_line(&c.returns);
             prefetch_line(&c.prop);
         }
         if let Some(&(Event::TxDone { ch } | Event::SwitchKick { ch } | Event::CreditWake { ch })) = self.q.ahead(1) {
-            let c = &self.channels[ch];
+            let c = &self.net.channel(ch);
             if let Some(r) = c.returns.front() {
                 prefetch_line(r);
             }
             match c.from {
-                NodeRef::Switch { sw, port } => prefetch_line(&self.switches[sw].outputs[port as usize]),
+                NodeRef::Switch { sw, port } => prefetch_line(&self.net.switch(sw).outputs[port as usize]),
                 NodeRef::Hca(h) => self.hcas[h].prefetch_send_state(),
             }
         }
         if let Some(&(Event::TxDone { ch } | Event::SwitchKick { ch } | Event::CreditWake { ch })) = self.q.ahead(0) {
-            let c = &self.channels[ch];
+            let c = &self.net.channel(ch);
             if let (NodeRef::Switch { sw, port }, NodeRef::Switch { sw: next, .. }) = (c.from, c.to) {
-                if let Some(head) = self.switches[sw].outputs[port as usize].front(0) {
-                    let s = &self.switches[next];
+                if let Some(head) = self.net.switch(sw).outputs[port as usize].front(0) {
+                    let s = &self.net.switch(next);
                     if let Some(entry) = s.lft.get(usize::from(head.hop.dlid)) {
                         prefetch_line(entry);
                     }
@@ -294,12 +274,12 @@ impl World {
     /// next switch's output it will be queued at, and that output's channel.
     #[inline(always)]
     fn prefetch_next_output(&self, ch: ChannelId, dlid: u16) {
-        if let NodeRef::Switch { sw: next, .. } = self.channels[ch].to {
-            let s = &self.switches[next];
+        if let NodeRef::Switch { sw: next, .. } = self.net.channel(ch).to {
+            let s = &self.net.switch(next);
             if let Some(out) = s.route(dlid) {
                 if let (Some(link), Some(op)) = (s.links.get(out as usize), s.outputs.get(out as usize)) {
                     prefetch_line(op);
-                    prefetch_line(&self.channels[link.ch]);
+                    prefetch_line(&self.net.channel(link.ch));
                 }
             }
         }
