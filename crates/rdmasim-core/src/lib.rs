@@ -30,6 +30,7 @@ pub mod run;
 pub mod scenario;
 pub mod sim;
 pub mod traffic;
+pub mod verbs;
 pub mod wire;
 pub mod world;
 pub mod workload;

@@ -180,7 +180,7 @@ fn a_small_mtu_runs_with_a_buffer_sized_for_it() {
 /// and the result.
 fn read_then_send(send_len: u32, rest: &str) -> (Vec<(PktKind, u32)>, serde_json::Value) {
     use rdmasim_core::hca::qp::{WorkRequest, WrOp};
-    use rdmasim_core::hca::verbs::QpRef;
+    use rdmasim_core::hca::qp::QpRef;
     use rdmasim_core::hca::QPN_BASE;
     let toml = perftest("cx4-edr", "ib_read_bw", "size = 65536\niters = 1\ntx_depth = 1", &format!("[qp]\nrnr_retry = 1\nmin_rnr_timer = 1\n[output]\ncapture = true\n{rest}"));
     let mut s = Simulation::from_toml(&toml, "<test>").unwrap();

@@ -10,7 +10,7 @@ use rdmasim_core::sim::Simulation;
 use rdmasim_core::engine::Time;
 use rdmasim_core::wire::in_flight::PktKind;
 use rdmasim_core::hca::qp::{QpAttr, WorkRequest, WrOp};
-use rdmasim_core::hca::verbs::QpRef;
+use rdmasim_core::hca::qp::QpRef;
 
 fn attr() -> QpAttr {
     QpAttr { timeout: 14, retry_cnt: 7, rnr_retry: 7, min_rnr_timer: 12, max_rd_atomic: 16, mtu: 4096, sl: 0 }

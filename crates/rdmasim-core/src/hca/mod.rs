@@ -16,7 +16,6 @@ pub mod send_sched;
 pub mod rx_dma;
 pub mod timers;
 pub mod tx_staging;
-pub mod verbs;
 
 use crate::engine::Time;
 use crate::ids::{ChannelId, HcaId, HostId, QpIdx, SrqIdx, TiVec};

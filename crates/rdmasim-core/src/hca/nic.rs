@@ -312,3 +312,17 @@ impl World {
         }
     }
 }
+
+/// `wqe_fetch_on_schedule`: the send scheduler serves a QP whose next WQE is not fetched yet.
+/// The NIC starts the DMA fetches of that WQE and of every later one already posted (they
+/// proceed in parallel) and serves other QPs meanwhile. Assumption (docs/isolation.md 2.3):
+/// without BlueFlame a doorbell only tells the NIC that the send queue has work; the WQE is
+/// read when the scheduler gets to the QP.
+pub(crate) fn fetch_on_schedule(qp: &mut crate::hca::qp::Qp, now: Time) -> Next {
+    let head = qp.tx_wqe;
+    for w in qp.sq.iter_mut().skip(head).filter(|w| w.fetch > Time::ZERO) {
+        w.ready_at = w.ready_at.max(now) + w.fetch;
+        w.fetch = Time::ZERO;
+    }
+    Next::Wait(qp.sq[head].ready_at)
+}

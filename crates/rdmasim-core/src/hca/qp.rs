@@ -260,3 +260,16 @@ impl Qp {
 pub fn flush_status(first: bool, cause: WcStatus) -> WcStatus {
     if first { cause } else { WcStatus::WrFlushErr }
 }
+
+/// A QP as a verb names it: its HCA and its QP number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QpRef {
+    pub hca: HcaId,
+    pub qpn: u32,
+}
+
+impl QpRef {
+    pub fn index(self) -> crate::ids::QpIdx {
+        crate::ids::QpIdx(self.qpn - crate::hca::QPN_BASE)
+    }
+}

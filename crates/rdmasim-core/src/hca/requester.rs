@@ -31,7 +31,7 @@ impl World {
             return Next::Wait(w.ready_at);
         }
         if w.fetch > Time::ZERO {
-            return crate::hca::verbs::fetch_on_schedule(qp, now);
+            return crate::hca::nic::fetch_on_schedule(qp, now);
         }
         // The window bounds request packets in flight. A READ is one request packet whatever
         // the PSNs its responses take (max_rd_atomic bounds READs), so it is not held back by

@@ -16,9 +16,8 @@ use crate::engine::Time;
 use crate::ids::{AppId, HcaId, QpIdx, SrqIdx, ThreadId, TiVec};
 use crate::wire::in_flight::PktKind;
 use crate::hca::qp::{RecvWqe, WrOp};
-use crate::hca::verbs::QpRef;
 use crate::hca::Control;
-use crate::world::{AppEvent, Event, World};
+use crate::world::{AppEvent, World};
 pub use crate::scenario::srq::SrqFlowControl;
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -111,6 +110,59 @@ pub struct Srq {
 }
 
 impl Srq {
+    /// An empty SRQ of `hca` owned by `app`, served by `thread`; `nodes` × `procs_per_node`
+    /// sizes the retransmission table.
+    pub fn new(hca: HcaId, app: AppId, thread: ThreadId, mode: SrqFlowControl, nodes: u32, procs_per_node: u32) -> Srq {
+        let slots = nodes as usize * procs_per_node as usize;
+        Srq {
+            hca,
+            app,
+            thread,
+            mode,
+            wqes: VecDeque::new(),
+            limit: 0,
+            armed_at: Time::ZERO,
+            table: RetransmissionTable::new(nodes, procs_per_node),
+            slot_qp: vec![QpIdx(u32::MAX); slots],
+            qp_slot: TiVec::new(),
+            notice_pending: false,
+            drained: Vec::new(),
+            stats: SrqStats { min_posted: u64::MAX, ..Default::default() },
+        }
+    }
+
+    /// Attaches QP `qi`, whose source is `(node, proc)` in the table.
+    pub fn attach(&mut self, qi: QpIdx, node: u32, proc: u32) {
+        let slot = self.table.slot(node, proc);
+        self.slot_qp[slot as usize] = qi;
+        if self.qp_slot.len() <= qi.idx() {
+            self.qp_slot.resize(qi.idx() + 1, u32::MAX);
+        }
+        self.qp_slot[qi] = slot;
+    }
+
+    /// Empties the retransmission table for a resume: the slots it held, in table order
+    /// (`qp_of_slot` names their QPs). Hand the list back with `resumed`.
+    pub fn drain_for_resume(&mut self) -> Vec<u32> {
+        let mut slots = std::mem::take(&mut self.drained);
+        slots.clear();
+        self.table.drain(&mut slots);
+        self.notice_pending = false;
+        slots
+    }
+
+    /// The QP of a table slot, if one is attached there.
+    pub fn qp_of_slot(&self, slot: u32) -> Option<QpIdx> {
+        Some(self.slot_qp[slot as usize]).filter(|&qp| qp != QpIdx(u32::MAX))
+    }
+
+    /// A resume sent `sent` requests; `slots` is the list `drain_for_resume` gave (kept for
+    /// the next one: no allocation per episode).
+    pub fn resumed(&mut self, slots: Vec<u32>, sent: u32) {
+        self.stats.resume_requests += sent as u64;
+        self.drained = slots;
+    }
+
     /// The counts as reported (`min_posted` is the pool size while nothing was consumed).
     pub fn report(&self) -> SrqStats {
         let mut s = self.stats;
@@ -128,128 +180,6 @@ pub struct SrqRef {
 }
 
 impl World {
-    /// `ibv_create_srq`; `nodes` × `procs_per_node` sizes the retransmission table.
-    pub fn create_srq(&mut self, hca: HcaId, app: AppId, mode: SrqFlowControl, nodes: u32, procs_per_node: u32) -> SrqRef {
-        let table = RetransmissionTable::new(nodes, procs_per_node);
-        let slots = nodes as usize * procs_per_node as usize;
-        let thread = self.main_thread(hca);
-        let h = &mut self.hcas[hca];
-        let srq = h.srqs.push_and_get_key(Srq {
-            hca,
-            app,
-            thread,
-            mode,
-            wqes: VecDeque::new(),
-            limit: 0,
-            armed_at: Time::ZERO,
-            table,
-            slot_qp: vec![QpIdx(u32::MAX); slots],
-            qp_slot: TiVec::new(),
-            notice_pending: false,
-            drained: Vec::new(),
-            stats: SrqStats { min_posted: u64::MAX, ..Default::default() },
-        });
-        SrqRef { hca, srq }
-    }
-
-    /// Attaches a QP's receive side to an SRQ; `(node, proc)` names its source in the table.
-    pub fn attach_srq(&mut self, qp: QpRef, srq: SrqRef, node: u32, proc: u32) {
-        let h = &mut self.hcas[qp.hca];
-        h.qps[qp.index()].srq = Some(srq.srq);
-        let s = &mut h.srqs[srq.srq];
-        let slot = s.table.slot(node, proc);
-        s.slot_qp[slot as usize] = qp.index();
-        let qi = qp.index();
-        if s.qp_slot.len() <= qi.idx() {
-            s.qp_slot.resize(qi.idx() + 1, u32::MAX);
-        }
-        s.qp_slot[qi] = slot;
-    }
-
-    /// `ibv_post_srq_recv` with `count` chained WQEs of `len` bytes (wr_ids first_wr_id..):
-    /// one call on the host CPU plus a per-WQE cost. Returns when the CPU is done.
-    pub fn post_srq_recv(&mut self, r: SrqRef, first_wr_id: u64, count: u32, len: u32) -> Time {
-        let hw = self.thread_hw(self.srq(r).thread);
-        let cost = Time::from_ns_f64(hw.post_send_cpu_ns + count as f64 * hw.srq_recv_wqe_ns);
-        let done = self.host_cpu(r, cost);
-        let s = &mut self.hcas[r.hca].srqs[r.srq];
-        s.wqes.extend((0..count as u64).map(|i| RecvWqe { wr_id: first_wr_id + i, len }));
-        s.stats.wqes_posted += count as u64;
-        done
-    }
-
-    /// `ibv_modify_srq(IBV_SRQ_LIMIT)`: arms the one-shot limit event once the (slow) command
-    /// completes. Returns when the CPU is done.
-    pub fn arm_srq_limit(&mut self, r: SrqRef, limit: u32) -> Time {
-        let arm = Time::from_ns_f64(self.thread_hw(self.srq(r).thread).srq_arm_ns);
-        let done = self.host_cpu(r, arm);
-        let s = &mut self.hcas[r.hca].srqs[r.srq];
-        s.limit = limit;
-        s.armed_at = done;
-        done
-    }
-
-    /// The SRQ_LIMIT_REACHED handler thread (a thread of its own, as MVAPICH's async thread):
-    /// posts `count` WQEs and re-arms the limit, costing CPU time but not delaying the
-    /// application thread. The WQEs are usable at once (their post, under 1 µs, is not waited
-    /// for: a simplification); the limit is armed when ibv_modify_srq returns (t_setev later).
-    pub fn srq_async_refill(&mut self, r: SrqRef, first_wr_id: u64, count: u32, len: u32, limit: u32) -> Time {
-        let now = self.now();
-        let th = self.hcas[r.hca].srqs[r.srq].thread;
-        let p = self.thread_hw(th);
-        let post = Time::from_ns_f64(p.post_send_cpu_ns + count as f64 * p.srq_recv_wqe_ns);
-        let arm = Time::from_ns_f64(p.srq_arm_ns);
-        self.threads[th].cpu_busy += post + arm;
-        let s = &mut self.hcas[r.hca].srqs[r.srq];
-        s.wqes.extend((0..count as u64).map(|i| RecvWqe { wr_id: first_wr_id + i, len }));
-        s.stats.wqes_posted += count as u64;
-        s.limit = limit;
-        s.armed_at = now + post + arm;
-        s.armed_at
-    }
-
-    /// The receiving process sends a resume request to every source in the table (one send
-    /// post each) and clears it. Returns how many it sent.
-    pub fn srq_resume(&mut self, r: SrqRef) -> u32 {
-        let s = &mut self.hcas[r.hca].srqs[r.srq];
-        let mut slots = std::mem::take(&mut s.drained);
-        slots.clear();
-        s.table.drain(&mut slots);
-        s.notice_pending = false;
-        let t = self.hcas[r.hca].t;
-        let post = Time::from_ns_f64(self.thread_hw(self.srq(r).thread).post_send_cpu_ns);
-        let mut sent = 0;
-        for &slot in &slots {
-            let qp = self.hcas[r.hca].srqs[r.srq].slot_qp[slot as usize];
-            if qp == QpIdx(u32::MAX) {
-                continue;
-            }
-            let posted = self.host_cpu(r, post);
-            self.q.at(posted + t.doorbell + t.tx_pipeline, Event::SrqResumeDoorbell { hca: r.hca, qp });
-            sent += 1;
-        }
-        let s = &mut self.hcas[r.hca].srqs[r.srq];
-        s.stats.resume_requests += sent as u64;
-        s.drained = slots;
-        sent
-    }
-
-    pub fn srq(&self, r: SrqRef) -> &Srq {
-        &self.hcas[r.hca].srqs[r.srq]
-    }
-
-    /// Charges `cost` of CPU on a host's application thread; returns when it is done.
-    fn host_cpu(&mut self, r: SrqRef, cost: Time) -> Time {
-        let now = self.now();
-        let th = self.hcas[r.hca].srqs[r.srq].thread;
-        self.threads[th].run(now, cost)
-    }
-
-    /// Hands an SRQ to another application thread (its posts and polling run there).
-    pub fn set_srq_thread(&mut self, r: SrqRef, thread: ThreadId) {
-        self.hcas[r.hca].srqs[r.srq].thread = thread;
-    }
-
     /// Responder: the receive WQE for a new incoming message, from the QP's SRQ or its RQ.
     /// Consuming below an armed srq_limit raises SRQ_LIMIT_REACHED (and disarms it).
     pub(crate) fn take_recv(&mut self, h: HcaId, qi: QpIdx) -> Option<RecvWqe> {
@@ -265,14 +195,10 @@ impl World {
             s.limit = 0;
             s.stats.limit_events += 1;
             let (app, thread) = (s.app, s.thread);
-            // The HCA raises the event (its notification delay); the host wakes the handler.
-            let raise = self.nic_hw(h).srq_event_interrupt_ns;
-            let p = self.thread_hw(thread);
-            let delay = Time::from_ns_f64(raise + p.wakeup_ns);
-            // The handler's CPU is the owning process's (its async thread shares the core).
-            let cpu = Time::from_ns_f64(p.event_cpu_ns);
-            self.threads[thread].cpu_busy += cpu;
-            self.app_at(now + delay, app, AppEvent::SrqLimitReached { hca: h, srq: si });
+            // The HCA raises the event after its notification delay; the host takes it from
+            // there (world/completions.rs).
+            let raise_ns = self.nic_hw(h).srq_event_interrupt_ns;
+            self.async_event_raised(now, raise_ns, thread, app, AppEvent::SrqLimitReached { hca: h, srq: si });
         }
         Some(w)
     }

@@ -10,7 +10,7 @@ use crate::engine::Time;
 use crate::ids::{AppId, CqId, HcaId, HostId, ThreadId, TiVec};
 use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
-use crate::hca::verbs::QpRef;
+use crate::hca::qp::QpRef;
 use crate::host::{PollMode, Poller};
 use crate::report::stats::summarize;
 use crate::report::tables::{row, Tables};

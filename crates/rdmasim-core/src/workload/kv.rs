@@ -23,7 +23,7 @@ use crate::ids::{AppId, CqId, HcaId, HostId, ThreadId, TiSlice, TiVec};
 use crate::engine::Time;
 use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
-use crate::hca::verbs::QpRef;
+use crate::hca::qp::QpRef;
 use crate::host::{PollMode, Poller};
 use crate::report::stats::summarize;
 use crate::report::tables::{row, Tables};

@@ -8,7 +8,7 @@ use crate::ids::{AppId, HostId};
 use crate::hca::cq::{Cqe, WcStatus};
 use crate::hca::mr::{MrMode, PAGE};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
-use crate::hca::verbs::QpRef;
+use crate::hca::qp::QpRef;
 use crate::report::tables::{row, Tables};
 use crate::scenario::odp::OdpReadsSection;
 use crate::world::{AppEvent, World};

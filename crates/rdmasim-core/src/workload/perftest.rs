@@ -7,7 +7,7 @@ use crate::engine::Time;
 use crate::ids::{AppId, HcaId, HostId};
 use crate::hca::cq::{Cqe, WcStatus};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
-use crate::hca::verbs::QpRef;
+use crate::hca::qp::QpRef;
 use crate::report::perftest_lat::perftest_lat;
 use crate::report::stats::summarize;
 use crate::report::tables::{row, Tables};

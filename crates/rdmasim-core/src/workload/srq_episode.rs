@@ -19,7 +19,7 @@ use crate::hca::cq::{Cqe, WcOpcode, WcStatus};
 use crate::hca::qp::{QpAttr, WorkRequest, WrOp};
 use crate::hca::srq::SrqRef;
 use crate::scenario::srq::SrqFlowControl;
-use crate::hca::verbs::QpRef;
+use crate::hca::qp::QpRef;
 use crate::report::tables::{row, Tables};
 use crate::world::{AppEvent, World};
 use serde_json::json;

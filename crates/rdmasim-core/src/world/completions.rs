@@ -17,6 +17,18 @@ impl World {
         }
     }
 
+    /// The NIC raises an asynchronous event (`ibv_get_async_event`'s), `raise_ns` after `now`,
+    /// for the process `app` whose handler runs on `thread`: the host wakes the handler, which tells
+    /// the application. Its CPU time is charged now, when the interrupt is raised, as a
+    /// completion event's is (host/thread.rs `charge_event`); the handler runs on the owning
+    /// process's core (its async thread shares it).
+    pub(crate) fn async_event_raised(&mut self, now: Time, raise_ns: f64, thread: ThreadId, app: crate::ids::AppId, ev: AppEvent) {
+        let p = self.thread_hw(thread);
+        let (delay, cpu) = (Time::from_ns_f64(raise_ns + p.wakeup_ns), Time::from_ns_f64(p.event_cpu_ns));
+        self.threads[thread].cpu_busy += cpu;
+        self.app_at(now + delay, app, ev);
+    }
+
     /// A CQE landed in host memory: decide when the application sees it.
     pub(crate) fn on_cqe_visible(&mut self, pollers: &mut TiSlice<CqId, Poller>, cqe: Cqe) {
         let now = self.now();

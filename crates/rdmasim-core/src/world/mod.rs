@@ -1,7 +1,8 @@
-//! The simulated world: every component in its arena, the event queue, and the event enum.
-//! Component logic lives in `impl World` blocks next to the component (fabric/forward.rs,
-//! hca/nic.rs, hca/requester.rs, hca/responder.rs); workloads live outside the world and act on
-//! it through the verbs in hca/verbs.rs.
+//! The simulated world: the fabric (`Net`, fabric/net.rs, which the world reaches through
+//! fabric/attachment.rs), the NICs and hosts in their arenas, the event queue, and the event
+//! enum. NIC logic lives in `impl World` blocks next to the component (hca/nic.rs,
+//! hca/requester.rs, hca/responder.rs); workloads live outside the world and act on it through
+//! the verbs in verbs/.
 mod attach;
 mod completions;
 

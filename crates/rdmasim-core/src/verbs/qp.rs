@@ -1,24 +1,12 @@
-//! The verbs a workload calls: create and connect RC QPs, post send and receive work requests.
-//! Posting charges the host CPU and models the doorbell, WQE fetch and payload DMA latencies
-//! before the NIC may transmit.
+//! The QP verbs: create and connect RC QPs, post send and receive work requests. Posting
+//! charges the host CPU and models the doorbell, WQE fetch and payload DMA latencies before the
+//! NIC may transmit.
 use crate::engine::Time;
-use crate::ids::{AppId, CqId, HcaId, QpIdx, ThreadId};
+use crate::ids::{AppId, CqId, HcaId, ThreadId};
 use crate::hca::cq::{Cqe, WcStatus};
-use crate::hca::qp::{Qp, QpAttr, QpState, RecvWqe, SendWqe, WorkRequest, WrOp};
+use crate::hca::qp::{Qp, QpAttr, QpRef, QpState, RecvWqe, SendWqe, WorkRequest, WrOp};
 use crate::hca::QPN_BASE;
 use crate::world::World;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct QpRef {
-    pub hca: HcaId,
-    pub qpn: u32,
-}
-
-impl QpRef {
-    pub fn index(self) -> QpIdx {
-        QpIdx(self.qpn - QPN_BASE)
-    }
-}
 
 impl World {
     /// Creates an RC QP on each HCA and connects them (INIT→RTR→RTS), owned by the given apps.
@@ -122,18 +110,4 @@ impl World {
     pub fn qp(&self, r: QpRef) -> &Qp {
         &self.hcas[r.hca].qps[r.index()]
     }
-}
-
-/// `wqe_fetch_on_schedule`: the send scheduler serves a QP whose next WQE is not fetched yet.
-/// The NIC starts the DMA fetches of that WQE and of every later one already posted (they
-/// proceed in parallel) and serves other QPs meanwhile. Assumption (docs/isolation.md 2.3):
-/// without BlueFlame a doorbell only tells the NIC that the send queue has work; the WQE is
-/// read when the scheduler gets to the QP.
-pub(crate) fn fetch_on_schedule(qp: &mut Qp, now: Time) -> crate::hca::nic::Next {
-    let head = qp.tx_wqe;
-    for w in qp.sq.iter_mut().skip(head).filter(|w| w.fetch > Time::ZERO) {
-        w.ready_at = w.ready_at.max(now) + w.fetch;
-        w.fetch = Time::ZERO;
-    }
-    crate::hca::nic::Next::Wait(qp.sq[head].ready_at)
 }
