@@ -6,9 +6,10 @@
 //! - A binary heap while few events are queued (fewer than `TO_CALENDAR`): a bulk transfer
 //!   between two hosts keeps a dozen, and a heap of a dozen is a few levels in L1.
 //! - A calendar of time buckets when many are (a k = 16 fat tree keeps some 3000, most due
-//!   within a microsecond, three per nanosecond): there the heap's sift-down was a quarter of
-//!   the run, a dozen levels of unpredictable branches per pop, each a cache line the previous
-//!   one chose. It goes back to the heap below `TO_HEAP` events.
+//!   within a microsecond, three per nanosecond; a k = 32 one 25 per nanosecond): there the
+//!   heap's sift-down was a quarter of the run, a dozen levels of unpredictable branches per
+//!   pop, each a cache line the previous one chose. It goes back to the heap below `TO_HEAP`
+//!   events.
 //!
 //! The calendar cuts time into buckets of `2^SHIFT` ps; a ring of `SLOTS` of them covers the
 //! near future (4 µs). An event in a later bucket of the ring is pushed onto that slot's list,
@@ -30,10 +31,15 @@ use std::mem::MaybeUninit;
 /// The calendar takes over from the heap past this many events, and hands back below `TO_HEAP`.
 const TO_CALENDAR: usize = 512;
 const TO_HEAP: usize = 128;
-/// A calendar bucket spans 2^SHIFT ps (1.024 ns).
-const SHIFT: u32 = 10;
-/// Buckets in the ring: it reaches 2^(SHIFT + 12) ps = 4.2 µs ahead.
-const SLOTS: usize = 1 << 12;
+/// A calendar bucket spans 2^SHIFT ps (256 ps). Each bucket is sorted when its turn comes, so
+/// its cost per event grows with the events a bucket holds: with 1 ns buckets a k = 32 fat
+/// tree (25 events a nanosecond) spent 155 instructions an event in `advance`, against 96 at
+/// k = 16. A quarter of that keeps both at a few events a bucket: 5.4 % fewer instructions
+/// for the k = 32 permutation and 1.6 % fewer for k = 16 (cachegrind, docs/bench.md).
+const SHIFT: u32 = 8;
+/// Buckets in the ring: it reaches 2^(SHIFT + 14) ps = 4.2 µs ahead, as before the buckets
+/// were narrowed (the ring's heads take 64 KiB).
+const SLOTS: usize = 1 << 14;
 /// No node (end of a slot's list).
 const NIL: u32 = u32::MAX;
 

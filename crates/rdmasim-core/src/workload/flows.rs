@@ -113,6 +113,12 @@ pub struct Flows {
     /// active together); the run is then reported as stopped early with this reason.
     incomplete: Option<String>,
     pub done: bool,
+    /// Flows not started yet, and flows with a target (foreground) not done yet, and done:
+    /// counted as they change, so that the checks after each start and each completion do
+    /// not walk every flow (8192 flows made them quadratic).
+    unstarted: usize,
+    foreground_left: usize,
+    foreground_done: usize,
 }
 
 impl Flows {
@@ -189,7 +195,9 @@ impl Flows {
             });
         }
         let kv = s.kv.as_ref().map(|k| Kv::new(w, app, k, attr, pollers, &mut qp_flow));
-        Flows { app, flows, kv, qp_flow, until: s.until, window_open: None, window_close: None, incomplete: None, done: false }
+        let foreground_left = flows.iter().filter(|f| f.target.is_some()).count();
+        let unstarted = flows.len();
+        Flows { app, flows, kv, qp_flow, until: s.until, window_open: None, window_close: None, incomplete: None, done: false, unstarted, foreground_left, foreground_done: 0 }
     }
 
     pub fn progress(&self) -> f64 {
@@ -247,6 +255,9 @@ impl Flows {
             return;
         }
         let f = &mut self.flows[i];
+        if !f.started {
+            self.unstarted -= 1;
+        }
         f.started = true;
         if f.op == WrOp::Send || f.op == WrOp::WriteImm {
             // Every work request consumes a receive: a split message's pieces each take one.
@@ -264,7 +275,7 @@ impl Flows {
 
     /// Opens the measurement window once every flow (and the key-value client) has started.
     fn maybe_open(&mut self, w: &mut World) {
-        if self.window_open.is_some() || !self.flows.iter().all(|f| f.started) || self.kv.as_ref().is_some_and(|k| !k.started()) {
+        if self.window_open.is_some() || self.unstarted > 0 || self.kv.as_ref().is_some_and(|k| !k.started()) {
             return;
         }
         let now = w.now();
@@ -293,11 +304,21 @@ impl Flows {
     }
 
     fn foreground_done(&self) -> bool {
-        self.flows.iter().all(|f| f.target.is_none() || f.done) && self.kv.as_ref().is_none_or(|k| k.done())
+        self.foreground_left == 0 && self.kv.as_ref().is_none_or(|k| k.done())
     }
 
     fn any_foreground_done(&self) -> bool {
-        self.flows.iter().any(|f| f.target.is_some() && f.done) || self.kv.as_ref().is_some_and(|k| k.done())
+        self.foreground_done > 0 || self.kv.as_ref().is_some_and(|k| k.done())
+    }
+
+    /// Flow `i` is done (its target reached, or it failed).
+    fn mark_done(&mut self, i: usize) {
+        let f = &mut self.flows[i];
+        if !f.done && f.target.is_some() {
+            self.foreground_left -= 1;
+            self.foreground_done += 1;
+        }
+        f.done = true;
     }
 
     fn post_more(&mut self, w: &mut World, i: usize) {
@@ -381,8 +402,8 @@ impl Flows {
         if c.status != WcStatus::Success {
             // A failed flow stops; the window closes so the run ends with what was measured.
             // The first failure is the cause: the flushes that follow it only echo it.
+            self.mark_done(i);
             let f = &mut self.flows[i];
-            f.done = true;
             if f.error.is_none() {
                 f.error = Some((c.status.ibv_name(), now));
             }
@@ -413,8 +434,9 @@ impl Flows {
             }
         }
         if f.target.is_some_and(|n| f.completed >= n) {
-            f.done = true;
+            self.mark_done(i);
         }
+        let f = &mut self.flows[i];
         if f.done && f.finished_at.is_none() {
             f.finished_at = Some(now);
         }
