@@ -29,8 +29,8 @@ fn main() {
     let r = sim.result();
     eprintln!("{} events in {secs:.2} s = {:.1} M events/s, stop: {}", r.events, r.events as f64 / secs / 1e6, r.stop_reason);
     for k in ["flows", "kv", "host_cpu"] {
-        for row in r.tables.get(k).into_iter().flatten() {
-            println!("{k}: {}", serde_json::to_string(row).unwrap_or_default());
+        for row in r.rows(k) {
+            println!("{k}: {}", serde_json::to_string(&row).unwrap_or_default());
         }
     }
 }

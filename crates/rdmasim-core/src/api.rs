@@ -12,6 +12,7 @@ use crate::ether::run::PmRun;
 use crate::flow::run::FlowRun;
 use crate::profile::HwProfile;
 use crate::report::capture::Capture;
+use crate::report::tables::TableSelect;
 use crate::run::Engine;
 use crate::prepare;
 use crate::scenario::{validate, EngineKind, Scenario, ScenarioError, ScenarioFile};
@@ -58,6 +59,18 @@ impl Simulation {
 
     pub fn result(&self) -> RunResult {
         self.0.result()
+    }
+
+    /// The result with the tables `select` names; the others are not built (they are still
+    /// listed in `offered_tables`).
+    pub fn result_of(&self, select: &TableSelect) -> RunResult {
+        self.0.result_of(select)
+    }
+
+    /// The tables the run offers so far, none built. A table of something the run creates while
+    /// running (`sim::TABLES_MADE_WHILE_RUNNING`) may be offered only once it has.
+    pub fn table_names(&self) -> Vec<String> {
+        self.0.result_of(&TableSelect::none()).offered_tables
     }
 
     pub fn result_json(&self) -> String {

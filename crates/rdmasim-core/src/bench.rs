@@ -382,8 +382,8 @@ pub fn flow(iterations: u32) -> FlowBench {
     p.write(kind, 1408, 0, &mut crate::engine::SimRng::new(42, kind.stream(0)));
     let ts = flow_scenario("bench: flow-level random pairs on tsubame2", "{ kind = \"tsubame2\" }", "cx3-fdr", &p.flows, 512 << 20);
     let (ts_build, ts_wall, ts_r) = flow_case(&ts, iterations);
-    let run = |r: &crate::sim::RunResult, k: &str| r.tables["run"][0][k].as_u64().unwrap_or(0);
-    let slowest = ts_r.tables["flows"].iter().filter_map(|f| f["finish_us"].as_f64()).fold(0.0, f64::max);
+    let run = |r: &crate::sim::RunResult, k: &str| r.rows("run")[0][k].as_u64().unwrap_or(0);
+    let slowest = ts_r.rows("flows").iter().filter_map(|f| f["finish_us"].as_f64()).fold(0.0, f64::max);
     FlowBench {
         flow_fat_tree_workload: "flow engine: a seeded permutation of 1 MiB WRITEs, cx4-edr, fat-tree-k k = 32 (8192 hosts, 1280 switches), 4x EDR",
         flow_fat_tree_build_s: ft_build,

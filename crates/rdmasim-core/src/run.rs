@@ -3,7 +3,8 @@
 //! the stop reasons are `engine/run.rs`'s, shared by all three engines.
 use crate::profile::HwProfile;
 use crate::report::capture::Capture;
-use crate::report::tables::Row;
+use crate::report::columns::ColumnTable;
+use crate::report::tables::{Row, TableSelect};
 use serde::Serialize;
 use std::any::Any;
 use std::collections::BTreeMap;
@@ -23,7 +24,20 @@ pub struct RunResult {
     /// Work requests that completed in error or were flushed (hca_counters req_cqe_error +
     /// req_cqe_flush_error, all HCAs): a run can complete with some of its work failed.
     pub error_completions: u64,
-    pub tables: BTreeMap<String, Vec<Row>>,
+    /// The tables built (all, unless the result was asked for some: [`Engine::result_of`]);
+    /// as JSON, each is a list of rows.
+    pub tables: BTreeMap<String, ColumnTable>,
+    /// Every table the run offers, built or left out.
+    #[serde(skip)]
+    pub offered_tables: Vec<String>,
+}
+
+impl RunResult {
+    /// A table's rows as JSON objects (none when the run has no such table), for the tests and
+    /// tools that read a few values.
+    pub fn rows(&self, table: &str) -> Vec<Row> {
+        self.tables.get(table).map(ColumnTable::to_rows).unwrap_or_default()
+    }
 }
 
 /// One run on one engine: the packet engine (`sim.rs`), the flow engine (`flow/run.rs`) or PM
@@ -38,7 +52,12 @@ pub trait Engine: Any + Send {
     /// Fraction of the workload done, 0..=1.
     fn progress(&self) -> f64;
     fn events(&self) -> u64;
-    fn result(&self) -> RunResult;
+    /// The result with every table.
+    fn result(&self) -> RunResult {
+        self.result_of(&TableSelect::default())
+    }
+    /// The result with the tables `select` names; the others are not built.
+    fn result_of(&self, select: &TableSelect) -> RunResult;
     /// The packet capture, when the scenario asked for one and the engine makes packets.
     fn capture(&self) -> Option<&Capture> {
         None

@@ -13,7 +13,7 @@ use crate::hca::qp::QpAttr;
 use crate::hca::Hca;
 use crate::host::{CpuThread, Host, PollMode, Poller};
 use crate::report::capture::{self, Capture};
-use crate::report::tables::{row, row_with, Tables};
+use crate::report::tables::{row, row_with, TableSelect, Tables};
 use crate::scenario::validate::{self, Endpoint};
 use crate::scenario::{Scenario, ScenarioError, WorkloadSection};
 use crate::workload::{flows::Flows, mpi::Mpi, odp_reads::OdpReads, perftest::Perftest, perftest_settings, srq_episode::SrqEpisode, App};
@@ -413,34 +413,42 @@ impl crate::run::Engine for Simulation {
     fn events(&self) -> u64 {
         self.world.q.popped()
     }
-    fn result(&self) -> RunResult {
+    fn result_of(&self, select: &TableSelect) -> RunResult {
         let w = &self.world;
-        let mut t = Tables::default();
+        let mut t = Tables::new(select.clone());
         for a in &self.apps {
             a.tables(w, &mut t);
         }
-        // Counters as of the stop (or now, for a report taken mid-run): fabric/port.rs AheadCount.
-        let as_of = if self.run.is_over() { self.end_time } else { w.now() };
-        let counters = w.net.port_counters_at(as_of);
-        for (p, c) in w.net.ports().iter().zip(counters.iter()) {
-            t.push("ports", row_with(json!({ "node": p.node, "port": p.num, "device": p.device }), c));
+        // The tables that grow with the fabric are written as cells, not JSON rows: at 8192
+        // hosts there are 49 152 ports (docs/bench.md, "Results at 8192 hosts").
+        if let Some(ports) = t.table("ports") {
+            // Counters as of the stop (or now, for a report taken mid-run): fabric/port.rs AheadCount.
+            let as_of = if self.run.is_over() { self.end_time } else { w.now() };
+            let counters = w.net.port_counters_at(as_of);
+            for (p, c) in w.net.ports().iter().zip(counters.iter()) {
+                ports.row().set("node", &p.node).set("port", p.num).set("device", &p.device).fields(c);
+            }
+        }
+        if let Some(table) = t.table("hca_counters") {
+            for h in &w.hcas {
+                let (host, device, port) = &w.hca_labels[h.id];
+                let mut r = table.row();
+                r.set("node", host).set("device", device).set("port", *port);
+                for (k, v) in h.counters.rows() {
+                    r.set(k, v);
+                }
+            }
         }
         let node = |h: &Hca| w.hca_labels[h.id].0.clone();
-        for h in &w.hcas {
-            let (host, device, port) = &w.hca_labels[h.id];
-            let mut r = row(json!({ "node": host, "device": device, "port": port }));
-            for (k, v) in h.counters.rows() {
-                r.insert(k.into(), v.into());
-            }
-            t.push("hca_counters", r);
-        }
-        for h in &w.hcas {
-            for qp in &h.qps {
-                t.push("qps", row(json!({
-                    "node": node(h), "device": w.hca_labels[h.id].1, "qpn": qp.num, "peer_qpn": qp.peer_qp,
-                    "state": format!("{:?}", qp.state), "psn_next": qp.next_psn, "epsn": qp.epsn,
-                    "rx_bytes": qp.rx_bytes, "rx_msgs": qp.rx_msgs, "sq_outstanding": qp.sq.len(),
-                })));
+        if let Some(qps) = t.table("qps") {
+            for h in &w.hcas {
+                let (host, device, _) = &w.hca_labels[h.id];
+                for qp in &h.qps {
+                    qps.row()
+                        .set("node", host).set("device", device).set("qpn", qp.num).set("peer_qpn", qp.peer_qp)
+                        .set("state", format!("{:?}", qp.state)).set("psn_next", qp.next_psn).set("epsn", qp.epsn)
+                        .set("rx_bytes", qp.rx_bytes).set("rx_msgs", qp.rx_msgs).set("sq_outstanding", qp.sq.len());
+                }
             }
         }
         for h in &w.hcas {
@@ -453,18 +461,25 @@ impl crate::run::Engine for Simulation {
             t.push("odp", row_with(json!({ "node": node(h) }), &h.odp.stats));
         }
         let elapsed = self.end_time.max(w.now());
-        // A busy-polling thread occupies its core for the whole run; the others count their work.
-        let thread_cpu = |th: &CpuThread| if th.busy_poll { elapsed } else { th.busy_at(elapsed) };
-        for i in 0..w.hosts.len() as u32 {
-            let mine = || w.threads.iter().filter(move |th| th.host == HostId(i));
-            let busy_poll = mine().any(|th| th.busy_poll);
-            let cpu = mine().fold(Time::ZERO, |a, th| a + thread_cpu(th));
-            let verbs = mine().fold(Time::ZERO, |a, th| a + th.busy_at(elapsed));
-            t.push("host_cpu", row(json!({
-                "node": w.host_names[HostId(i)], "polling": if busy_poll { "busy" } else { "event" },
-                "cpu_busy_us": cpu.as_us_f64(), "cpu_verbs_us": verbs.as_us_f64(),
-                "cpu_utilization": if elapsed > Time::ZERO { cpu.as_secs_f64() / elapsed.as_secs_f64() } else { 0.0 },
-            })));
+        if let Some(host_cpu) = t.table("host_cpu") {
+            // A busy-polling thread occupies its core for the whole run; the others count their work.
+            let thread_cpu = |th: &CpuThread| if th.busy_poll { elapsed } else { th.busy_at(elapsed) };
+            // Each host's threads, in thread order, found in one pass (not one pass per host).
+            let mut threads: TiVec<HostId, Vec<&CpuThread>> = w.hosts.iter().map(|_| Vec::new()).collect();
+            for th in &w.threads {
+                if let Some(mine) = threads.get_mut(th.host) {
+                    mine.push(th);
+                }
+            }
+            for (host, mine) in threads.iter_enumerated() {
+                let busy_poll = mine.iter().any(|th| th.busy_poll);
+                let cpu = mine.iter().fold(Time::ZERO, |a, th| a + thread_cpu(th));
+                let verbs = mine.iter().fold(Time::ZERO, |a, th| a + th.busy_at(elapsed));
+                host_cpu.row()
+                    .set("node", &w.host_names[host]).set("polling", if busy_poll { "busy" } else { "event" })
+                    .set("cpu_busy_us", cpu.as_us_f64()).set("cpu_verbs_us", verbs.as_us_f64())
+                    .set("cpu_utilization", if elapsed > Time::ZERO { cpu.as_secs_f64() / elapsed.as_secs_f64() } else { 0.0 });
+            }
         }
         if let Some(r) = &self.scenario.topology.rerouted {
             r.push_table(&mut t);
@@ -480,6 +495,7 @@ impl crate::run::Engine for Simulation {
             "capture_bytes": w.capture.as_ref().map(|c| c.pcap_bytes).unwrap_or(0),
             "capture_stopped_by": w.capture.as_ref().and_then(|c| c.stopped_by).unwrap_or(""),
         })));
+        let (tables, offered_tables) = t.finish();
         RunResult {
             name: self.scenario.name.clone(),
             seed: self.scenario.seed,
@@ -489,7 +505,8 @@ impl crate::run::Engine for Simulation {
             sim_time_us: elapsed.as_us_f64(),
             events: w.q.popped(),
             error_completions: w.hcas.iter().map(|h| h.counters.req_cqe_error + h.counters.req_cqe_flush_error).sum(),
-            tables: t.0,
+            tables,
+            offered_tables,
         }
     }
 

@@ -17,7 +17,7 @@ fn tail_drop_is_counted_at_the_congested_output_only() {
     let r = pm_run(&incast("{ kind = \"none\" }"));
     let s = pm_summary(&r);
     let res = r.result();
-    let ports = &res.tables["eth_ports"];
+    let ports = res.rows("eth_ports");
     let dropping: Vec<&str> = ports.iter().filter(|p| p["ifOutDiscards"].as_u64().unwrap() > 0).map(|p| p["port"].as_str().unwrap()).collect();
     // The switch's port 4 is cabled to host 3 (hosts take ports 1..4 in order).
     assert_eq!(dropping, ["\"eth-s0\"[4]"], "drops: {dropping:?}");
@@ -35,9 +35,9 @@ fn pause_makes_the_lossy_incast_lossless() {
     assert_eq!(f(&s, "switch_drops"), 0.0, "{s:?}");
     assert_eq!(f(&s, "retransmitted"), 0.0);
     let res = r.result();
-    let pauses: u64 = res.tables["eth_ports"].iter().map(|p| p["dot3OutPauseFrames"].as_u64().unwrap()).sum();
+    let pauses: u64 = res.rows("eth_ports").iter().map(|p| p["dot3OutPauseFrames"].as_u64().unwrap()).sum();
     assert!(pauses > 0, "the switch sent PAUSE frames");
-    let xoff: u64 = res.tables["nics"].iter().map(|n| n["rx_flow_control_xoff"].as_u64().unwrap()).sum();
+    let xoff: u64 = res.rows("nics").iter().map(|n| n["rx_flow_control_xoff"].as_u64().unwrap()).sum();
     assert!(xoff > 0, "the senders' NICs received XOFF");
     for c in &r.world.chans {
         assert_eq!(c.delivered_bytes, 4 * 262144);
@@ -64,7 +64,8 @@ fn flow_control_is_chosen_per_link() {
     let s = pm_summary(&r);
     assert!(f(&s, "switch_drops") > 0.0);
     let res = r.result();
-    let pausing: Vec<&str> = res.tables["eth_ports"].iter().filter(|p| p["dot3OutPauseFrames"].as_u64().unwrap() > 0).map(|p| p["port"].as_str().unwrap()).collect();
+    let ports = res.rows("eth_ports");
+    let pausing: Vec<&str> = ports.iter().filter(|p| p["dot3OutPauseFrames"].as_u64().unwrap() > 0).map(|p| p["port"].as_str().unwrap()).collect();
     assert_eq!(pausing, ["\"eth-s0\"[1]"], "only the switch port facing host 0 sends PAUSE");
 }
 
@@ -113,7 +114,7 @@ fn random_lanes_converge_on_an_output_drop_there_and_still_deliver_in_order() {
     assert!(f(&s, "switch_drops") > 0.0, "{s:?}");
     assert!(f(&s, "retransmitted") > 0.0, "{s:?}");
     let res = r.result();
-    let ports = &res.tables["eth_ports"];
+    let ports = res.rows("eth_ports");
     // Drops are egress drops at outputs toward a host's NIC (ports 1..4: host 0's two, then
     // host 1's two); nothing else is cabled.
     let discards: u64 = ports.iter().map(|p| p["ifOutDiscards"].as_u64().unwrap()).sum();

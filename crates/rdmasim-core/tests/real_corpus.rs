@@ -373,7 +373,7 @@ fn a_scenario_on_a_real_file_keeps_its_import_warnings() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/real_excerpt_write_bw.toml");
     let mut sim = Simulation::from_toml(&std::fs::read_to_string(&path).unwrap(), &path.display().to_string()).unwrap();
     sim.run();
-    let w = &sim.result().tables["import_warnings"];
+    let w = sim.result().rows("import_warnings");
     assert_eq!(w.len(), 1);
     let row = serde_json::to_value(&w[0]).unwrap();
     assert_eq!((row["what"].as_str().unwrap(), row["count"].as_u64().unwrap(), row["first_lines"].as_str().unwrap()), (discovered::UNLISTED_PEER, 1, "6"));

@@ -5,9 +5,8 @@
 use crate::ids::{HostId};
 use super::world::{EtherWorld, Owner};
 use crate::engine::Time;
-use crate::report::tables::Row;
+use crate::report::tables::{Row, Tables};
 use serde_json::json;
-use std::collections::BTreeMap;
 
 fn row(v: serde_json::Value) -> Row {
     match v {
@@ -33,15 +32,14 @@ impl EtherWorld {
         mb_per_s(bytes, from, to)
     }
 
-    pub fn tables(&self) -> BTreeMap<String, Vec<Row>> {
-        let mut t: BTreeMap<String, Vec<Row>> = BTreeMap::new();
+    pub fn tables(&self, t: &mut Tables) {
         let now = self.q.now();
         let data_sent: u64 = self.chans.iter().map(|c| c.packets_sent).sum();
         let switch_drops: u64 = self.ports.iter().map(|p| p.counters.if_out_discards).sum();
         let nic_drops: u64 = self.nics.iter().map(|n| n.counters.rx_no_buffer_count).sum();
         let half_rtt = self.app.as_ref().and_then(|a| a.half_rtt_us(now));
         let (send, recv) = (self.host_bandwidth(HostId(0), true), self.host_bandwidth(HostId(0), false));
-        t.entry("pm_summary".into()).or_default().push(row(json!({
+        t.push("pm_summary", row(json!({
             "sim_time_us": now.as_us_f64(),
             "host0_send_mb_s": send,
             "host0_recv_mb_s": recv,
@@ -63,7 +61,7 @@ impl EtherWorld {
             "unroutable": self.unroutable,
         })));
         for (i, c) in self.chans.iter().enumerate() {
-            t.entry("pm_channels".into()).or_default().push(row(json!({
+            t.push("pm_channels", row(json!({
                 "channel": i, "src": c.src, "dst": c.dst,
                 "delivered_bytes": c.delivered_bytes, "delivered_msgs": c.delivered_msgs,
                 "packets_sent": c.packets_sent, "retransmitted": c.retransmitted, "timeouts": c.timeouts,
@@ -76,7 +74,7 @@ impl EtherWorld {
                 continue;
             }
             let c = &p.counters;
-            t.entry("eth_ports".into()).or_default().push(row(json!({
+            t.push("eth_ports", row(json!({
                 "port": self.graph.port_name(pid),
                 "ifHCInOctets": c.if_hc_in_octets, "ifHCInUcastPkts": c.if_hc_in_ucast_pkts,
                 "ifHCOutOctets": c.if_hc_out_octets, "ifHCOutUcastPkts": c.if_hc_out_ucast_pkts,
@@ -86,7 +84,7 @@ impl EtherWorld {
         }
         for n in &self.nics {
             let c = &n.counters;
-            t.entry("nics".into()).or_default().push(row(json!({
+            t.push("nics", row(json!({
                 "host": n.host, "device": format!("eth{}", n.dim as u32 * 16 + u32::from(n.lane)), "dim": n.dim, "lane": n.lane,
                 "tx_packets": c.tx_packets, "tx_bytes": c.tx_bytes, "rx_packets": c.rx_packets, "rx_bytes": c.rx_bytes,
                 "rx_no_buffer_count": c.rx_no_buffer_count, "tx_restart_queue": c.tx_restart_queue,
@@ -94,22 +92,19 @@ impl EtherWorld {
             })));
         }
         for (h, host) in self.hosts.iter().enumerate() {
-            t.entry("host_cpu".into()).or_default().push(row(json!({
+            t.push("host_cpu", row(json!({
                 "host": h, "coords": host.coords, "cpu_busy_us": host.cpu_time.as_us_f64(),
                 "cpu_util": if now > Time::ZERO { host.cpu_time.as_us_f64() / now.as_us_f64() } else { 0.0 },
                 "relay_cpu_us": host.relay_time.as_us_f64(), "relay_packets": host.relay_packets, "relay_drops": host.relay_drops,
             })));
         }
         if let Some(a) = &self.app {
-            let mut mt = crate::report::tables::Tables::default();
-            a.tables(&mut mt);
-            t.extend(mt.0);
+            a.tables(t);
         }
         for s in &self.switches {
-            t.entry("eth_switches".into()).or_default().push(row(json!({
+            t.push("eth_switches", row(json!({
                 "switch": s.name, "profile": s.profile.name, "buffer_bytes": s.profile.buffer_bytes, "peak_held_bytes": s.peak_held,
             })));
         }
-        t
     }
 }

@@ -7,6 +7,7 @@ use crate::engine::Time;
 use crate::scenario::pm::{PmScenario, DEFAULT_MAX_EVENTS, DEFAULT_MAX_SIM_TIME_MS};
 use crate::scenario::validate::{locate, parse_pm};
 use crate::scenario::ScenarioError;
+use crate::report::tables::{TableSelect, Tables};
 use crate::run::RunResult;
 
 pub struct PmRun {
@@ -87,7 +88,10 @@ impl crate::run::Engine for PmRun {
     fn events(&self) -> u64 {
         self.world.q.popped()
     }
-    fn result(&self) -> RunResult {
+    fn result_of(&self, select: &TableSelect) -> RunResult {
+        let mut t = Tables::new(select.clone());
+        self.world.tables(&mut t);
+        let (tables, offered_tables) = t.finish();
         RunResult {
             name: self.name.clone(),
             seed: self.seed,
@@ -97,7 +101,8 @@ impl crate::run::Engine for PmRun {
             sim_time_us: self.world.q.now().as_us_f64(),
             events: self.events(),
             error_completions: 0,
-            tables: self.world.tables(),
+            tables,
+            offered_tables,
         }
     }
 

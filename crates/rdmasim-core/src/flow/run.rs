@@ -17,7 +17,7 @@ use super::link_model::{capacities, injection_cap, message_wire_bytes};
 use super::paths::{Ends, Routes};
 use crate::profile::HwProfile;
 use crate::ids::{FlowId, HostId, TiVec};
-use crate::report::tables::{row, Tables};
+use crate::report::tables::{row, TableSelect, Tables};
 use crate::scenario::flows::{FlowVerb, FlowsUntil};
 use crate::scenario::{Scenario, ScenarioError, WorkloadSection};
 use crate::run::RunResult;
@@ -259,9 +259,9 @@ impl crate::run::Engine for FlowRun {
     fn events(&self) -> u64 {
         self.engine.events
     }
-    fn result(&self) -> RunResult {
+    fn result_of(&self, select: &TableSelect) -> RunResult {
         let end = if self.run.is_over() { self.end_s } else { self.engine.now };
-        let mut t = Tables::default();
+        let mut t = Tables::new(select.clone());
         let open = self.open_s.min(end);
         let window = (end - open).max(0.0);
         let close_carried = self.snapshot(end);
@@ -298,6 +298,7 @@ impl crate::run::Engine for FlowRun {
             "engine": "flow", "events": self.engine.events, "sim_time_us": end * 1e6, "profile": self.profile, "overridden": self.overridden,
             "solves": self.engine.solves, "rerated_flows": self.engine.rerated, "unroutable_flows": unroutable,
         })));
+        let (tables, offered_tables) = t.finish();
         RunResult {
             name: self.name.clone(),
             seed: self.seed,
@@ -307,7 +308,8 @@ impl crate::run::Engine for FlowRun {
             sim_time_us: end * 1e6,
             events: self.engine.events,
             error_completions: unroutable as u64,
-            tables: t.0,
+            tables,
+            offered_tables,
         }
     }
 

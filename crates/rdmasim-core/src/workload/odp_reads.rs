@@ -125,19 +125,18 @@ impl OdpReads {
     pub fn tables(&self, w: &World, out: &mut Tables) {
         let c = &self.cfg;
         let run_time_us = self.t_end.map(|t| (t - self.t_start).as_us_f64());
-        out.push("odp_reads", row(json!({
+        // A run that did not finish (stalled, or stopped at its time limit) reports the
+        // counters as they are at the end, so the stall can be diagnosed.
+        let counts = if self.done { self.counts.clone() } else { counts(w, c.client, c.server) };
+        let mut r = row(json!({
             "reads": c.reads, "size": c.size, "qps": c.qps, "interval_us": c.interval_us,
             "client_odp": c.client_odp, "server_odp": c.server_odp, "prefetch": c.prefetch,
             "pages": self.buffer_len().div_ceil(PAGE),
             "setup_us": self.setup.as_us_f64(), "run_time_us": run_time_us,
             "completed": self.completed, "errors": self.errors,
-        })));
-        // A run that did not finish (stalled, or stopped at its time limit) reports the
-        // counters as they are at the end, so the stall can be diagnosed.
-        let counts = if self.done { self.counts.clone() } else { counts(w, c.client, c.server) };
-        if let Some(r) = out.0.get_mut("odp_reads").and_then(|t| t.last_mut()) {
-            r.extend(counts);
-        }
+        }));
+        r.extend(counts);
+        out.push("odp_reads", r);
         let page = |i: u64| (c.offset as u64 + i * c.size as u64) / PAGE;
         out.extend("odp_finish", self.finish_us.iter().enumerate().map(|(n, &(i, t))| {
             row(json!({ "n": n + 1, "read": i, "qp": i % c.qps as u64, "page": page(i), "t_us": t }))

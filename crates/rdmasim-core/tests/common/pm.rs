@@ -22,5 +22,5 @@ pub fn f(row: &Map<String, Value>, key: &str) -> f64 {
 pub fn pm_tables(r: &PmRun) -> std::collections::BTreeMap<String, Vec<Map<String, Value>>> {
     let res = r.result();
     assert!(res.finished, "the run stopped early: {}", res.stop_reason);
-    res.tables
+    res.tables.iter().map(|(name, t)| (name.clone(), t.to_rows())).collect()
 }
