@@ -4,9 +4,11 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 import pandas as pd
+
+from . import columns as arrow_columns
 
 __all__ = ["Result", "FORMATS"]
 
@@ -46,9 +48,12 @@ def order_columns(table: str, columns: List[str]) -> List[str]:
     return lead + [c for c in columns if c not in lead]
 
 
-def _table(name: str, rows: List[Mapping[str, Any]]) -> pd.DataFrame:
-    df = pd.DataFrame.from_records(rows) if rows else pd.DataFrame()
+def _ordered(name: str, df: pd.DataFrame) -> pd.DataFrame:
     return df[order_columns(name, list(df.columns))] if len(df.columns) else df
+
+
+def _table(name: str, rows: List[Mapping[str, Any]]) -> pd.DataFrame:
+    return _ordered(name, pd.DataFrame.from_records(rows) if rows else pd.DataFrame())
 
 
 def _json_cell(v: Any) -> Any:
@@ -81,7 +86,9 @@ class Result:
     """
 
     def __init__(self, raw: Mapping[str, Any], pcap: Optional[bytes] = None, *, interrupted: bool = False,
-                 capture: Optional[Any] = None):
+                 capture: Optional[Any] = None, columns: Optional[Mapping[str, Any]] = None):
+        # The summary; with `columns` (the core's tables as Arrow tables), no rows: they are
+        # made from the columns when asked for (`rows`, `to_json`).
         self.raw: Dict[str, Any] = dict(raw)
         self._pcap: Optional[bytes] = pcap
         # The core's `Capture` (rdmasim._core), handed over by the run: the file is made from it
@@ -89,15 +96,30 @@ class Result:
         # tables from being written first.
         self._capture: Optional[Any] = capture if pcap is None else None
         self.interrupted: bool = interrupted
-        self.tables: Dict[str, pd.DataFrame] = {
-            name: _table(name, rows) for name, rows in (raw.get("tables") or {}).items()
-        }
+        self._arrow: Optional[Dict[str, Any]] = None if columns is None else dict(columns)
+        if self._arrow is None:
+            self.tables: Dict[str, pd.DataFrame] = {
+                name: _table(name, rows) for name, rows in (raw.get("tables") or {}).items()
+            }
+        else:
+            self.raw.pop("tables", None)
+            self.tables = {name: _ordered(name, arrow_columns.frame(t)) for name, t in self._arrow.items()}
 
     @classmethod
     def from_json(cls, text: str, pcap: Optional[bytes] = None, *, interrupted: bool = False,
                   capture: Optional[Any] = None) -> "Result":
         """Builds a result from the core's result JSON (and the capture it handed over)."""
         return cls(json.loads(text), pcap, interrupted=interrupted, capture=capture)
+
+    @classmethod
+    def from_columns(cls, summary: str, streams: Mapping[str, bytes], offered: Sequence[str] = (),
+                     pcap: Optional[bytes] = None, *, interrupted: bool = False,
+                     capture: Optional[Any] = None) -> "Result":
+        """Builds a result from what the core's ``Simulation.result_tables`` returns: the summary
+        as JSON, each table as an Arrow IPC stream (the same DataFrames as the result JSON's
+        rows give: ``rdmasim.columns``), and the names of every table the run offers."""
+        tables = {name: arrow_columns.read(stream) for name, stream in streams.items()}
+        return cls(json.loads(summary), pcap, interrupted=interrupted, capture=capture, columns=tables)
 
     @property
     def pcap(self) -> Optional[bytes]:
@@ -168,6 +190,14 @@ class Result:
         return int(self.raw.get("events") or 0)
 
     # ---- common tables ---------------------------------------------------------------------
+    def rows(self, name: str) -> List[Dict[str, Any]]:
+        """The named table as the core's JSON rows (each a dict, keys sorted; a row lacks a key
+        it has no value for); none when the run produced no such table, or for a result
+        :meth:`read` from files."""
+        if self._arrow is not None:
+            return arrow_columns.rows(self._arrow[name]) if name in self._arrow else []
+        return list((self.raw.get("tables") or {}).get(name, []))
+
     def table(self, name: str) -> pd.DataFrame:
         """The named table; an empty DataFrame when the run produced none of that name."""
         return self.tables.get(name, pd.DataFrame())
@@ -257,7 +287,9 @@ class Result:
 
     def to_json(self) -> str:
         """The core's result JSON (tables as lists of rows)."""
-        return json.dumps(self.raw)
+        if self._arrow is None:
+            return json.dumps(self.raw)
+        return json.dumps({**self.raw, "tables": {name: self.rows(name) for name in self._arrow}})
 
     def __repr__(self) -> str:
         tables = ", ".join(f"{k}[{len(v)}]" for k, v in sorted(self.tables.items()))

@@ -44,7 +44,9 @@ def _result(sim: _core.Simulation, interrupted: bool = False) -> Result:
     # run (engine = "pm") keeps Ethernet frames, not IB packets, and gives its pcap as bytes.
     capture = sim.take_capture()
     pcap = sim.pcap() if capture is None else None
-    return Result.from_json(sim.result_json(), pcap, interrupted=interrupted, capture=capture)
+    # The tables cross as columns (Arrow), not as JSON rows: rdmasim.columns.
+    summary, streams, offered = sim.result_tables()
+    return Result.from_columns(summary, streams, offered, pcap, interrupted=interrupted, capture=capture)
 
 
 def as_integer(x: object) -> Optional[int]:

@@ -64,7 +64,7 @@ def run_point(scenario: Dict[str, Any], table: str) -> Tuple[Dict[str, Any], Lis
     if table == SUMMARY_TABLE:
         rows = [{k: v for k, v in summary.items() if k not in ("seed", "tables", "capture_bytes")}]
     else:
-        rows = list(res.raw.get("tables", {}).get(table, []))
+        rows = res.rows(table)
     return summary, rows
 
 
@@ -107,7 +107,7 @@ def _check_point(spec: Dict[str, Any], point: Mapping[str, Any]) -> None:
 
 def _tables_before_running(spec: Dict[str, Any]) -> Set[str]:
     """The tables a scenario reports, read from a built (not run) simulation."""
-    return set(json.loads(simulation(spec).result_json()).get("tables", {}))
+    return set(simulation(spec).table_names())
 
 
 def _check_table(table: str, specs: Sequence[Tuple[Mapping[str, Any], Dict[str, Any]]]) -> None:

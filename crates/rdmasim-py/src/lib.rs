@@ -1,6 +1,7 @@
 //! `rdmasim._core`: the thin PyO3 layer over `rdmasim_core::api`.
 //!
-//! No logic lives here: scenario text in, JSON result and pcap bytes out; a fabric spec or
+//! No logic lives here: scenario text in, the result (a JSON summary, its tables as Arrow
+//! streams: `arrow_tables.rs`) and pcap bytes out; a fabric spec or
 //! files in, JSON tables and the tools' file formats out (`rdmasim_core::apps::fabric_report`). The Python package
 //! (`python/rdmasim`) turns these into pandas tables, files, sweeps and the CLI.
 // PyO3 0.22's #[pyfunction]/#[pymethods] expansion converts each `PyResult` error into itself,
@@ -9,15 +10,18 @@
 use pyo3::create_exception;
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict};
 use rdmasim_core::api;
 use rdmasim_core::fabric::io::ImportOptions;
 use rdmasim_core::apps::fabric_report::{FabricError as CoreFabricError, FabricReport};
 use rdmasim_core::report::capture::Capture;
+use rdmasim_core::report::tables::TableSelect;
 use rdmasim_core::scenario::ScenarioError as CoreScenarioError;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
+
+mod arrow_tables;
 
 create_exception!(
     rdmasim,
@@ -94,6 +98,41 @@ impl PySimulation {
     /// events, tables {name: [row, ...]}.
     fn result_json(&self) -> String {
         self.inner.result_json()
+    }
+
+    /// The result so far with its tables as columns: (the summary as JSON, with `tables`
+    /// empty; {table: Arrow IPC stream bytes}, in name order; the names of every table the run
+    /// offers). Only the tables in `only` (all when None) and not in `skip` are built.
+    #[pyo3(signature = (only = None, skip = None))]
+    fn result_tables<'py>(
+        &mut self,
+        py: Python<'py>,
+        only: Option<Vec<String>>,
+        skip: Option<Vec<String>>,
+    ) -> PyResult<(String, Bound<'py, PyDict>, Vec<String>)> {
+        let select = TableSelect { only: only.map(|o| o.into_iter().collect()), skip: skip.unwrap_or_default().into_iter().collect() };
+        // Borrowed mutably only to be sent to the thread that runs without the GIL (`&mut` of a
+        // Send engine is Send; `&` would need it Sync).
+        let inner = &mut self.inner;
+        let (summary, streams, offered) = py
+            .allow_threads(move || -> Result<_, arrow_schema::ArrowError> {
+                let mut r = inner.result_of(&select);
+                let tables = std::mem::take(&mut r.tables);
+                let offered = std::mem::take(&mut r.offered_tables);
+                let streams = tables.iter().map(|(name, t)| arrow_tables::ipc_stream(t).map(|b| (name.clone(), b))).collect::<Result<Vec<_>, _>>()?;
+                Ok((serde_json::to_string(&r).unwrap_or_default(), streams, offered))
+            })
+            .map_err(|e| PyRuntimeError::new_err(format!("a result table could not be written as Arrow: {e}")))?;
+        let out = PyDict::new_bound(py);
+        for (name, bytes) in streams {
+            out.set_item(name, PyBytes::new_bound(py, &bytes))?;
+        }
+        Ok((summary, out, offered))
+    }
+
+    /// The names of the tables the run offers so far, none built.
+    fn table_names(&self) -> Vec<String> {
+        self.inner.table_names()
     }
 
     /// The pcap capture as bytes, or None when the scenario did not ask for one (or after
@@ -385,6 +424,24 @@ fn flow_rounds(py: Python<'_>, request_json: &str) -> PyResult<String> {
     py.allow_threads(|| rdmasim_core::apps::rounds::run_json(request_json)).map_err(|e| fabric_err(py, e))
 }
 
+/// Tables given as JSON rows (`{"name": [row, ...]}`) as the Arrow IPC streams a run's tables
+/// cross in (`Simulation.result_tables`): for tests that compare the two forms on any rows.
+#[pyfunction]
+fn tables_as_arrow<'py>(py: Python<'py>, tables_json: &str) -> PyResult<Bound<'py, PyDict>> {
+    let tables: std::collections::BTreeMap<String, Vec<rdmasim_core::report::tables::Row>> =
+        serde_json::from_str(tables_json).map_err(|e| PyValueError::new_err(format!("expected {{table: [row, ...]}} as JSON: {e}")))?;
+    let out = PyDict::new_bound(py);
+    for (name, rows) in tables {
+        let mut t = rdmasim_core::report::columns::ColumnTable::default();
+        for r in &rows {
+            t.push_row(r);
+        }
+        let bytes = arrow_tables::ipc_stream(&t).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        out.set_item(name, PyBytes::new_bound(py, &bytes))?;
+    }
+    Ok(out)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -403,5 +460,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(perftest_settings_json, m)?)?;
     m.add_function(wrap_pyfunction!(bench_run, m)?)?;
     m.add_function(wrap_pyfunction!(srq_table_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(tables_as_arrow, m)?)?;
     Ok(())
 }

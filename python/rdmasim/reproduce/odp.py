@@ -87,7 +87,7 @@ def scenario(profile: str = PROFILE, overrides: Optional[Dict[str, Any]] = None,
 def one(s: Dict[str, Any]) -> Dict[str, Any]:
     """The odp_reads row of one run (run_time_us None when it did not finish)."""
     res = run_scenario(s)
-    rows = res.raw.get("tables", {}).get("odp_reads", [])
+    rows = res.rows("odp_reads")
     return dict(rows[0]) if rows else {"run_time_us": None}
 
 
@@ -273,7 +273,7 @@ def trace_rows(plots: Dict[str, Any], floor_ms: float, fault_us: float, retry_us
     s = scenario(reads=2, interval_us=iv)
     s["output"] = {"capture": True}
     res = run_scenario(s)
-    client = next((r for r in res.raw.get("tables", {}).get("odp", []) if r.get("node") == "h0"), {})
+    client = next((r for r in res.rows("odp") if r.get("node") == "h0"), {})
     dropped = int(client.get("dropped_responses", 0))
     path = out_dir() / "odp_dammed.pcap"
     pkts: List[Tuple[float, int, int, int]] = []
@@ -369,7 +369,7 @@ def finish_times(flood: bool) -> List[Tuple[int, int, int, float]]:
     s = scenario(rnr=FLOOD_RNR, reads=FINISH_READS, qps=FINISH_QPS, client_odp=True, server_odp=False,
                  overrides={"odp_flood": flood})
     res = run_scenario(s)
-    return [(r["read"], r["qp"], r["page"], float(r["t_us"])) for r in res.raw.get("tables", {}).get("odp_finish", [])]
+    return [(r["read"], r["qp"], r["page"], float(r["t_us"])) for r in res.rows("odp_finish")]
 
 
 # ---- mitigations -----------------------------------------------------------------------------

@@ -67,7 +67,7 @@ def episode(method: str, profile: str = PROFILE, progress: bool = False) -> Dict
     """Component durations (µs) of one simulated episode, plus ``total``."""
     res = run_scenario(episode_scenario(method, profile), progress=progress)
     out: Dict[str, float] = {}
-    for r in res.raw.get("tables", {}).get("srq_episode", []):
+    for r in res.rows("srq_episode"):
         d = r.get("duration_us")
         out[r["component"]] = math.nan if d is None else float(d)
     return out
