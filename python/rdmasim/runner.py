@@ -8,7 +8,7 @@ from . import _core
 from .result import Result
 from .scenario import ScenarioLike, scenario_text
 
-__all__ = ["run", "simulation", "validate", "RunInterrupted", "DEFAULT_EVENTS_PER_STEP"]
+__all__ = ["run", "run_simulation", "simulation", "validate", "RunInterrupted", "DEFAULT_EVENTS_PER_STEP"]
 
 #: Events the core runs per call while Python polls progress and Ctrl-C between calls.
 DEFAULT_EVENTS_PER_STEP = 200_000
@@ -95,7 +95,19 @@ def run(
         RunInterrupted: Ctrl-C; its ``.result`` holds the partial result.
     """
     max_events_per_step = _events_per_step(max_events_per_step)
-    sim = simulation(scenario)
+    return run_simulation(simulation(scenario), progress=progress, max_events_per_step=max_events_per_step, desc=desc)
+
+
+def run_simulation(
+    sim: _core.Simulation,
+    *,
+    progress: ProgressArg = False,
+    max_events_per_step: int = DEFAULT_EVENTS_PER_STEP,
+    desc: Optional[str] = None,
+) -> Result:
+    """:func:`run` on a simulation already built (:func:`simulation`): a caller that builds it
+    first learns of a bad scenario before doing anything else, without reading it twice."""
+    max_events_per_step = _events_per_step(max_events_per_step)
     bar = None
     callback: Optional[Callable[[float], None]] = None
     if progress is True:

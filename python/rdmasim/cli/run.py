@@ -62,24 +62,33 @@ def _print_summary(res: Result, source: str, out: Path, written: List[Path], tes
 # ---- sub-commands ----------------------------------------------------------------------------
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    from ..runner import RunInterrupted, run, validate
+def _perftest_of(path: Path) -> Optional[str]:
     from ..scenario import scenario_dict
 
-    path = _scenario_file(args.scenario)
-    validate(path)  # a bad scenario is reported before any directory is made
-    out = _output_dir(Path(args.output) if args.output else Path("out") / path.stem)
     try:
-        test = _perftest_test(scenario_dict(path))
+        return _perftest_test(scenario_dict(path))
     except ScenarioError:
-        test = None  # the core reports the error below, with its own wording
+        return None
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from ..runner import RunInterrupted, run_simulation, simulation
+
+    path = _scenario_file(args.scenario)
+    # Built once, before anything else: a bad scenario is reported before any directory is made.
+    sim = simulation(path)
+    out = _output_dir(Path(args.output) if args.output else Path("out") / path.stem)
     interrupted = False
     try:
-        res = run(path, progress=(not args.quiet) and _interactive(), desc=path.name)
+        res = run_simulation(sim, progress=(not args.quiet) and _interactive(), desc=path.name)
     except RunInterrupted as e:
         res, interrupted = e.result, True
+    del sim  # its memory, before the tables are written
     wanted = out
     out, written = _write_results(res, out, args.format)
+    # perftest's header needs the test's name: the file is read again only when there is a
+    # perftest table to print (a large scenario's TOML takes a while in Python).
+    test = _perftest_of(path) if len(res.perftest) else None
     _print_summary(res, str(path), out, written, test)
     if interrupted:
         print(f"rdmasim: interrupted: partial results written to {out}", file=sys.stderr)
