@@ -83,10 +83,13 @@ class Result:
             on first access from the packets the core handed over (one copy of the file, in
             the bytes object itself); :meth:`write` streams it to ``capture.pcap`` without it.
         capture_bytes: the capture's size in bytes (None without one), without making it.
+        skipped_tables: the tables the run offers that were left out (``tables=`` of
+            :func:`rdmasim.run`), by name.
     """
 
     def __init__(self, raw: Mapping[str, Any], pcap: Optional[bytes] = None, *, interrupted: bool = False,
-                 capture: Optional[Any] = None, columns: Optional[Mapping[str, Any]] = None):
+                 capture: Optional[Any] = None, columns: Optional[Mapping[str, Any]] = None,
+                 skipped_tables: Sequence[str] = ()):
         # The summary; with `columns` (the core's tables as Arrow tables), no rows: they are
         # made from the columns when asked for (`rows`, `to_json`).
         self.raw: Dict[str, Any] = dict(raw)
@@ -96,6 +99,7 @@ class Result:
         # tables from being written first.
         self._capture: Optional[Any] = capture if pcap is None else None
         self.interrupted: bool = interrupted
+        self.skipped_tables: List[str] = list(skipped_tables)
         self._arrow: Optional[Dict[str, Any]] = None if columns is None else dict(columns)
         if self._arrow is None:
             self.tables: Dict[str, pd.DataFrame] = {
@@ -119,7 +123,9 @@ class Result:
         as JSON, each table as an Arrow IPC stream (the same DataFrames as the result JSON's
         rows give: ``rdmasim.columns``), and the names of every table the run offers."""
         tables = {name: arrow_columns.read(stream) for name, stream in streams.items()}
-        return cls(json.loads(summary), pcap, interrupted=interrupted, capture=capture, columns=tables)
+        skipped = [name for name in offered if name not in tables]
+        return cls(json.loads(summary), pcap, interrupted=interrupted, capture=capture, columns=tables,
+                   skipped_tables=skipped)
 
     @property
     def pcap(self) -> Optional[bytes]:
@@ -152,6 +158,8 @@ class Result:
         s["stop_reason"] = self.stop_reason
         s["interrupted"] = self.interrupted
         s["tables"] = {name: int(len(df)) for name, df in self.tables.items()}
+        if self.skipped_tables:
+            s["tables_skipped"] = list(self.skipped_tables)
         s["capture_bytes"] = self.capture_bytes
         return s
 

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 from ..errors import ScenarioError
 from ..names import FORMATS
-from ._common import EXIT_INTERRUPTED, EXIT_OK, EXIT_OUTPUT, _interactive, _output_dir, _scenario_file, _write_results
+from ._common import (EXIT_INTERRUPTED, EXIT_OK, EXIT_OUTPUT, _InputError, _interactive, _output_dir, _scenario_file,
+                      _write_results)
 
 if TYPE_CHECKING:
     from ..result import Result
@@ -46,6 +47,8 @@ def _print_summary(res: Result, source: str, out: Path, written: List[Path], tes
     print(f"sim time : {res.sim_time_us:.3f} us    events: {res.events}")
     tables = ", ".join(f"{k} ({n} rows)" for k, n in sorted(s["tables"].items())) or "none"
     print(f"tables   : {tables}")
+    if res.skipped_tables:
+        print(f"left out : {', '.join(res.skipped_tables)} (--tables)")
     if res.capture_bytes is not None:
         run_row = res.table("run").to_dict("records")[0] if len(res.table("run")) else {}
         cut = run_row.get("capture_truncated") or 0
@@ -72,15 +75,20 @@ def _perftest_of(path: Path) -> Optional[str]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from ..runner import RunInterrupted, run_simulation, simulation
+    from ..runner import RunInterrupted, check_tables, run_simulation, simulation
 
     path = _scenario_file(args.scenario)
-    # Built once, before anything else: a bad scenario is reported before any directory is made.
+    # Built once, before anything else: a bad scenario (or --tables) is reported before any
+    # directory is made.
     sim = simulation(path)
+    try:
+        check_tables(sim, args.tables)
+    except ValueError as e:
+        raise _InputError(f"--tables: {e}") from None
     out = _output_dir(Path(args.output) if args.output else Path("out") / path.stem)
     interrupted = False
     try:
-        res = run_simulation(sim, progress=(not args.quiet) and _interactive(), desc=path.name)
+        res = run_simulation(sim, progress=(not args.quiet) and _interactive(), desc=path.name, tables=args.tables)
     except RunInterrupted as e:
         res, interrupted = e.result, True
     del sim  # its memory, before the tables are written
@@ -105,4 +113,8 @@ def add(sub: Any) -> None:
     r.add_argument("-o", "--output", metavar="DIR", help="output directory (default out/<scenario name>)")
     r.add_argument("--format", choices=FORMATS, default="csv", help="table file format (default csv)")
     r.add_argument("--quiet", action="store_true", help="no progress bar (there is none when stderr is not a terminal)")
+    r.add_argument("--tables", metavar="NAMES",
+                   help="the tables to build and write, comma-separated (default all); -NAME leaves NAME out, "
+                        "as in --tables=-ports: the port counters are the large table, 49152 rows at 8192 hosts "
+                        "(docs/bench.md)")
     r.set_defaults(func=cmd_run)
