@@ -53,8 +53,8 @@ impl Simulation {
         let t = &scenario.topology;
         // Profiles: 0 the run's, then one per [[hardware.hosts]] entry; each host's.
         let (profiles, host_hw) = scenario.hardware.host_profiles(&prof, t.hosts).map_err(|(k, m)| err(&k, m))?;
-        let host_speed = |h: u32| profiles[host_hw.get(h as usize).copied().unwrap_or(0) as usize].link_speed();
-        let routed = crate::fabric::from_scenario::routed_fabric(t, &prof, &host_speed).map_err(|e| err("topology", e.0))?;
+        let host_speed = |h: u32| profiles[host_hw.get(h as usize).copied().unwrap_or(0) as usize].link.speed();
+        let routed = crate::fabric::from_scenario::routed_fabric(t, &prof.link, &host_speed).map_err(|e| err("topology", e.0))?;
         check_credit_loops(t, &routed).map_err(|m| err("topology.credit_loops", m))?;
         let mut fabric = topology::instantiate(&routed, &prof, scenario.seed);
         for (i, f) in scenario.faults.iter().enumerate() {
@@ -88,8 +88,15 @@ impl Simulation {
             })
             .collect();
         let host_names = fabric.hosts.clone();
-        let hcas: TiVec<HcaId, Hca> =
-            fabric.hcas.iter_enumerated().map(|(id, p)| Hca::new(id, p.host, hw_of(p.host), p.lid, p.tx_ch, &profiles[hw_of(p.host) as usize])).collect();
+        let hcas: TiVec<HcaId, Hca> = fabric
+            .hcas
+            .iter_enumerated()
+            .map(|(id, p)| {
+                let i = hw_of(p.host);
+                let hw = &profiles[i as usize];
+                Hca::new(id, p.host, i, p.lid, p.tx_ch, &hw.nic, hw.link.mtu)
+            })
+            .collect();
         let mut lid_hca = vec![None; hcas.iter().map(|h| h.lid as usize + 1).max().unwrap_or(0)];
         for (id, h) in hcas.iter_enumerated() {
             lid_hca[h.lid as usize] = Some(id);
@@ -97,7 +104,7 @@ impl Simulation {
         let mut hosts: TiVec<HostId, Host> = (0..fabric.hosts.len())
             .map(|i| {
                 let hw = hw_of(HostId::from(i));
-                Host { hw, ..Host::new(&profiles[hw as usize], scenario.seed, HostId::from(i)) }
+                Host { hw, ..Host::new(&profiles[hw as usize].host, scenario.seed, HostId::from(i)) }
             })
             .collect();
         for (id, h) in hcas.iter_enumerated() {
@@ -139,7 +146,7 @@ impl Simulation {
             mtu: match &scenario.workload {
                 // perftest picks its own MTU on some devices (ConnectX-3: 2048 on a 4096 port).
                 WorkloadSection::Perftest(_) => perftest_settings::path_mtu(qa, world.profile()),
-                _ => qa.mtu.unwrap_or(world.profile().mtu),
+                _ => qa.mtu.unwrap_or(world.profile().link.mtu),
             },
             sl: qa.sl,
         };

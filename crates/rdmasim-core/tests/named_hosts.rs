@@ -23,9 +23,9 @@ fn a_named_host_sets_exactly_its_values() {
     let (hw, set) = resolved("host = \"cloudlab-r320\"", "");
     assert_eq!(set, ["cpu_idle", "os_tick_hz", "os_tick_entry_exit_ns"]);
     let (mut want, _) = by_name("cx3-fdr").unwrap();
-    want.cpu_idle = CpuIdle::Sandybridge;
-    want.os_tick_hz = 250.0;
-    want.os_tick_entry_exit_ns = 898.0;
+    want.host.cpu_idle = CpuIdle::Sandybridge;
+    want.host.os_tick_hz = 250.0;
+    want.host.os_tick_entry_exit_ns = 898.0;
     assert_eq!(hw, want);
     // The isolation study once gave the same values as overrides: the run is the same profile,
     // with the same parameters reported as set.
@@ -36,7 +36,7 @@ fn a_named_host_sets_exactly_its_values() {
 #[test]
 fn overrides_go_on_top_of_the_named_host() {
     let (hw, _) = resolved("host = \"umich-conflux\"", "[hardware.overrides]\ncpu_idle = \"none\"");
-    assert_eq!((hw.cpu_idle, hw.os_tick_hz), (CpuIdle::None, 250.0));
+    assert_eq!((hw.host.cpu_idle, hw.host.os_tick_hz), (CpuIdle::None, 250.0));
 }
 
 #[test]
@@ -45,7 +45,7 @@ fn an_entry_of_hardware_hosts_may_name_a_host() {
     let (run, _) = s.hardware.resolved_profile().unwrap();
     let (profiles, of_host) = s.hardware.host_profiles(&run, 2).unwrap();
     assert_eq!(of_host, [0, 1]);
-    assert_eq!((profiles[0].cpu_idle, profiles[1].cpu_idle), (CpuIdle::None, CpuIdle::HaswellPkg));
+    assert_eq!((profiles[0].host.cpu_idle, profiles[1].host.cpu_idle), (CpuIdle::None, CpuIdle::HaswellPkg));
     assert_eq!(profiles[1].name, "cx3-fdr");
 }
 

@@ -381,7 +381,7 @@ fn names_json() -> String {
 /// Data rate of a built-in profile's link after line encoding, bit/s (None for an unknown name).
 #[pyfunction]
 fn link_data_bps(profile: &str) -> Option<f64> {
-    rdmasim_core::profile::by_name(profile).map(|(p, _)| p.link_speed().data_bps_f64())
+    rdmasim_core::profile::by_name(profile).map(|(p, _)| p.link.speed().data_bps_f64())
 }
 
 /// The values a perftest scenario runs with, every perftest default and limit applied, as JSON

@@ -1,18 +1,18 @@
 //! The routed fabric a scenario's `[topology]` describes.
 use crate::fabric::graph::{FabricGraph, GraphError, LinkProps, Lfts, RoutedFabric};
 use crate::fabric::rate::LinkSpeed;
-use crate::profile::HwProfile;
+use crate::profile::LinkParams;
 use crate::ids::HostId;
 use crate::scenario::{TopologyKind, TopologySection};
 
-/// Builds and routes the scenario's fabric. A switch port supports the run profile's width
-/// and speed, host h's HCA port `host_speed(h)`'s; each cable trains to what both ends
-/// support. (Generated and imported fabrics give each link its own.)
-pub fn routed_fabric(t: &TopologySection, profile: &HwProfile, host_speed: &dyn Fn(u32) -> LinkSpeed) -> Result<RoutedFabric, GraphError> {
+/// Builds and routes the scenario's fabric. A switch port supports the width and speed of
+/// `link` (the run profile's link part), host h's HCA port `host_speed(h)`'s; each cable trains
+/// to what both ends support. (Generated and imported fabrics give each link its own.)
+pub fn routed_fabric(t: &TopologySection, link: &LinkParams, host_speed: &dyn Fn(u32) -> LinkSpeed) -> Result<RoutedFabric, GraphError> {
     if let Some(r) = &t.routed {
         return Ok(RoutedFabric::clone(r));
     }
-    let speed = profile.link_speed();
+    let speed = link.speed();
     let mut g = FabricGraph::new();
     // GUIDs: a fixed prefix and the node's index, so that files written from a scenario are
     // stable (an assumption: any unique GUIDs would do).

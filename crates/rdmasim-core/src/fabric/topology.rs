@@ -76,12 +76,12 @@ pub fn instantiate(rf: &RoutedFabric, profile: &HwProfile, seed: u64) -> Fabric 
             NodeKind::Ca { .. } => NodeRef::Hca(hca_of_port[p].expect("a cabled HCA port")),
         }
     };
-    let credits = credit_blocks(profile.vl_buffer_bytes);
+    let credits = credit_blocks(profile.link.vl_buffer_bytes);
     let mut channels: TiVec<ChannelId, Channel> = TiVec::with_capacity(2 * g.links.len());
     let mut out_channel: TiVec<PortId, Option<ChannelId>> = vec![None; g.ports.len()].into();
     for link in g.links.iter() {
         let fp = link.speed.ps_per_byte_fp32();
-        let prop = Time::from_ns_f64(link.length_m * profile.cable_ns_per_m);
+        let prop = Time::from_ns_f64(link.length_m * profile.link.cable_ns_per_m);
         for (src, dst) in [(link.ends[0], link.ends[1]), (link.ends[1], link.ends[0])] {
             let id = channels.next_key();
             out_channel[src] = Some(id);
@@ -112,7 +112,7 @@ pub fn instantiate(rf: &RoutedFabric, profile: &HwProfile, seed: u64) -> Fabric 
     for h in hcas.iter_mut() {
         h.tx_ch = out_channel[h.port].expect("an engine HCA's port is cabled");
     }
-    let latency = Time::from_ns_f64(profile.switch_latency_ns);
+    let latency = Time::from_ns_f64(profile.switch.switch_latency_ns);
     let mut switches: TiVec<SwitchId, Switch> = TiVec::with_capacity(next_sw as usize);
     for (id, n) in g.nodes.iter_enumerated().filter(|(_, n)| n.is_switch()) {
         let links: Vec<OutLink> = n.ports().filter_map(|p| out_channel[p]).map(|ch| OutLink { ch, departs_on_arrival: false }).collect();

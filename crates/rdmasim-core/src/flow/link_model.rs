@@ -11,7 +11,7 @@
 use crate::fabric::graph::{FabricGraph, LinkState};
 use crate::fabric::rate::LinkSpeed;
 use crate::wire::in_flight::{ib_wire_bytes, PktKind};
-use crate::profile::HwProfile;
+use crate::profile::NicParams;
 use crate::ids::{PortId, TiVec};
 use crate::scenario::flows::FlowVerb;
 
@@ -61,7 +61,7 @@ pub fn message_wire_bytes(verb: FlowVerb, size: u64, mtu: u32) -> (u64, u64) {
 /// The most a NIC of `hw` puts on the wire for a flow whose packets average `bytes_per_packet`:
 /// its send engine is busy `tx_packet_ns` per packet (the profile's message-rate bound).
 /// Its port's link is the first link of the flow's route, so the link rate is the solver's.
-pub fn injection_cap(hw: &HwProfile, bytes_per_packet: f64) -> f64 {
+pub fn injection_cap(hw: &NicParams, bytes_per_packet: f64) -> f64 {
     if hw.tx_packet_ns > 0.0 {
         bytes_per_packet / (hw.tx_packet_ns * 1e-9)
     } else {

@@ -73,13 +73,13 @@ impl FlowRun {
         let t = &scenario.topology;
         let (profiles, host_hw) = scenario.hardware.host_profiles(&prof, t.hosts).map_err(|(k, m)| err(&k, m))?;
         let hw_of = |h: u32| &profiles[usize::from(host_hw.get(h as usize).copied().unwrap_or(0))];
-        let host_speed = |h: u32| hw_of(h).link_speed();
-        let routed = crate::fabric::from_scenario::routed_fabric(t, &prof, &host_speed).map_err(|e| err("topology", e.0))?;
+        let host_speed = |h: u32| hw_of(h).link.speed();
+        let routed = crate::fabric::from_scenario::routed_fabric(t, &prof.link, &host_speed).map_err(|e| err("topology", e.0))?;
         let g = &routed.graph;
         let rail_port = |h: u32, rail: u16| {
             g.hosts[HostId(h)].hcas.iter().flat_map(|&ca| g.nodes[ca].ports()).filter(|&p| g.ports[p].link.is_some()).nth(usize::from(rail))
         };
-        let mtu = scenario.qp.mtu.unwrap_or(prof.mtu);
+        let mtu = scenario.qp.mtu.unwrap_or(prof.link.mtu);
         let mut ends = Vec::with_capacity(section.flow.len());
         let mut plans: TiVec<FlowId, Plan> = TiVec::with_capacity(section.flow.len());
         let mut caps = Vec::with_capacity(section.flow.len());
@@ -92,7 +92,7 @@ impl FlowRun {
             ends.push(Ends { src, dlid: g.ports[dst].lid });
             let messages = fl.messages();
             let (wire1, packets1) = message_wire_bytes(fl.verb, fl.size, mtu);
-            caps.push(injection_cap(hw_of(from), wire1 as f64 / packets1 as f64));
+            caps.push(injection_cap(&hw_of(from).nic, wire1 as f64 / packets1 as f64));
             plans.push(Plan {
                 label: fl.label(i),
                 verb: fl.verb,
@@ -117,7 +117,7 @@ impl FlowRun {
             let spec = &section.flow[f.idx()];
             let hw = hw_of(spec.client);
             let hops = routes.of(f).len();
-            let one_way_ns = routes.cable_m[f] * hw.cable_ns_per_m + hops.saturating_sub(1) as f64 * hw.switch_latency_ns;
+            let one_way_ns = routes.cable_m[f] * hw.link.cable_ns_per_m + hops.saturating_sub(1) as f64 * hw.switch.switch_latency_ns;
             (plan.head_s, plan.tail_s) = latencies(hw, spec.verb, spec.inline, one_way_ns);
         }
         let input: TiVec<FlowId, FlowInput> =
@@ -178,16 +178,17 @@ impl FlowRun {
 /// The fixed latencies of one message through an unloaded path whose one-way delay (cables and
 /// switches) is `one_way_ns`: before its first byte leaves, and after its last arrives until
 /// the requester has polled the completion; seconds. Each term is a profile parameter the
-/// packet engine spends on the same step (profile/mod.rs).
+/// packet engine spends on the same step (profile/params.rs).
 fn latencies(hw: &HwProfile, verb: FlowVerb, inline: bool, one_way_ns: f64) -> (f64, f64) {
-    let fetch = if inline { 0.0 } else { hw.wqe_fetch_ns + hw.dma_read_ns };
-    let post = hw.post_send_cpu_ns + hw.doorbell_ns + fetch + hw.tx_pipeline_ns;
-    let complete = hw.dma_write_ns + hw.poll_cq_ns;
+    let (nic, host) = (&hw.nic, &hw.host);
+    let fetch = if inline { 0.0 } else { nic.wqe_fetch_ns + nic.dma_read_ns };
+    let post = host.post_send_cpu_ns + nic.doorbell_ns + fetch + nic.tx_pipeline_ns;
+    let complete = nic.dma_write_ns + host.poll_cq_ns;
     let (head, tail) = match verb {
         // The request crosses, the responder reads the payload and sends it back.
-        FlowVerb::Read => (post + one_way_ns + hw.rx_pipeline_ns + hw.dma_read_ns + hw.tx_pipeline_ns, one_way_ns + hw.rx_pipeline_ns + complete),
+        FlowVerb::Read => (post + one_way_ns + nic.rx_pipeline_ns + nic.dma_read_ns + nic.tx_pipeline_ns, one_way_ns + nic.rx_pipeline_ns + complete),
         // The last packet crosses, the responder ACKs it, the ACK crosses back.
-        _ => (post, one_way_ns + hw.rx_pipeline_ns + hw.tx_pipeline_ns + one_way_ns + hw.rx_pipeline_ns + complete),
+        _ => (post, one_way_ns + nic.rx_pipeline_ns + nic.tx_pipeline_ns + one_way_ns + nic.rx_pipeline_ns + complete),
     };
     (head * 1e-9, tail * 1e-9)
 }

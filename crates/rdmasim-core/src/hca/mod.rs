@@ -21,7 +21,7 @@ use crate::engine::Time;
 use crate::ids::{ChannelId, HcaId, HostId, QpIdx, SrqIdx, TiVec};
 use counters::HcaCounters;
 use crate::wire::in_flight::PacketId;
-use crate::profile::{self, HwProfile};
+use crate::profile::{self, NicParams};
 use qp::Qp;
 use std::collections::VecDeque;
 
@@ -37,7 +37,7 @@ pub struct Control {
     pub psn: u32,
 }
 
-/// Profile times converted to picoseconds once.
+/// The NIC part's times converted to picoseconds once.
 #[derive(Clone, Copy, Debug)]
 pub struct HcaTimes {
     pub doorbell: Time,
@@ -53,7 +53,7 @@ pub struct HcaTimes {
 }
 
 impl HcaTimes {
-    pub fn from_profile(p: &HwProfile) -> HcaTimes {
+    pub fn from_nic(p: &NicParams) -> HcaTimes {
         HcaTimes {
             doorbell: Time::from_ns_f64(p.doorbell_ns),
             wqe_fetch: Time::from_ns_f64(p.wqe_fetch_ns),
@@ -74,7 +74,7 @@ pub struct Hca {
     pub host: HostId,
     /// Its profile in `World::profiles` (its host's).
     pub hw: u16,
-    /// The NIC parameters the send path reads per packet, copied from that profile.
+    /// The NIC parameters the send path reads per packet, copied from that profile's NIC part.
     pub arbitration: profile::Arbitration,
     pub arbitration_chunk_bytes: u32,
     pub tx_staging_bytes: u32,
@@ -113,14 +113,16 @@ pub struct Hca {
 }
 
 impl Hca {
-    pub fn new(id: HcaId, host: HostId, hw: u16, lid: u16, tx_ch: ChannelId, profile: &HwProfile) -> Hca {
+    /// An HCA with its host's NIC part `nic`, its port at the active MTU `mtu` (its host's link
+    /// part).
+    pub fn new(id: HcaId, host: HostId, hw: u16, lid: u16, tx_ch: ChannelId, nic: &NicParams, mtu: u32) -> Hca {
         Hca {
             id,
             host,
             hw,
-            arbitration: profile.arbitration,
-            arbitration_chunk_bytes: profile.arbitration_chunk_bytes,
-            tx_staging_bytes: profile.tx_staging_bytes,
+            arbitration: nic.arbitration,
+            arbitration_chunk_bytes: nic.arbitration_chunk_bytes,
+            tx_staging_bytes: nic.tx_staging_bytes,
             lid,
             tx_ch,
             qps: TiVec::new(),
@@ -130,11 +132,11 @@ impl Hca {
             sched: send_sched::SendSched::new(),
             engine_free: Time::ZERO,
             kick_at: Time::MAX,
-            rx_pipeline: Time::from_ns_f64(profile.rx_pipeline_ns),
-            rx_dma: rx_dma::RxDma::new(profile.rx_dma_drain, profile.pcie_link()),
-            t: HcaTimes::from_profile(profile),
+            rx_pipeline: Time::from_ns_f64(nic.rx_pipeline_ns),
+            rx_dma: rx_dma::RxDma::new(nic.rx_dma_drain, nic.pcie_link()),
+            t: HcaTimes::from_nic(nic),
             vl_mask: 0,
-            max_packet_bytes: nic::max_packet_bytes(profile.mtu),
+            max_packet_bytes: nic::max_packet_bytes(mtu),
             odp: mr::Odp::default(),
             staged: VecDeque::new(),
             staged_bytes: 0,

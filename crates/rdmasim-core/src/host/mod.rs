@@ -10,7 +10,7 @@ pub mod thread;
 use crate::engine::Time;
 use crate::ids::{AppId, HcaId, HostId};
 use crate::hca::cq::Cqe;
-use crate::profile::HwProfile;
+use crate::profile::HostParams;
 use std::collections::VecDeque;
 
 pub use thread::CpuThread;
@@ -26,7 +26,7 @@ pub struct Host {
 }
 
 impl Host {
-    pub fn new(p: &HwProfile, seed: u64, index: HostId) -> Host {
+    pub fn new(p: &HostParams, seed: u64, index: HostId) -> Host {
         Host { hcas: Vec::new(), hw: 0, post_cost: Time::from_ns_f64(p.post_send_cpu_ns), tick: noise::TickNoise::for_host(p, seed, index.0) }
     }
 }

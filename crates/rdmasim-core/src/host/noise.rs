@@ -4,7 +4,7 @@
 //! until the handler returns (a "detour", in the OS-noise literature's term). The NIC has no
 //! OS: only host threads see it.
 //!
-//! Sources (parameters in `profile/mod.rs`, reasoning in docs/isolation.md 2.6):
+//! Sources (parameters in `profile/params.rs`, reasoning in docs/isolation.md 2.6):
 //! - period: `CONFIG_HZ` of the host's kernel (`os_tick_hz`; 0 = no tick, e.g. `nohz_full`).
 //! - phase: Linux starts every CPU's tick at the same jiffy (kernel/time/tick-sched.c,
 //!   `tick_setup_sched_timer`: the per-CPU offset applies only with the `skew_tick=1` boot
@@ -18,7 +18,7 @@
 //!
 //! Everything is arithmetic on the tick index: O(1) per operation, no events, no allocation.
 use crate::engine::{stream_seed, Time};
-use crate::profile::HwProfile;
+use crate::profile::HostParams;
 use crate::host::CpuThread;
 
 /// Random-stream ids: host h's tick draws from stream TICK_STREAM + h (channels use 1 << 32).
@@ -42,7 +42,7 @@ impl TickNoise {
     pub const OFF: TickNoise = TickNoise { period: 0, phase: 0, detour_min: 0, detour_span: 0, seed: 0 };
 
     /// The tick of host `host` under profile `p` and scenario seed `seed`.
-    pub fn for_host(p: &HwProfile, seed: u64, host: u32) -> TickNoise {
+    pub fn for_host(p: &HostParams, seed: u64, host: u32) -> TickNoise {
         if p.os_tick_hz <= 0.0 {
             return TickNoise::OFF;
         }
@@ -140,7 +140,7 @@ mod tests {
     }
 
     fn tick_with_entry_exit(hz: f64, min_ns: f64, max_ns: f64, entry_exit_ns: f64, seed: u64) -> TickNoise {
-        let (mut p, _) = crate::profile::by_name("cx3-fdr").unwrap();
+        let mut p = crate::profile::by_name("cx3-fdr").unwrap().0.host;
         p.os_tick_hz = hz;
         p.os_tick_detour_min_ns = min_ns;
         p.os_tick_detour_max_ns = max_ns;

@@ -4,9 +4,9 @@
 //! knows its hosts names them here instead of carrying the numbers itself.
 //!
 //! The hosts are data (`hosts.toml`, read once): a host part of a profile's parameters,
-//! each with `value` and `source`. Only host-part parameters (profile/parts.rs) may appear.
-use crate::profile::{self, HwProfile, ProfileOverrides};
-use crate::profile::parts::{part_of, Part};
+//! each with `value` and `source`. Only host-part parameters (`HostParams`) may appear.
+use crate::profile::parts::Part;
+use crate::profile::{self, HostParams, ProfileOverrides};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -73,7 +73,7 @@ pub fn parse(text: &str) -> Result<Vec<HostProfile>, String> {
         let mut values = toml::Table::new();
         let mut sources = BTreeMap::new();
         for (param, s) in e.params {
-            if !HwProfile::PARAMETER_NAMES.contains(&param.as_str()) || part_of(&param) != Part::Host {
+            if !HostParams::NAMES.contains(&param.as_str()) {
                 return Err(at(format!("{param} is not a host-part parameter (profile/parts.rs)")));
             }
             if s.source.trim().is_empty() {

@@ -1,9 +1,12 @@
-//! Which part of the hardware each profile parameter belongs to. A named profile (cx3-fdr, …)
+//! Which part of the hardware a profile parameter belongs to. A named profile (cx3-fdr, …)
 //! describes a whole machine generation; in a fabric the parts attach to different nodes: the
 //! NIC's to each HCA, the host's to each host's CPU, the link's to each cable (where a topology
 //! does not give the cable its own width and speed), the switch's to each switch. A scenario's
 //! `[[hardware.hosts]]` gives some hosts another profile: their NIC and host parts, and the
 //! speed their cables train to (the slower of the two ends).
+//!
+//! A parameter's part is the type it is declared in (profile/params.rs: `NicParams`, …), so
+//! code that serves one node takes that part alone.
 use serde::Serialize;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -15,52 +18,38 @@ pub enum Part {
     Host,
 }
 
-const LINK: &[&str] = &["link_gen", "link_width", "mtu", "cable_ns_per_m", "vl_buffer_bytes"];
-const SWITCH: &[&str] = &["switch_latency_ns"];
-const HOST: &[&str] = &[
-    "perftest_mtu",
-    "post_send_cpu_ns",
-    "poll_cq_ns",
-    "interrupt_ns",
-    "wakeup_ns",
-    "event_cpu_ns",
-    "srq_arm_ns",
-    "srq_recv_wqe_ns",
-    "srq_poll_detect_ns",
-    "cpu_idle",
-    "os_tick_hz",
-    "os_tick_detour_min_ns",
-    "os_tick_detour_max_ns",
-    "os_tick_entry_exit_ns",
-    "mr_register_us",
-    "mr_pin_page_us",
-];
+/// A part's parameter struct knows which part it is.
+pub trait ProfilePart {
+    const PART: Part;
 
-/// The part `param` belongs to; every other parameter is the NIC's.
-pub fn part_of(param: &str) -> Part {
-    if LINK.contains(&param) {
-        Part::Link
-    } else if SWITCH.contains(&param) {
-        Part::Switch
-    } else if HOST.contains(&param) {
-        Part::Host
-    } else {
-        Part::Nic
+    /// [`Self::PART`], for a value whose type a macro does not name.
+    fn part(&self) -> Part {
+        Self::PART
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::HwProfile;
+    use crate::profile::{HostParams, HwProfile, LinkParams, NicParams, SwitchParams};
 
-    /// Every name in the lists is a parameter (a renamed one would silently become the NIC's).
+    /// Every parameter is in exactly one part, and the parts hold nothing else.
     #[test]
-    fn the_part_lists_name_real_parameters() {
-        for p in LINK.iter().chain(SWITCH).chain(HOST) {
-            assert!(HwProfile::PARAMETER_NAMES.contains(p), "{p} is not a profile parameter");
-        }
-        assert_eq!(part_of("tx_packet_ns"), Part::Nic);
-        assert_eq!(part_of("poll_cq_ns"), Part::Host);
+    fn the_parts_divide_the_parameters() {
+        let mut all: Vec<&str> = [NicParams::NAMES, LinkParams::NAMES, SwitchParams::NAMES, HostParams::NAMES].concat();
+        all.sort_unstable();
+        let mut names = HwProfile::PARAMETER_NAMES.to_vec();
+        names.sort_unstable();
+        assert_eq!(all, names);
+    }
+
+    #[test]
+    fn a_row_names_the_part_of_its_type() {
+        let (p, s) = crate::profile::by_name("cx4-edr").unwrap();
+        let part = |name: &str| p.table(&s, &[]).into_iter().find(|r| r.parameter == name).unwrap().part;
+        assert_eq!(part("tx_packet_ns"), Part::Nic);
+        assert_eq!(part("poll_cq_ns"), Part::Host);
+        assert_eq!(part("mtu"), Part::Link);
+        assert_eq!(part("switch_latency_ns"), Part::Switch);
     }
 }

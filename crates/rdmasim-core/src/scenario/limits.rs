@@ -28,7 +28,7 @@ pub const MAX_PSNS_PER_QP: u64 = 1 << 31;
 pub const MAX_TX_DEPTH: u32 = 32768;
 /// perftest's MAX_CQ_MOD (src/perftest_parameters.h).
 pub const MAX_CQ_MOD: u32 = 1024;
-/// Most ODP fault workers: mlx5's fault workqueue runs 32 (profile/mod.rs); a bound far above
+/// Most ODP fault workers: mlx5's fault workqueue runs 32 (profile/builtin.rs); a bound far above
 /// it keeps the per-fault scan over workers small.
 pub const MAX_ODP_FAULT_WORKERS: u32 = 1024;
 /// Highest bit error rate accepted (beyond it a link does not train).

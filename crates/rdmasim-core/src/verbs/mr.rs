@@ -13,7 +13,7 @@ impl World {
     pub fn reg_mr(&mut self, h: HcaId, base: u64, len: u64, mode: MrMode) -> (u32, Time) {
         let pages = len.div_ceil(PAGE).max(1) as usize;
         let pinned = mode == MrMode::Pinned;
-        let hw = &self.profiles[self.hosts[self.hcas[h].host].hw as usize];
+        let hw = self.host_hw(self.hcas[h].host);
         let us = hw.mr_register_us + if pinned { pages as f64 * hw.mr_pin_page_us } else { 0.0 };
         let odp = &mut self.hcas[h].odp;
         odp.mrs.push(MemoryRegion { base, len: pages as u64 * PAGE, mode, present: vec![pinned; pages], faulting: vec![false; pages], fault_done: vec![Time::ZERO; pages] });
@@ -27,7 +27,7 @@ impl World {
     /// pages are present when it returns. An unknown region or a range outside it (the verb's
     /// EINVAL) does nothing and costs nothing.
     pub fn advise_mr_prefetch(&mut self, h: HcaId, mr: u32, va: u64, len: u64) -> Time {
-        let per_page = self.profiles[self.hosts[self.hcas[h].host].hw as usize].mr_pin_page_us;
+        let per_page = self.host_hw(self.hcas[h].host).mr_pin_page_us;
         let f = self.nic_hw(h).odp_fault_us;
         let odp = &mut self.hcas[h].odp;
         let Some(m) = odp.mrs.get_mut(mr as usize) else { return Time::ZERO };

@@ -102,8 +102,8 @@ fn default_inline_size(test: PerftestTest) -> u32 {
 pub fn path_mtu(qp: &QpSection, hw: &HwProfile) -> u32 {
     match qp.mtu {
         Some(m) => m,
-        None if hw.perftest_mtu > 0 => hw.mtu.min(hw.perftest_mtu),
-        None => hw.mtu,
+        None if hw.host.perftest_mtu > 0 => hw.link.mtu.min(hw.host.perftest_mtu),
+        None => hw.link.mtu,
     }
 }
 

@@ -35,7 +35,7 @@ impl World {
         let (cq, th) = self.cqe_owner(&cqe);
         let p = &mut pollers[cq];
         let app = p.app;
-        let hw = &self.profiles[self.hosts[self.threads[th].host].hw as usize];
+        let hw = self.thread_hw(th);
         let (poll, interrupt, wakeup, event_cpu) = (hw.poll_cq_ns, hw.interrupt_ns, hw.wakeup_ns, hw.event_cpu_ns);
         let poll = Time::from_ns_f64(poll);
         match p.mode {

@@ -12,7 +12,7 @@ use crate::fabric::channel::NodeRef;
 use crate::fabric::net::Net;
 use crate::hca::cq::Cqe;
 use crate::wire::in_flight::{PacketId, Packets};
-use crate::profile::HwProfile;
+use crate::profile::{HostParams, HwProfile, NicParams};
 use crate::hca::Hca;
 use crate::host::{CpuThread, Host};
 use crate::report::capture::Capture;
@@ -123,14 +123,12 @@ impl World {
         &self.profiles[0]
     }
 
-    /// The hardware parameters of HCA `h` (its NIC part).
+    /// The hardware parameters of HCA `h`: the NIC part of its host's profile.
     #[inline]
-    pub fn nic_hw(&self, h: HcaId) -> &HwProfile {
-        &self.profiles[self.hcas[h].hw as usize]
+    pub fn nic_hw(&self, h: HcaId) -> &NicParams {
+        &self.profiles[self.hcas[h].hw as usize].nic
     }
 
-    /// The hardware parameters of the host thread `th` runs on (its host part).
-    #[inline]
     /// A new application thread on `host` (its own core); returns its id. Thread `h` for
     /// h < number of hosts is host h's main thread, created with the world.
     pub fn new_thread(&mut self, host: HostId) -> ThreadId {
@@ -141,12 +139,21 @@ impl World {
     /// The wake-up delay of `thread`'s core for an interrupt at `irq` (host/thread.rs), with its
     /// host's idle states.
     pub(crate) fn idle_exit_delay(&mut self, thread: ThreadId, irq: Time) -> Time {
-        let states = self.profiles[self.hosts[self.threads[thread].host].hw as usize].cpu_idle.states();
+        let states = self.thread_hw(thread).cpu_idle.states();
         crate::host::thread::idle_exit_delay(&mut self.threads, states, thread, irq)
     }
 
-    pub fn thread_hw(&self, th: ThreadId) -> &HwProfile {
-        &self.profiles[self.hosts[self.threads[th].host].hw as usize]
+    /// The hardware parameters of the host thread `th` runs on: the host part of its host's
+    /// profile.
+    #[inline]
+    pub fn thread_hw(&self, th: ThreadId) -> &HostParams {
+        self.host_hw(self.threads[th].host)
+    }
+
+    /// The hardware parameters of `host`: the host part of its profile.
+    #[inline]
+    pub fn host_hw(&self, host: HostId) -> &HostParams {
+        &self.profiles[self.hosts[host].hw as usize].host
     }
 
     /// The main thread of `host`: threads 0..hosts are the hosts' main threads, in host order.

@@ -9,7 +9,7 @@ use super::spans::SpanIndex;
 use super::workload_checks::check_workload;
 use super::{min_vl_buffer_bytes, CREDIT_BYTES, MAX_BER, MAX_CABLE_M, MAX_INFLIGHT_PACKETS, MAX_ODP_FAULT_WORKERS, MAX_PACKET_HEADER_BYTES, MAX_SINGLE_SWITCH_HOSTS, VALID_LINK_WIDTHS, VALID_MTUS};
 use crate::profile::host as host_profile;
-use crate::profile::{self, HwProfile, ProfileOverrides};
+use crate::profile::{self, HwProfile, LinkParams, ProfileOverrides, SwitchParams};
 use crate::hca::rx_dma::{VALID_MPS, VALID_PCIE_LANES};
 use crate::scenario::{HardwareSection, LimitsSection, QpSection, Scenario, ScenarioError, TopologyKind, TopologySection};
 
@@ -26,7 +26,7 @@ fn check_sections(s: &Scenario) -> Result<(), Problem> {
     let hw = check_hardware(&s.hardware)?;
     check_topology(&s.topology)?;
     check_host_hardware(s)?;
-    check_qp(&s.qp, &hw, &s.hardware.overrides)?;
+    check_qp(&s.qp, &hw.link, &s.hardware.overrides)?;
     check_workload(s, &hw)?;
     check_faults(s)?;
     check_output(s)?;
@@ -106,7 +106,7 @@ fn check_host_hardware(s: &Scenario) -> Result<(), Problem> {
             let key = key.strip_prefix("hardware.").map_or(key.clone(), &at);
             return problem(&key, message);
         }
-        if let Some(p) = e.overrides.names().into_iter().find(|p| crate::profile::parts::part_of(p) == crate::profile::parts::Part::Switch) {
+        if let Some(p) = e.overrides.names().into_iter().find(|p| SwitchParams::NAMES.contains(p)) {
             return problem(&at(&format!("overrides.{p}")), format!("{p} is a switch's parameter, not a host's; expected it in [hardware.overrides]"));
         }
         // Of the link part, a host's cable takes only the width and speed (it trains to the
@@ -215,27 +215,28 @@ fn check_hardware(h: &HardwareSection) -> Result<HwProfile, Problem> {
     }
     let mut hw: HwProfile = base;
     hw.apply(&changes);
-    if hw.os_tick_detour_max_ns < hw.os_tick_detour_min_ns {
+    let host = &hw.host;
+    if host.os_tick_detour_max_ns < host.os_tick_detour_min_ns {
         let k = if o.os_tick_detour_max_ns.is_some() { "os_tick_detour_max_ns" } else { "os_tick_detour_min_ns" };
         return problem(
             &ov(k),
-            format!("os_tick_detour_max_ns ({}) is below os_tick_detour_min_ns ({}); expected min <= max", fmt_f(hw.os_tick_detour_max_ns), fmt_f(hw.os_tick_detour_min_ns)),
+            format!("os_tick_detour_max_ns ({}) is below os_tick_detour_min_ns ({}); expected min <= max", fmt_f(host.os_tick_detour_max_ns), fmt_f(host.os_tick_detour_min_ns)),
         );
     }
     // Linux's CONFIG_HZ is 100..=1000; below 1 Hz one tick would outlast most runs.
-    if hw.os_tick_hz > 0.0 && hw.os_tick_hz < 1.0 {
-        return problem(&ov("os_tick_hz"), format!("os_tick_hz = {:?} is too low; expected 0 (no tick) or a rate >= 1 Hz, e.g. 100, 250 or 1000", hw.os_tick_hz));
+    if host.os_tick_hz > 0.0 && host.os_tick_hz < 1.0 {
+        return problem(&ov("os_tick_hz"), format!("os_tick_hz = {:?} is too low; expected 0 (no tick) or a rate >= 1 Hz, e.g. 100, 250 or 1000", host.os_tick_hz));
     }
     // A tick that lasts a whole period would never let the core run (and never end a span).
-    if hw.os_tick_hz > 0.0 && hw.os_tick_detour_max_ns + hw.os_tick_entry_exit_ns >= 1e9 / hw.os_tick_hz {
+    if host.os_tick_hz > 0.0 && host.os_tick_detour_max_ns + host.os_tick_entry_exit_ns >= 1e9 / host.os_tick_hz {
         let k = if o.os_tick_hz.is_some() { "os_tick_hz" } else if o.os_tick_entry_exit_ns.is_some() { "os_tick_entry_exit_ns" } else { "os_tick_detour_max_ns" };
         return problem(
             &ov(k),
             format!(
                 "os_tick_hz = {} gives a {} ns tick period, not longer than os_tick_detour_max_ns + os_tick_entry_exit_ns = {}; expected detours shorter than the period",
-                fmt_f(hw.os_tick_hz),
-                fmt_f(1e9 / hw.os_tick_hz),
-                fmt_f(hw.os_tick_detour_max_ns + hw.os_tick_entry_exit_ns)
+                fmt_f(host.os_tick_hz),
+                fmt_f(1e9 / host.os_tick_hz),
+                fmt_f(host.os_tick_detour_max_ns + host.os_tick_entry_exit_ns)
             ),
         );
     }
@@ -266,7 +267,7 @@ fn check_topology(t: &TopologySection) -> Result<(), Problem> {
 
 /// The path MTU the QPs will use, once the QP attributes are in range and one packet of it fits
 /// the VL buffer.
-fn check_qp(q: &QpSection, hw: &HwProfile, o: &ProfileOverrides) -> Result<(), Problem> {
+fn check_qp(q: &QpSection, link: &LinkParams, o: &ProfileOverrides) -> Result<(), Problem> {
     let ov = |k: &str| format!("hardware.overrides.{k}");
     if q.timeout > 31 {
         return problem("qp.timeout", format!("timeout = {} is out of range; expected 0..=31 (4.096 us x 2^timeout, 0 = infinite)", q.timeout));
@@ -290,16 +291,16 @@ fn check_qp(q: &QpSection, hw: &HwProfile, o: &ProfileOverrides) -> Result<(), P
         if !VALID_MTUS.contains(&m) {
             return problem("qp.mtu", format!("MTU {m} is not an InfiniBand MTU; expected 256, 512, 1024, 2048 or 4096"));
         }
-        if m > hw.mtu {
+        if m > link.mtu {
             return problem(
                 "qp.mtu",
-                format!("path MTU {m} exceeds the port's active MTU {} (hardware mtu); expected at most {}", hw.mtu, hw.mtu),
+                format!("path MTU {m} exceeds the port's active MTU {} (hardware mtu); expected at most {}", link.mtu, link.mtu),
             );
         }
     }
-    let path_mtu = q.mtu.unwrap_or(hw.mtu);
+    let path_mtu = q.mtu.unwrap_or(link.mtu);
     let need = min_vl_buffer_bytes(path_mtu);
-    if hw.vl_buffer_bytes < need {
+    if link.vl_buffer_bytes < need {
         let key = if o.vl_buffer_bytes.is_some() {
             ov("vl_buffer_bytes")
         } else if o.mtu.is_some() {
@@ -313,7 +314,7 @@ fn check_qp(q: &QpSection, hw: &HwProfile, o: &ProfileOverrides) -> Result<(), P
                 "vl_buffer_bytes = {} cannot hold one full packet, so nothing could ever be sent: a {path_mtu} B MTU packet \
                  with up to {MAX_PACKET_HEADER_BYTES} B of headers needs {need} B of {CREDIT_BYTES}-byte credits; \
                  expected vl_buffer_bytes >= {need} (or a smaller MTU)",
-                hw.vl_buffer_bytes
+                link.vl_buffer_bytes
             ),
         );
     }
@@ -403,7 +404,7 @@ mod tests {
 
     #[test]
     fn every_float_profile_parameter_is_range_checked() {
-        // Keeps `override_times` in step with profile.rs: every f64 parameter must be listed.
+        // Keeps `override_times` in step with profile/params.rs: every f64 parameter must be listed.
         let (p, _) = profile::by_name("cx4-edr").unwrap();
         let v = serde_json::to_value(&p).unwrap();
         let checked = checked_time_parameters();

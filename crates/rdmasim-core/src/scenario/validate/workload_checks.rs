@@ -92,7 +92,7 @@ fn check_perftest(p: &PerftestSection, s: &Scenario, hw: &HwProfile, path_mtu: u
     // A limit that stops the run first makes it safe: each packet is an event, and the
     // send engine takes at least tx_packet_ns per packet.
     let by_events = s.limits.max_events.unwrap_or(u64::MAX);
-    let by_time = s.limits.max_sim_time_ms.map_or(u64::MAX, |ms| (ms * 1e6 / hw.tx_packet_ns.max(1e-3)) as u64);
+    let by_time = s.limits.max_sim_time_ms.map_or(u64::MAX, |ms| (ms * 1e6 / hw.nic.tx_packet_ns.max(1e-3)) as u64);
     if iters.saturating_mul(per_iter) > MAX_PSNS_PER_QP && by_events.min(by_time) > MAX_PSNS_PER_QP {
         return problem(
             "workload.iters",
