@@ -3,8 +3,9 @@
 //! Each parameter is written once, as `part.name: Type` with its doc, in the order users see
 //! (`rdmasim profiles`, the allowed keys of `[hardware.overrides]`). From that list come:
 //! - a struct per part (`NicParams`, `LinkParams`, `SwitchParams`, `HostParams`) holding its
-//!   parameters, and the matching struct of sources (`NicSources`, …); the part of a parameter
-//!   is the type it sits in;
+//!   parameters, and the matching struct of sources (`NicSources`, …) and of optional values
+//!   (`NicOverrides`, …: a named host sets `HostOverrides`); the part of a parameter is the
+//!   type it sits in;
 //! - `HwProfile`, the parts together under a name, and `ProfileSources` likewise;
 //! - the flat `ProfileOverrides` a scenario writes (every parameter in list order, unknown keys
 //!   refused) and the table rows.
@@ -81,10 +82,10 @@ macro_rules! split_parts {
         $crate::profile::define::split_parts! { [$($nic)*] [$($link)*] [$($switch)*] [$($host)* $(#[doc = $doc])* $name : $ty,] $($rest)* }
     };
     ([$($nic:tt)*] [$($link:tt)*] [$($switch:tt)*] [$($host:tt)*]) => {
-        $crate::profile::define::profile_part! { Nic, NicParams, NicSources, "The NIC part: each HCA's send and receive engines, DMA, transport and ODP.", $($nic)* }
-        $crate::profile::define::profile_part! { Link, LinkParams, LinkSources, "The link part: each cable's generation, width, MTU, delay and buffers.", $($link)* }
-        $crate::profile::define::profile_part! { Switch, SwitchParams, SwitchSources, "The switch part: each switch's traversal.", $($switch)* }
-        $crate::profile::define::profile_part! { Host, HostParams, HostSources, "The host part: each host's CPU, kernel and verbs calls.", $($host)* }
+        $crate::profile::define::profile_part! { Nic, NicParams, NicSources, NicOverrides, "The NIC part: each HCA's send and receive engines, DMA, transport and ODP.", $($nic)* }
+        $crate::profile::define::profile_part! { Link, LinkParams, LinkSources, LinkOverrides, "The link part: each cable's generation, width, MTU, delay and buffers.", $($link)* }
+        $crate::profile::define::profile_part! { Switch, SwitchParams, SwitchSources, SwitchOverrides, "The switch part: each switch's traversal.", $($switch)* }
+        $crate::profile::define::profile_part! { Host, HostParams, HostSources, HostOverrides, "The host part: each host's CPU, kernel and verbs calls.", $($host)* }
 
         /// A complete hardware profile: its name and its four parts. Times are in nanoseconds
         /// unless the name says otherwise. Serialized flat (one map of every parameter), as
@@ -113,9 +114,9 @@ macro_rules! split_parts {
     };
 }
 
-/// One part: its parameters, their sources, and the part it is.
+/// One part: its parameters, their sources, their optional values, and the part it is.
 macro_rules! profile_part {
-    ($part:ident, $params:ident, $sources:ident, $about:literal, $( $(#[doc = $doc:literal])* $name:ident : $ty:ty, )*) => {
+    ($part:ident, $params:ident, $sources:ident, $overrides:ident, $about:literal, $( $(#[doc = $doc:literal])* $name:ident : $ty:ty, )*) => {
         #[doc = $about]
         #[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq)]
         pub struct $params {
@@ -135,6 +136,20 @@ macro_rules! profile_part {
         #[derive(Clone, Debug)]
         pub struct $sources {
             $( pub $name: &'static str, )*
+        }
+
+        /// Any subset of the part's parameters (unknown keys refused).
+        #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct $overrides {
+            $( #[serde(default)] pub $name: Option<$ty>, )*
+        }
+
+        /// The same values as overrides of a whole profile (the other parts' left unset).
+        impl From<&$overrides> for ProfileOverrides {
+            fn from(o: &$overrides) -> ProfileOverrides {
+                ProfileOverrides { $( $name: o.$name.clone(), )* ..Default::default() }
+            }
         }
     };
 }

@@ -6,7 +6,7 @@
 //! The hosts are data (`hosts.toml`, read once): a host part of a profile's parameters,
 //! each with `value` and `source`. Only host-part parameters (`HostParams`) may appear.
 use crate::profile::parts::Part;
-use crate::profile::{self, HostParams, ProfileOverrides};
+use crate::profile::{self, HostOverrides, HostParams, ProfileOverrides};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -19,8 +19,9 @@ pub struct HostProfile {
     pub name: String,
     /// The machine, and where it is described.
     pub about: String,
-    /// What it sets, laid over the NIC profile's values (a scenario's overrides go on top).
-    pub values: ProfileOverrides,
+    /// What it sets of the host part, laid over the NIC profile's values (a scenario's
+    /// overrides go on top).
+    pub values: HostOverrides,
     /// Each set parameter's source.
     pub sources: BTreeMap<String, String>,
 }
@@ -82,7 +83,7 @@ pub fn parse(text: &str) -> Result<Vec<HostProfile>, String> {
             values.insert(param.clone(), s.value);
             sources.insert(param, s.source);
         }
-        let values: ProfileOverrides = toml::Value::Table(values).try_into().map_err(|err: toml::de::Error| at(err.message().to_string()))?;
+        let values: HostOverrides = toml::Value::Table(values).try_into().map_err(|err: toml::de::Error| at(err.message().to_string()))?;
         hosts.push(HostProfile { name: e.name, about: e.about, values, sources });
     }
     Ok(hosts)
@@ -108,7 +109,7 @@ impl HostProfile {
     /// doc as a profile's table gives them, its own source.
     pub fn table(&self) -> Vec<HostParamRow> {
         let (mut p, s) = profile::builtin().swap_remove(0);
-        let set = p.apply(&self.values);
+        let set = p.apply(&ProfileOverrides::from(&self.values));
         p.table(&s, &set)
             .into_iter()
             .filter(|r| r.overridden)
@@ -149,7 +150,7 @@ mod tests {
     #[test]
     fn every_value_is_a_sourced_host_part_parameter() {
         for h in builtin() {
-            assert_eq!(h.values.names().len(), h.sources.len(), "{}", h.name);
+            assert_eq!(ProfileOverrides::from(&h.values).names().len(), h.sources.len(), "{}", h.name);
             assert!(h.table().iter().all(|r| r.part == Part::Host && !r.source.is_empty()), "{}", h.name);
         }
     }

@@ -129,8 +129,8 @@ impl HardwareSection {
     /// What the scenario lays over the named profile: the named host's values with the
     /// overrides on top; None for an unknown host.
     pub fn changes(&self) -> Option<crate::profile::ProfileOverrides> {
-        let host = match &self.host {
-            Some(name) => crate::profile::host::by_name(name)?.values.clone(),
+        let host: crate::profile::ProfileOverrides = match &self.host {
+            Some(name) => (&crate::profile::host::by_name(name)?.values).into(),
             None => Default::default(),
         };
         Some(host.merged(&self.overrides))
