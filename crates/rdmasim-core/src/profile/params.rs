@@ -153,3 +153,22 @@ impl NicParams {
         crate::hca::rx_dma::PcieLink { gen: self.pcie_gen, lanes: self.pcie_lanes, mps: self.pcie_mps }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A profile's serde stays one flat map of every parameter (the parts are flattened), as it
+    /// was before the parts were typed, and reads back the same.
+    #[test]
+    fn a_profile_serializes_flat_and_reads_back() {
+        let (p, _) = crate::profile::by_name("cx3-fdr").unwrap();
+        let v = serde_json::to_value(&p).unwrap();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        let mut want: Vec<&str> = HwProfile::PARAMETER_NAMES.iter().copied().chain(["name"]).collect();
+        want.sort_unstable();
+        assert_eq!(keys, want);
+        assert_eq!(v["post_send_cpu_ns"], 70.0);
+        assert_eq!(serde_json::from_value::<HwProfile>(v).unwrap(), p);
+    }
+}
