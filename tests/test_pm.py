@@ -68,10 +68,13 @@ def test_d6_loss_counts_data_packets_only():
     assert s["loss_pct"] == pytest.approx(100 * s["data_drops"] / s["data_packets_sent"])
 
 
-def _grid(losses):
+def _grid(losses, other=None):
     """A D6 grid of one switch: {(length, nodes): (Samples, published)} from the Broadcom table,
-    every cell's seeds giving losses[(length, nodes)] (0 where absent)."""
-    return {"broadcom-12port": {(n, k): (Samples([losses.get((n, k), 0.0)] * 5), pub)
+    every cell's seeds giving losses[(length, nodes)] (0 where absent) under the first resend
+    scheme and other[(length, nodes)] (the same when None) under the second."""
+    other = losses if other is None else other
+    seeds = len(pm.SEEDS)
+    return {"broadcom-12port": {(n, k): (Samples([losses.get((n, k), 0.0)] * seeds + [other.get((n, k), 0.0)] * seeds), pub)
                                 for n, published in pm.D6_TABLE["broadcom-12port"].items()
                                 for k, pub in zip((2, 3, 4), published)}}
 
@@ -92,7 +95,23 @@ def test_a_d6_zero_passes_only_where_the_model_loses_at_a_longer_length():
     assert not ok["D6-broadcom-12port-1400-2n"] and not ok["D6-broadcom-12port-4400-2n"]
     # 0.02 % needs a loss, and one within 0.01 points of it.
     assert ok["D6-broadcom-12port-1400-3n"]
-    assert not pm._lossy_check(0.02)(Samples([0.04] * 5)) and not pm._lossy_check(0.02)(Samples([0.0] * 5))
+    assert not pm._lossy_check(0.02)(Samples([0.04] * 10)) and not pm._lossy_check(0.02)(Samples([0.0] * 10))
+
+
+def test_a_d6_row_passes_under_either_resend_scheme_but_reads_each_scheme_s_own_mean():
+    # Which scheme PM used is unknown: a cell matches if one scheme's seeds' mean does. The
+    # means are per scheme: go-back-N 16 and selective 0 average to 8, which matches neither.
+    assert pm._lossy_check(8.0)(Samples([8.0] * 5 + [1.0] * 5))
+    assert pm._lossy_check(8.0)(Samples([1.0] * 5 + [8.0] * 5))
+    assert not pm._lossy_check(8.0)(Samples([16.0] * 5 + [0.0] * 5))
+    # A published 0.00 passes only under a scheme that also loses at a longer length.
+    table = pm.D6_TABLE["broadcom-12port"]
+    gbn = {(n, k): pub for n, published in table.items() for k, pub in zip((2, 3, 4), published) if k > 2}
+    ok = {r["id"]: r["ok"] for r in pm._loss_rows("D6", "", _grid(gbn, {}))}
+    assert ok["D6-broadcom-12port-1400-4n"] and ok["D6-broadcom-12port-8800-4n"]
+    assert not ok["D6-broadcom-12port-1400-2n"]
+    row = pm._loss_rows("D6", "", _grid(gbn, {}))[-1]
+    assert row["range"] == [0.0, 8.32] and "go-back-n 8.32, selective 0.00" in row["metric"]
 
 
 def _variant(tmp_path: Path, name: str, old: str, new: str, text: str = "") -> Path:

@@ -31,7 +31,7 @@ impl EtherWorld {
             FrameKind::Data => (PmHeader::DATA, f.seq, f.payload),
             _ => (PmHeader::ACK, 0, 0),
         };
-        PmHeader { kind, flags: u8::from(f.last), src: coords(f.src), dst: coords(f.dst), seq, ack: f.ack, msg: f.msg, len }.emit(out);
+        PmHeader { kind, flags: u8::from(f.last) | u8::from(f.resent) << 1, src: coords(f.src), dst: coords(f.dst), seq, ack: f.ack, held: f.held, msg: f.msg, len }.emit(out);
         out.resize(out.len() + len as usize, 0);
         // Padded to the minimum frame (64 B with the FCS, which pcap leaves out).
         let min = (MIN_FRAME - FCS) as usize;

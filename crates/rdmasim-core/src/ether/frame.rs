@@ -16,6 +16,8 @@ pub enum FrameKind {
 pub struct Frame {
     pub kind: FrameKind,
     pub last: bool,
+    /// A data packet sent again (the PM header's flag, pm_resend.rs).
+    pub resent: bool,
     /// Source and final destination hosts (the PM header's coordinates).
     pub src: HostId,
     pub dst: HostId,
@@ -23,6 +25,9 @@ pub struct Frame {
     pub chan: PmChannelId,
     pub seq: u32,
     pub ack: u32,
+    /// A selective acknowledgement's map of the packets held past `ack` (pm_resend.rs); 0
+    /// otherwise.
+    pub held: u32,
     pub msg: u32,
     pub payload: u32,
     /// Its payload is copied by the application on both sides (an MPI library's data).

@@ -78,7 +78,7 @@ pub fn arrival_interval_us(packet_bytes: u32, mb_per_s: f64) -> f64 {
 pub struct PmHeader {
     /// 1 data, 2 ack.
     pub kind: u8,
-    /// Bit 0: last packet of a message.
+    /// Bit 0: last packet of a message; bit 1: a packet sent again (pm_resend.rs).
     pub flags: u8,
     /// Source and final destination coordinates (x, y, z).
     pub src: [u8; 3],
@@ -87,6 +87,10 @@ pub struct PmHeader {
     pub seq: u32,
     /// Cumulative acknowledgement: every packet before this one arrived.
     pub ack: u32,
+    /// Selective acknowledgement (`[pm] resend = "selective"`): bit i set when the receiver
+    /// holds packet `ack + 1 + i` (pm_resend.rs). In four of the six bytes the layout left
+    /// reserved, so the header stays 32 B; 0 under go-back-N.
+    pub held: u32,
     /// Message number on the channel.
     pub msg: u32,
     /// Payload bytes after the header.
@@ -104,10 +108,10 @@ impl PmHeader {
         out.extend_from_slice(&self.src);
         out.extend_from_slice(&self.dst);
         out.extend_from_slice(&[0, 0]); // reserved, keeps the words aligned
-        for v in [self.seq, self.ack, self.msg, self.len] {
+        for v in [self.seq, self.ack, self.msg, self.len, self.held] {
             out.extend_from_slice(&v.to_be_bytes());
         }
-        out.extend_from_slice(&[0u8; 6]); // reserved
+        out.extend_from_slice(&[0u8; 2]); // reserved
     }
 }
 

@@ -156,7 +156,7 @@ impl EtherWorld {
             let ch = &mut self.chans[c];
             let (seq, p) = ch.take_packet(self.pm.packet_bytes, now);
             let ack = ch.rx.expected;
-            let f = self.frames.alloc(Frame { kind: FrameKind::Data, last: p.last, src: h, dst, chan: c, seq, ack, msg: p.msg, payload: p.payload, copy: p.copy, ..Frame::default() });
+            let f = self.frames.alloc(Frame { kind: FrameKind::Data, last: p.last, resent: p.resent, src: h, dst, chan: c, seq, ack, msg: p.msg, payload: p.payload, copy: p.copy, ..Frame::default() });
             self.arm_timer(c);
             let host = &mut self.hosts[h];
             host.rr = (host.rr + i + 1) % k;
@@ -218,7 +218,7 @@ impl EtherWorld {
         let c = fr.chan;
         match fr.kind {
             FrameKind::Data => {
-                let p = super::pm::SentPacket { msg: fr.msg, payload: fr.payload, last: fr.last, copy: fr.copy };
+                let p = super::pm::SentPacket { msg: fr.msg, payload: fr.payload, last: fr.last, copy: fr.copy, resent: fr.resent };
                 let (_, msgs, ack) = self.chans[c].on_data(fr.seq, p, self.pm.ack_every, now);
                 if ack {
                     self.send_ack(h, c);
@@ -228,7 +228,7 @@ impl EtherWorld {
                 }
             }
             FrameKind::Ack => {
-                if self.chans[c].on_ack(fr.ack) {
+                if self.chans[c].on_ack(fr.ack, fr.held) {
                     self.chans[c].timer_armed = false;
                     if self.chans[c].unacked() {
                         self.arm_timer(c);
@@ -244,9 +244,9 @@ impl EtherWorld {
     /// covers it).
     fn send_ack(&mut self, h: HostId, c: PmChannelId) {
         let ch = &self.chans[c];
-        let (src, ack) = (ch.src, ch.rx.expected);
+        let (src, (ack, held)) = (ch.src, ch.ack_fields());
         if let Some((nic, to)) = self.pick_nic(h, src, self.nic_profile.tx_ring) {
-            let f = self.frames.alloc(Frame { kind: FrameKind::Ack, src: h, dst: src, chan: c, ack, ..Frame::default() });
+            let f = self.frames.alloc(Frame { kind: FrameKind::Ack, src: h, dst: src, chan: c, ack, held, ..Frame::default() });
             self.nics[nic].tx_held += 1;
             self.nic_send(nic, to, f);
         }

@@ -15,6 +15,8 @@ pub mod nic;
 pub mod pm;
 pub mod pm_config;
 pub mod pm_receive_array;
+pub mod pm_resend;
+pub mod pm_resender;
 pub mod relay;
 pub mod results;
 pub mod run;

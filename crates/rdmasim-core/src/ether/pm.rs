@@ -3,11 +3,15 @@
 //! channel with its own sequence numbers; the receiver keeps them in the sequence-indexed
 //! receive array (pm_receive_array.rs) and acknowledges cumulatively; the sender keeps at most
 //! `window` packets unacknowledged and, when its timer expires, sends again from the oldest
-//! one (go-back-N: the receive array drops what it already has).
+//! one: every packet from there on (go-back-N: the receive array drops what it already has),
+//! or, under `resend = "selective"`, only the lost ones (pm_resend.rs).
 //!
-//! Its knobs (window, acknowledgement interval, timer) and their sources: pm_config.rs.
+//! Its knobs (window, acknowledgement interval, timer, scheme) and their sources: pm_config.rs.
 use super::pm_receive_array::{Arrival, ReceiveArray};
 pub use super::pm_config::PmConfig;
+pub use super::pm_resend::Resend;
+use super::pm_resend::SACK_BITS;
+use super::pm_resender::Resender;
 pub use super::trunk::LaneChoice;
 use crate::engine::Time;
 use crate::ids::HostId;
@@ -21,6 +25,9 @@ pub struct SentPacket {
     pub last: bool,
     /// The application copies the payload into PM's buffer and out of it (an MPI library).
     pub copy: bool,
+    /// This copy is a retransmission (the PM header's flag: a selective receiver answers it at
+    /// once, pm_resend.rs).
+    pub resent: bool,
 }
 
 /// One direction of a pair: the sender's state at `src`, the receiver's at `dst`.
@@ -28,6 +35,7 @@ pub struct Channel {
     pub src: HostId,
     pub dst: HostId,
     window: u32,
+    scheme: Resend,
     /// Messages queued to send: (message number, bytes, copied by the application).
     pending: VecDeque<(u32, u64, bool)>,
     /// Messages ever posted, and those whose last packet has been taken.
@@ -37,11 +45,11 @@ pub struct Channel {
     offset: u64,
     /// Next sequence number never sent.
     pub next_new: u32,
-    /// Next sequence number to send (below `next_new` while going back).
-    pub next_seq: u32,
     /// Oldest unacknowledged.
     pub base: u32,
     sent: Vec<SentPacket>,
+    /// What goes again after an expiry, as the scheme says.
+    resend: Resender,
     /// Bumped whenever the timer is re-armed; an expiry of an older generation is ignored.
     pub timer_gen: u32,
     pub timer_armed: bool,
@@ -63,19 +71,20 @@ pub struct Channel {
 const LAST: u32 = 1 << 31;
 
 impl Channel {
-    pub fn new(src: HostId, dst: HostId, window: u32) -> Channel {
+    pub fn new(src: HostId, dst: HostId, window: u32, scheme: Resend) -> Channel {
         Channel {
             src,
             dst,
             window,
+            scheme,
             pending: VecDeque::new(),
             posted: 0,
             taken: 0,
             offset: 0,
             next_new: 0,
-            next_seq: 0,
             base: 0,
             sent: vec![SentPacket::default(); window as usize],
+            resend: Resender::new(scheme, window),
             timer_gen: 0,
             timer_armed: false,
             timeouts: 0,
@@ -113,7 +122,7 @@ impl Channel {
 
     /// A packet can go now: a retransmission, or new data within the window.
     pub fn can_send(&self) -> bool {
-        self.next_seq != self.next_new || (!self.pending.is_empty() && self.next_new.wrapping_sub(self.base) < self.window)
+        self.resend.pending() || (!self.pending.is_empty() && self.next_new.wrapping_sub(self.base) < self.window)
     }
 
     pub fn unacked(&self) -> bool {
@@ -126,11 +135,10 @@ impl Channel {
         self.first_send.get_or_insert(now);
         self.packets_sent += 1;
         let w = self.window;
-        if self.next_seq != self.next_new {
-            let seq = self.next_seq;
-            self.next_seq = seq.wrapping_add(1);
+        if self.resend.pending() {
+            let seq = self.resend.take();
             self.retransmitted += 1;
-            return (seq, self.sent[(seq % w) as usize]);
+            return (seq, SentPacket { resent: true, ..self.sent[(seq % w) as usize] });
         }
         let &(msg, bytes, copy) = self.pending.front().expect("can_send checked");
         let payload = (bytes - self.offset).min(u64::from(packet_bytes)) as u32;
@@ -142,31 +150,40 @@ impl Channel {
             self.taken += 1;
         }
         let seq = self.next_new;
-        let p = SentPacket { msg, payload, last, copy };
+        let p = SentPacket { msg, payload, last, copy, resent: false };
         self.sent[(seq % w) as usize] = p;
+        self.resend.sent_new(seq);
         self.next_new = seq.wrapping_add(1);
-        self.next_seq = self.next_new;
         (seq, p)
     }
 
-    /// A cumulative acknowledgement: every packet before `ack` arrived. True when it moved
-    /// the window.
-    pub fn on_ack(&mut self, ack: u32) -> bool {
+    /// An acknowledgement: every packet before `ack` arrived, and (selective only) bit i of
+    /// `held` says the receiver holds `ack + 1 + i`. True when it moved the window.
+    pub fn on_ack(&mut self, ack: u32, held: u32) -> bool {
         let moved = ack.wrapping_sub(self.base);
-        if moved == 0 || moved > self.next_new.wrapping_sub(self.base) {
-            return false;
+        if moved > self.next_new.wrapping_sub(self.base) {
+            return false; // behind what an earlier acknowledgement said
         }
         self.base = ack;
-        if self.next_seq.wrapping_sub(self.base) > self.next_new.wrapping_sub(self.base) {
-            self.next_seq = self.base; // was going back over packets now acknowledged
-        }
-        true
+        self.resend.on_ack(ack, held, self.next_new);
+        moved != 0
     }
 
-    /// The timer expired with packets unacknowledged: send again from the oldest.
+    /// The timer expired with packets unacknowledged: send again from the oldest, as the
+    /// scheme says.
     pub fn on_timeout(&mut self) {
         self.timeouts += 1;
-        self.next_seq = self.base;
+        self.resend.on_timeout(self.base, self.next_new);
+    }
+
+    /// What the receiver's acknowledgement carries now: the cumulative acknowledgement and,
+    /// under selective resend, the map of the packets its array holds past the hole.
+    pub fn ack_fields(&self) -> (u32, u32) {
+        let held = match self.scheme {
+            Resend::GoBackN => 0,
+            Resend::Selective => self.rx.held_after_expected(SACK_BITS),
+        };
+        (self.rx.expected, held)
     }
 
     /// A data packet arrived. Returns (packets now delivered in order, messages completed by
@@ -198,6 +215,10 @@ impl Channel {
         if self.since_ack >= ack_every {
             ack = true;
         }
+        // A selective sender waits for this answer to a packet sent again (pm_resend.rs).
+        if self.scheme == Resend::Selective && p.resent {
+            ack = true;
+        }
         if ack {
             self.since_ack = 0;
         }
@@ -215,16 +236,16 @@ mod tests {
 
     #[test]
     fn go_back_n_resends_from_the_oldest_unacked() {
-        let mut c = Channel::new(HostId(0), HostId(1), 4);
+        let mut c = Channel::new(HostId(0), HostId(1), 4, Resend::GoBackN);
         c.post(0, 3 * 100);
         let seqs: Vec<u32> = (0..3).map(|_| c.take_packet(100, Time::ZERO).0).collect();
         assert_eq!(seqs, [0, 1, 2]);
         assert!(!c.can_send());
-        assert!(c.on_ack(1));
+        assert!(c.on_ack(1, 0));
         c.on_timeout();
         assert_eq!(c.take_packet(100, Time::ZERO).0, 1);
         assert_eq!(c.retransmitted, 1);
-        assert!(c.on_ack(3));
+        assert!(c.on_ack(3, 0));
         assert!(!c.can_send());
     }
 }

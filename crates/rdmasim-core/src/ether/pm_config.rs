@@ -7,6 +7,7 @@
 //! scorehosts.db(5), also for the `etherhxb` device) whose value is not documented; the values
 //! the PM/Ethernet-HXB runs used were not found (not in seeds/003; the ICS 2006 paper's full
 //! text and SCore's sources are not available to us). Each default below says which.
+use super::pm_resend::Resend;
 use super::trunk::LaneChoice;
 use serde::{Deserialize, Serialize};
 
@@ -55,6 +56,12 @@ pub struct PmConfig {
     /// several NICs, not how it picks the peer's NIC.
     #[serde(default)]
     pub lanes: LaneChoice,
+    /// What the sender sends again when its timer expires: `go-back-n` (the default: every
+    /// packet from the oldest unacknowledged on) or `selective` (only those its receiver has
+    /// not reported; the window is then at most 33). ASSUMPTION either way: no public source
+    /// says which PM/Ethernet did (pm_resend.rs).
+    #[serde(default)]
+    pub resend: Resend,
 }
 
 fn default_window() -> u32 {
@@ -75,7 +82,7 @@ fn default_mtu() -> u32 {
 
 impl Default for PmConfig {
     fn default() -> Self {
-        PmConfig { window: default_window(), ack_every: default_ack_every(), rto_us: default_rto_us(), nic_depth: default_nic_depth(), packet_bytes: default_mtu(), lanes: LaneChoice::Same }
+        PmConfig { window: default_window(), ack_every: default_ack_every(), rto_us: default_rto_us(), nic_depth: default_nic_depth(), packet_bytes: default_mtu(), lanes: LaneChoice::Same, resend: Resend::GoBackN }
     }
 }
 

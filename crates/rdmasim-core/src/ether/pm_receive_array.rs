@@ -56,6 +56,21 @@ impl ReceiveArray {
         Arrival::Accepted
     }
 
+    /// The slots after `expected` that hold a packet, bit i for sequence number
+    /// `expected + 1 + i` (at most `bits` of them): what a selective acknowledgement reports
+    /// (pm_resend.rs). `expected` itself is empty whenever this is asked (a packet there is
+    /// delivered on arrival).
+    pub fn held_after_expected(&self, bits: u32) -> u32 {
+        let n = self.slots.len() as u32;
+        let mut map = 0;
+        for i in 0..bits.min(n.saturating_sub(1)) {
+            if self.slots[(self.expected.wrapping_add(1 + i) % n) as usize] != 0 {
+                map |= 1 << i;
+            }
+        }
+        map
+    }
+
     /// Takes the next in-order packet, if it has arrived: its payload bytes.
     pub fn take_in_order(&mut self) -> Option<u32> {
         let n = self.slots.len() as u32;
@@ -86,5 +101,16 @@ mod tests {
         assert_eq!(a.take_in_order(), Some(10));
         assert_eq!(a.arrive(0, 20), Arrival::Duplicate);
         assert_eq!(a.arrive(10, 1), Arrival::OutOfWindow);
+    }
+
+    #[test]
+    fn the_map_after_a_hole_names_the_slots_held() {
+        let mut a = ReceiveArray::new(8);
+        for seq in [1, 2, 5] {
+            assert_eq!(a.arrive(seq, 10), Arrival::Accepted);
+        }
+        // Sequence 0 is the hole; 1, 2 and 5 are bits 0, 1 and 4.
+        assert_eq!(a.held_after_expected(32), 0b1_0011);
+        assert_eq!(a.held_after_expected(2), 0b11);
     }
 }

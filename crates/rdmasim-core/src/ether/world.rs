@@ -336,7 +336,7 @@ impl EtherWorld {
         if let Some(&c) = self.hosts[src].chans_out.iter().find(|&&c| self.chans[c].dst == dst) {
             return c;
         }
-        let c = self.chans.push_and_get_key(Channel::new(src, dst, self.pm.window));
+        let c = self.chans.push_and_get_key(Channel::new(src, dst, self.pm.window, self.pm.resend));
         self.hosts[src].chans_out.push(c);
         c
     }

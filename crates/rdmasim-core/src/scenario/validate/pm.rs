@@ -41,6 +41,9 @@ fn check(s: &PmScenario) -> Result<(), (String, String)> {
     if s.pm.window == 0 || s.pm.window > MAX_WINDOW || s.pm.ack_every == 0 || s.pm.ack_every > s.pm.window {
         return err("pm.window", format!("window = {}, ack_every = {}: expected 1 ≤ ack_every ≤ window ≤ {MAX_WINDOW}", s.pm.window, s.pm.ack_every));
     }
+    if let Some(max) = s.pm.resend.max_window().filter(|&m| s.pm.window > m) {
+        return err("pm.window", format!("{}: expected at most {max} with resend = \"selective\" (an acknowledgement reports the {} slots after its hole, ether/pm_resend.rs)", s.pm.window, max - 1));
+    }
     if s.pm.nic_depth == 0 {
         return err("pm.nic_depth", "0: expected at least 1 (no packet could ever be sent)".into());
     }
