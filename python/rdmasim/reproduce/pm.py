@@ -2,12 +2,13 @@
 Ethernet with relay routing on the 3-D hyper-crossbar (docs/pm.md).
 
 D1: packet arrival interval at line rate (the design target: handle a packet within it).
-D2: one-way PM bandwidth and per-packet time over 2..9 GigE links; PME-NT (kernel path) on 4.
+D2: one-way PM bandwidth and per-packet time over 2..9 GigE links (the ninth on the onboard NIC,
+    whose bus is unknown: swept); PME-NT (kernel path) on 4.
 D3: bandwidth and half round trip across 1, 2 and 3 dimensions (one relay host per extra one).
 D4: neighbour exchange on the hyper-crossbar, sending, receiving and both, in 1..3 dimensions;
     the fall of "both"'s efficiency with dimensions; the 3-D exchange's loss under skew, over seeds.
 D5: MPI over PM (MPICH vs YAMPII): osu_bw / osu_bibw through each library's protocol profile,
-    and the YAMPII / MPICH ratio per link count, each way.
+    and the YAMPII / MPICH ratio per link count, each way (x9 over the onboard bus's sweep).
 D6: switch packet loss (data packets lost over data packets sent) in an all-to-all with skew
     between hosts, by message length and host count, on the Broadcom 12-port and Extreme Summit
     7i profiles, over seeds and both resend schemes (go-back-N, selective: which PM used is not
@@ -70,6 +71,13 @@ SEEDS = (1, 2, 3, 4, 5)
 #: reported. Not published (research34.md section 1: no source says which PM/Ethernet did),
 #: so every loss row runs under each, over SEEDS (scheme-major), and shows the range over both.
 RESEND = ("go-back-n", "selective")
+#: The onboard (ninth) NIC's bus, MB/s (`[nic] onboard_bus_mb_s`, ether/host_buses.rs): not
+#: published; research34.md section 4 reads a 32-bit/33 MHz PCI-class path from the test bed's
+#: chipset and the seed's own x9 increment, and gives 80-125 to sweep. Every row with nine links
+#: runs at each and shows the range; a host with eight NICs or fewer does not use it.
+ONBOARD_BUS = (80, 95, 110, 125)
+#: NICs on the four dual cards; a ninth is the onboard one.
+CARD_NICS = 8
 #: D4: the seed's 3-D neighbour exchange lost 0.02-0.63 % of all packets to skew between nodes.
 D4_LOSS = (0.02, 0.63)
 #: D4's efficiency of "both" (MB/s over 2 links x 125 MB/s x 2 ways a dimension), published %.
@@ -106,10 +114,35 @@ def d1_rows() -> List[Dict[str, Any]]:
     return rows
 
 
-def _one_way(links: int, stack: str = "hxb", rx_path: str = "premapped", progress: bool = False) -> Dict[str, Any]:
-    return _run(_scenario(f"pm-{stack}-x{links}", {"kind": "single-switch", "hosts": 2, "links": links},
+def _onboard(links: int) -> List[Optional[float]]:
+    """The onboard NIC's bus rates a run on `links` links goes over: ONBOARD_BUS when the ninth
+    NIC is in use, else one run that does not set it."""
+    return list(ONBOARD_BUS) if links > CARD_NICS else [None]
+
+
+def _nic(onboard: Optional[float]) -> Dict[str, Any]:
+    return {} if onboard is None else {"nic": {"onboard_bus_mb_s": onboard}}
+
+
+def _swept(values: List[float]) -> Any:
+    """One figure, or the figures over ONBOARD_BUS as Samples (the row then shows the range)."""
+    return values[0] if len(values) == 1 else Samples(values)
+
+
+def _over_bus(values: List[float]) -> str:
+    """What the swept rows say of each bus rate, for the metric."""
+    if len(values) == 1:
+        return ""
+    return "; the ninth on the onboard NIC, its bus unknown: " + ", ".join(
+        f"{v:.1f} at {bus:g} MB/s" for bus, v in zip(ONBOARD_BUS, values))
+
+
+def _one_way(links: int, stack: str = "hxb", rx_path: str = "premapped", progress: bool = False,
+             onboard: Optional[float] = None) -> Dict[str, Any]:
+    return _run(_scenario(f"pm-{stack}-x{links}" + (f"-onboard{onboard:g}" if onboard else ""),
+                          {"kind": "single-switch", "hosts": 2, "links": links},
                           {"kind": "bandwidth", "bytes": MB, "count": 32},
-                          host={"stack": stack, "rx_path": rx_path}), progress)
+                          host={"stack": stack, "rx_path": rx_path}, **_nic(onboard)), progress)
 
 
 #: The per-packet time rows read back the cost function (host_cost.rs `hxb_packet_us`): a fit
@@ -120,10 +153,12 @@ LINE = "hxb_packet_us: the line through the published x2 (2.38 us) and x9 (2.90 
 def d2_rows(progress: bool = False) -> List[Dict[str, Any]]:
     rows, curve = [], []
     for links, (bw, t) in D2_TABLE.items():
-        s = _one_way(links, progress=progress)
-        curve.append((links, s["host0_send_mb_s"], bw))
-        rows.append(row(f"D2-x{links}-bw", f"PM one-way bandwidth, {links} GigE links (PME-HXB)", bw,
-                        s["host0_send_mb_s"], "MB/s", Within(bw, 0.05)))
+        runs = [_one_way(links, progress=progress, onboard=bus) for bus in _onboard(links)]
+        s = runs[0]  # the per-packet time is the cost line's, whatever the bus
+        got = [r["host0_send_mb_s"] for r in runs]
+        curve.append((links, _swept(got), bw))
+        rows.append(row(f"D2-x{links}-bw", f"PM one-way bandwidth, {links} GigE links (PME-HXB){_over_bus(got)}", bw,
+                        _swept(got), "MB/s", InRange(bw, 0.05) if len(got) > 1 else Within(bw, 0.05)))
         end = links in (2, 9)
         rows.append(row(f"D2-x{links}-t", f"per-packet time, {links} NICs, 3.6 GHz (the model's input, read back)", t,
                         s["recv_packet_us"], "us", Within(t, 0.05), kind="fit" if end else "arithmetic",
@@ -210,13 +245,14 @@ def d4_rows(progress: bool = False) -> List[Dict[str, Any]]:
     return rows
 
 
-def _osu(links: int, library: str, bidirectional: bool, progress: bool = False, size: int = MB) -> float:
+def _osu(links: int, library: str, bidirectional: bool, progress: bool = False, size: int = MB,
+         onboard: Optional[float] = None) -> float:
     """osu_bw (osu_bibw) of `size`-byte messages, window 64, between two hosts on `links`
     links, through `library`'s profile over PM: MB/s as the benchmark prints it."""
     program = {"kind": "osu-bw", "bytes": size, "window": 64, "iterations": 3, "bidirectional": bidirectional}
-    s = _scenario(f"pm-mpi-{library}-x{links}-{'bibw' if bidirectional else 'bw'}-{size}",
+    s = _scenario(f"pm-mpi-{library}-x{links}-{'bibw' if bidirectional else 'bw'}-{size}" + (f"-onboard{onboard:g}" if onboard else ""),
                   {"kind": "single-switch", "hosts": 2, "links": links},
-                  {"kind": "mpi", "library": library, "program": program})
+                  {"kind": "mpi", "library": library, "program": program}, **_nic(onboard))
     return float(_run(s, progress, table="mpi_trials")["injection_GBps"]) * 1e3
 
 
@@ -228,24 +264,29 @@ def d5_rows(progress: bool = False) -> List[Dict[str, Any]]:
     rows = []
     curves: Dict[str, List[Any]] = {"MPICH": [], "YAMPII": []}
     for links, (m1, m2, y1, y2) in D5_TABLE.items():
+        buses = _onboard(links)
+        swept = len(buses) > 1
+        both: Dict[str, Any] = {}
         for lib, one, two in (("MPICH", m1, m2), ("YAMPII", y1, y2)):
-            sim_one = _osu(links, lib.lower(), False, progress)
-            sim_two = _osu(links, lib.lower(), True, progress)
+            sim_one = [_osu(links, lib.lower(), False, progress, onboard=b) for b in buses]
+            sim_two = [_osu(links, lib.lower(), True, progress, onboard=b) for b in buses]
+            both[lib] = (sim_one, sim_two)
             # For the plot only: 64 KiB, where the profiles' rendezvous differ.
-            mid = (_osu(links, lib.lower(), False, progress, 64 << 10), _osu(links, lib.lower(), True, progress, 64 << 10))
-            curves[lib].append((links, (one, two), (sim_one, sim_two), mid))
+            mid = tuple(_swept([_osu(links, lib.lower(), bidir, progress, 64 << 10, onboard=b) for b in buses]) for bidir in (False, True))
+            curves[lib].append((links, (one, two), (_swept(sim_one), _swept(sim_two)), mid))
             fit = {"kind": "fit", "basis": "copy_mb_s = 1230 MB/s, solved from this row (host_cost.rs)"} \
                 if (links, lib) == (8, "MPICH") else {}
-            rows.append(row(f"D5-x{links}-{lib}-1way", f"{lib} one-way bandwidth, {links} links (osu_bw, 1 MiB, over PM)",
-                            one, sim_one, "MB/s", Within(one, 0.10), **fit))
-            rows.append(row(f"D5-x{links}-{lib}-2way", f"{lib} two-way bandwidth, {links} links (osu_bibw, 1 MiB, over PM)",
-                            two, sim_two, "MB/s", Within(two, 0.10)))
-        # The seed's comparison itself: YAMPII over MPICH at this link count, each way.
-        (_, m), (_, y) = curves["MPICH"][-1][1:3], curves["YAMPII"][-1][1:3]
+            rows.append(row(f"D5-x{links}-{lib}-1way", f"{lib} one-way bandwidth, {links} links (osu_bw, 1 MiB, over PM){_over_bus(sim_one)}",
+                            one, _swept(sim_one), "MB/s", InRange(one, 0.10) if swept else Within(one, 0.10), **fit))
+            rows.append(row(f"D5-x{links}-{lib}-2way", f"{lib} two-way bandwidth, {links} links (osu_bibw, 1 MiB, over PM){_over_bus(sim_two)}",
+                            two, _swept(sim_two), "MB/s", InRange(two, 0.10) if swept else Within(two, 0.10)))
+        # The seed's comparison itself: YAMPII over MPICH at this link count, each way (at the
+        # same onboard bus rate when swept).
         for i, way in enumerate(("1way", "2way")):
             pub = round((y1, y2)[i] / (m1, m2)[i], 3)
-            rows.append(row(f"D5-x{links}-ratio-{way}", f"YAMPII / MPICH {'one' if i == 0 else 'two'}-way bandwidth, {links} links",
-                            pub, y[i] / m[i], "x", Near(pub, RATIO_TOL)))
+            ratio = [y / m for y, m in zip(both["YAMPII"][i], both["MPICH"][i])]
+            rows.append(row(f"D5-x{links}-ratio-{way}", f"YAMPII / MPICH {'one' if i == 0 else 'two'}-way bandwidth, {links} links{_over_bus(ratio)}",
+                            pub, _swept(ratio), "x", InRange(pub, RATIO_TOL) if swept else Near(pub, RATIO_TOL)))
     _plot_mpi(curves)
     return rows
 
@@ -357,6 +398,18 @@ def _out() -> Path:
     return Path(os.environ.get("RDMASIM_PLOTS_PM", "out/pm"))
 
 
+def _mid(v: Any) -> float:
+    """A plotted point: the figure, or the median of a swept one."""
+    return v.median if isinstance(v, Samples) else v
+
+
+def _range_bars(ax: Any, links: List[int], values: List[Any], color: str) -> None:
+    """A vertical bar over the range of each swept figure (the onboard NIC's bus at x9)."""
+    for x, v in zip(links, values):
+        if isinstance(v, Samples):
+            ax.vlines(x, v.lo, v.hi, color=color, lw=3, alpha=0.5)
+
+
 def _plot_bandwidth(curve: List[Any]) -> None:
     plt = pyplot()
     if plt is None or not curve:
@@ -364,7 +417,8 @@ def _plot_bandwidth(curve: List[Any]) -> None:
     fig, ax = plt.subplots(figsize=(5, 3.5))
     links = [c[0] for c in curve]
     ax.plot(links, [c[2] for c in curve], "o-", label="published (seeds/003)")
-    ax.plot(links, [c[1] for c in curve], "s--", label="simulated")
+    ax.plot(links, [_mid(c[1]) for c in curve], "s--", label="simulated (x9: median and range over the onboard bus)")
+    _range_bars(ax, links, [c[1] for c in curve], "C1")
     ax.plot(links, [123.94 * n for n in links], ":", color="grey", label="line rate less framing")
     ax.set_xlabel("GigE links")
     ax.set_ylabel("PM one-way bandwidth (MB/s)")
@@ -382,8 +436,9 @@ def _plot_mpi(curves: Dict[str, List[Any]]) -> None:
         links = [p[0] for p in pts]
         for i, way in enumerate(("one-way", "two-way")):
             ax.plot(links, [p[1][i] for p in pts], "o-", color=f"C{i}", label=f"{way}, published")
-            ax.plot(links, [p[2][i] for p in pts], "s--", color=f"C{i}", mfc="none", label=f"{way}, simulated 1 MiB")
-            ax.plot(links, [p[3][i] for p in pts], ":", color=f"C{i}", label=f"{way}, simulated 64 KiB")
+            ax.plot(links, [_mid(p[2][i]) for p in pts], "s--", color=f"C{i}", mfc="none", label=f"{way}, simulated 1 MiB")
+            _range_bars(ax, links, [p[2][i] for p in pts], f"C{i}")
+            ax.plot(links, [_mid(p[3][i]) for p in pts], ":", color=f"C{i}", label=f"{way}, simulated 64 KiB")
         ax.set_title(f"{lib} over PM (osu_bw / osu_bibw)")
         ax.set_xlabel("GigE links")
         ax.set_ylabel("MPI bandwidth (MB/s)")

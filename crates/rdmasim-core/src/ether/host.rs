@@ -1,12 +1,11 @@
 //! The host side: a NIC receives a frame into a descriptor of its ring and writes it to host
-//! memory over its PCI-X bus, then (when no handler is running) raises an interrupt after its
+//! memory over its bus, then (when no handler is running) raises an interrupt after its
 //! moderation delay; the one CPU (seeds/003 ran a UP kernel) handles received packets first,
 //! one at a time at its per-packet cost, and sends PM packets when it has nothing received to
 //! handle. A packet for another host is relayed: its Ethernet header rewritten and sent on
 //! toward the next dimension (relay.rs).
 use crate::ids::{EthNicId, FrameId, HostId, PmChannelId};
 use super::frame::{Frame, FrameKind};
-use super::nic::book_bus;
 use super::relay::next_hop;
 use super::trunk::LaneChoice;
 use super::world::{Ev, EtherWorld, Job};
@@ -33,9 +32,7 @@ impl EtherWorld {
         let bytes = self.frames.get(f).dma_bytes();
         nic.counters.rx_packets += 1;
         nic.counters.rx_bytes += u64::from(bytes);
-        let bus = nic.bus as usize;
-        let t = self.nic_profile.bus_time(bytes);
-        let end = book_bus(&mut self.buses[bus], now, t) + self.nic_profile.rx_writeback;
+        let end = self.buses[nic.bus as usize].book(now, bytes) + self.nic_profile.rx_writeback;
         self.q.at(end, Ev::RxDone(n, f));
     }
 
@@ -105,8 +102,7 @@ impl EtherWorld {
             }
         }
         let bus = self.nics[nic].bus as usize;
-        let t = self.nic_profile.bus_time(frame.dma_bytes());
-        let end = book_bus(&mut self.buses[bus], now + self.nic_profile.tx_start, t);
+        let end = self.buses[bus].book(now + self.nic_profile.tx_start, frame.dma_bytes());
         self.q.at(end, Ev::NicReady(from_port, f));
     }
 

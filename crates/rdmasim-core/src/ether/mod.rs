@@ -7,6 +7,7 @@ pub mod capture;
 pub mod frame;
 pub mod framing;
 pub mod host;
+pub mod host_buses;
 pub mod host_cost;
 pub mod link;
 pub mod mpi;

@@ -1,7 +1,7 @@
 //! An E1000-class GigE NIC (Intel 82546 dual-port / 82541 on-board, as seeds/003's nodes had:
 //! "Dual E1000 NIC x 4 + Onboard E1000", each card on its own PCI-X 100 MHz bus): descriptor
-//! rings, DMA over a PCI-X bus that the two ports of a dual card share, and a receive
-//! interrupt delayed by the card's interrupt moderation.
+//! rings, DMA over a PCI-X bus that the two ports of a dual card share (the onboard NIC's bus:
+//! host_buses.rs), and a receive interrupt delayed by the card's interrupt moderation.
 //!
 //! Sources: the Linux e1000 driver of the seed's kernel family (2.6.12: torvalds/linux @
 //! 1da177e4c3f4, `Documentation/networking/e1000.txt`, "Linux* Base Driver for the Intel(R)
@@ -69,9 +69,9 @@ pub fn e1000() -> NicProfile {
 }
 
 impl NicProfile {
-    /// Time the bus is busy moving `bytes` (exact in ps: 1250 ps per byte at 800 MB/s).
+    /// Time a card's bus is busy moving `bytes`.
     pub fn bus_time(&self, bytes: u32) -> Time {
-        Time(u64::from(bytes) * 1_000_000_000_000 / self.bus_bytes_per_s)
+        Bus::new(self.bus_bytes_per_s).time(bytes)
     }
 }
 
@@ -90,10 +90,28 @@ pub struct NicCounters {
     pub rx_flow_control_xoff: u64,
 }
 
-/// A shared bus: one transfer at a time, in the order asked. Returns when a transfer of
-/// `bytes` asked for at `now` ends, and books the bus until then.
-pub fn book_bus(busy_until: &mut Time, now: Time, t: Time) -> Time {
-    let start = (*busy_until).max(now);
-    *busy_until = start + t;
-    *busy_until
+/// A bus a NIC moves frames over (shared by the ports of a card): one transfer at a time, in
+/// the order asked.
+#[derive(Clone, Copy, Debug)]
+pub struct Bus {
+    busy_until: Time,
+    bytes_per_s: u64,
+}
+
+impl Bus {
+    pub fn new(bytes_per_s: u64) -> Bus {
+        Bus { busy_until: Time::ZERO, bytes_per_s }
+    }
+
+    /// Time the bus is busy moving `bytes` (exact in ps: 1250 ps per byte at 800 MB/s).
+    pub fn time(&self, bytes: u32) -> Time {
+        Time(u64::from(bytes) * 1_000_000_000_000 / self.bytes_per_s)
+    }
+
+    /// Books a transfer of `bytes` asked for at `at`; returns when it ends.
+    pub fn book(&mut self, at: Time, bytes: u32) -> Time {
+        let start = self.busy_until.max(at);
+        self.busy_until = start + self.time(bytes);
+        self.busy_until
+    }
 }

@@ -7,7 +7,8 @@ use crate::scenario::pm::{PmScenario, PmTopology};
 use super::frame::Frame;
 use super::host_cost::HostCost;
 use super::link::{propagation, EthRate, FlowControl};
-use super::nic::{e1000, NicCounters, NicProfile};
+use super::host_buses;
+use super::nic::{e1000, Bus, NicCounters, NicProfile};
 use super::pm::{Channel, PmConfig};
 use super::switch::{EthSwitch, PortCounters};
 use super::switch_profiles::SwitchProfile;
@@ -150,7 +151,7 @@ pub struct EtherWorld {
     pub ports: TiVec<PortId, EthPort>,
     pub switches: TiVec<EthSwitchId, EthSwitch>,
     pub nics: TiVec<EthNicId, Nic>,
-    pub buses: Vec<Time>,
+    pub buses: Vec<Bus>,
     pub hosts: TiVec<HostId, EthHost>,
     pub chans: TiVec<PmChannelId, Channel>,
     pub nic_profile: NicProfile,
@@ -244,18 +245,20 @@ impl EtherWorld {
             let c = if let PmTopology::SingleSwitch { .. } = s.ethernet.topology { [h.0 as u16, 0, 0] } else { coords(dims, h) };
             let mut lanes: [Vec<EthNicId>; 3] = Default::default();
             let mut count = 0u32;
+            let all = spec.hcas.iter().map(|&ca| graph.nodes[ca].ports().count() as u32).sum();
+            let (rates, bus_of) = host_buses::layout(all, nic_profile.bus_bytes_per_s, nic_profile.ports_per_bus, &s.nic);
+            let first = buses.len() as u32;
+            buses.extend(rates.into_iter().map(Bus::new));
             for (d, &ca) in spec.hcas.iter().enumerate() {
                 for (lane, p) in graph.nodes[ca].ports().enumerate() {
                     let n = nics.next_key();
-                    // Two ports of a dual card share a bus: the host's NICs pair up in order.
-                    let bus = buses.len() as u32 + count / nic_profile.ports_per_bus;
+                    let bus = first + bus_of[count as usize];
                     nics.push(Nic { host: h, port: p, bus, dim: d as u8, lane: lane as u8, tx_held: 0, rx_held: 0, counters: NicCounters::default() });
                     ports[p].owner = Owner::Nic(n);
                     lanes[d].push(n);
                     count += 1;
                 }
             }
-            buses.extend(std::iter::repeat_n(Time::ZERO, count.div_ceil(nic_profile.ports_per_bus) as usize));
             let cost = s.host.costs(count, s.pm.packet_bytes);
             hosts.push(EthHost {
                 coords: c,

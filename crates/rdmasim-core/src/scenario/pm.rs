@@ -1,6 +1,7 @@
-//! A PM run's description: the `[ethernet]`, `[host]`, `[pm]`, `[workload]`, `[output]` and
-//! `[limits]` sections of a scenario with `engine = "pm"` (docs/pm.md). Checked by
+//! A PM run's description: the `[ethernet]`, `[host]`, `[pm]`, `[nic]`, `[workload]`, `[output]`
+//! and `[limits]` sections of a scenario with `engine = "pm"` (docs/pm.md). Checked by
 //! validate/pm.rs; run by ether/run.rs.
+use crate::ether::host_buses::NicSection;
 use crate::ether::host_cost::HostCostConfig;
 use crate::ether::link::{EthRate, FlowControl};
 use crate::ether::pm_config::PmConfig;
@@ -20,6 +21,9 @@ pub struct PmScenario {
     pub host: HostCostConfig,
     #[serde(default)]
     pub pm: PmConfig,
+    /// `[nic]`: which bus the hosts' NICs sit on (ether/host_buses.rs).
+    #[serde(default)]
+    pub nic: NicSection,
     pub workload: PmWorkload,
     #[serde(default)]
     pub output: PmOutput,

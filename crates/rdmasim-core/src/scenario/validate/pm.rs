@@ -35,6 +35,9 @@ fn check(s: &PmScenario) -> Result<(), (String, String)> {
     if !(s.host.copy_mb_s >= 1.0 && s.host.copy_mb_s.is_finite()) {
         return err("host.copy_mb_s", format!("{}: expected at least 1 MB/s", s.host.copy_mb_s));
     }
+    if !(s.nic.onboard_bus_mb_s >= 1.0 && s.nic.onboard_bus_mb_s <= 1e6) {
+        return err("nic.onboard_bus_mb_s", format!("{}: expected 1 ≤ onboard_bus_mb_s ≤ 1e6 MB/s", s.nic.onboard_bus_mb_s));
+    }
     if !(s.host.cpu_ghz > 0.0 && s.host.cpu_ghz.is_finite()) {
         return err("host.cpu_ghz", format!("{}: expected a positive number", s.host.cpu_ghz));
     }
