@@ -1,6 +1,7 @@
 //! The host CPU's cost per packet, from seeds/003's measured per-packet times, scaled to the
 //! CPU's clock (times scale as 1/f: the seed's own conversion, "2.8GHz換算で 3.5 / 3.7 usec",
 //! of 2.71 µs and 2.90 µs at 3.6 GHz).
+use super::kernel_path::{nt_protocol_us, NtTerms, NT_INTERRUPT_US};
 use crate::engine::Time;
 use serde::{Deserialize, Serialize};
 
@@ -18,10 +19,6 @@ pub fn hxb_packet_us(nics: u32) -> f64 {
     let (n0, t0, n1, t1) = (2.0, 2.38, 9.0, 2.90);
     t0 + (f64::from(nics) - n0) * (t1 - t0) / (n1 - n0)
 }
-
-/// PME-NT, the kernel-path PM/Ethernet ("Ethernet(NT)"): 15.7 µs per packet at 3.6 GHz
-/// (seeds/003, PME-NT Gigx4). Fit: the published figure of row D2-NT-x4-t itself.
-pub const NT_PACKET_US: f64 = 15.7;
 
 /// mmap of one page: 0.064 µs (seeds/003); map and unmap of 9 KB (3 pages) 0.384 µs.
 pub const MAP_US_PER_PAGE: f64 = 0.064;
@@ -48,11 +45,13 @@ pub enum RxPath {
 pub struct HostCostConfig {
     #[serde(default = "default_ghz")]
     pub cpu_ghz: f64,
-    /// `hxb` (PM/Ethernet-HXB) or `nt` (PME-NT).
+    /// `hxb` (PM/Ethernet-HXB) or `nt` (PME-NT, the kernel path: kernel_path.rs).
     #[serde(default)]
     pub stack: Stack,
+    /// How PM-HXB hands a received packet up (`premapped` when not given). The kernel path
+    /// always copies (kernel_path.rs): under `stack = "nt"` only `copy` is accepted.
     #[serde(default)]
-    pub rx_path: RxPath,
+    pub rx_path: Option<RxPath>,
     /// Memory copy rate, MB/s (`rx_path = "copy"` and an MPI library's copies, `[workload] kind = "mpi"`).
     /// ASSUMPTION: 1230 MB/s, derived from one published figure: MPICH over PM on 8 links
     /// (seeds/003, 862 MB/s one-way) is receiver bound at 8192 B / 862 MB/s = 9.50 µs a packet,
@@ -68,13 +67,16 @@ pub struct HostCostConfig {
 fn default_ghz() -> f64 {
     REFERENCE_GHZ
 }
+/// The copy rate the model takes for the seed's node, MB/s (the fit above).
+pub const DEFAULT_COPY_MB_S: f64 = 1230.0;
+
 fn default_copy() -> f64 {
-    1230.0
+    DEFAULT_COPY_MB_S
 }
 
 impl Default for HostCostConfig {
     fn default() -> Self {
-        HostCostConfig { cpu_ghz: REFERENCE_GHZ, stack: Stack::Hxb, rx_path: RxPath::Premapped, copy_mb_s: default_copy() }
+        HostCostConfig { cpu_ghz: REFERENCE_GHZ, stack: Stack::Hxb, rx_path: None, copy_mb_s: default_copy() }
     }
 }
 
@@ -118,21 +120,38 @@ impl HostCostConfig {
         Time::from_ns_f64(us_at_ref * 1e3 * REFERENCE_GHZ / self.cpu_ghz)
     }
 
+    /// Copying `bytes` at the host's copy rate (memory bound: not scaled with the clock).
+    fn copy_time(&self, bytes: u32) -> Time {
+        Time::from_ns_f64(f64::from(bytes) / self.copy_mb_s * 1e3)
+    }
+
+    /// The kernel path's terms for a packet of `payload` bytes (kernel_path.rs): the interrupt
+    /// and the protocol work on this host's clock, the copy at its copy rate.
+    pub fn nt_terms(&self, payload: u32) -> NtTerms {
+        NtTerms { interrupt: self.scale(NT_INTERRUPT_US), copy: self.copy_time(payload), protocol: self.scale(nt_protocol_us(DEFAULT_COPY_MB_S)) }
+    }
+
     /// Per-packet times for a host with `nics` NICs receiving packets of `payload` bytes.
     pub fn costs(&self, nics: u32, payload: u32) -> HostCost {
-        let packet = match self.stack {
-            Stack::Hxb => hxb_packet_us(nics),
-            Stack::Nt => NT_PACKET_US,
-        };
-        let pages = payload.div_ceil(PAGE_BYTES);
-        let (extra_cpu, extra_mem) = match self.rx_path {
-            RxPath::Premapped => (0.0, 0.0),
-            RxPath::MapUnmap => (2.0 * SYSCALL_US + 2.0 * MAP_US_PER_PAGE * f64::from(pages), 0.0),
-            RxPath::Copy => (0.0, f64::from(payload) / self.copy_mb_s),
+        let (send, recv) = match self.stack {
+            Stack::Hxb => {
+                let pages = payload.div_ceil(PAGE_BYTES);
+                let packet = hxb_packet_us(nics);
+                let recv = match self.rx_path.unwrap_or_default() {
+                    RxPath::Premapped => self.scale(packet),
+                    RxPath::MapUnmap => self.scale(packet + 2.0 * SYSCALL_US + 2.0 * MAP_US_PER_PAGE * f64::from(pages)),
+                    RxPath::Copy => self.scale(packet) + self.copy_time(payload),
+                };
+                (self.scale(packet), recv)
+            }
+            Stack::Nt => {
+                let nt = self.nt_terms(payload);
+                (nt.send(), nt.recv())
+            }
         };
         HostCost {
-            send: self.scale(packet),
-            recv: self.scale(packet + extra_cpu) + Time::from_ns_f64(extra_mem * 1e3),
+            send,
+            recv,
             ack: self.scale(ACK_US),
             relay: self.scale(RELAY_US),
             copy_ps_per_byte: (1e6 / self.copy_mb_s).round() as u64,

@@ -9,6 +9,7 @@ pub mod framing;
 pub mod host;
 pub mod host_buses;
 pub mod host_cost;
+pub mod kernel_path;
 pub mod link;
 pub mod mpi;
 pub mod net;

@@ -6,6 +6,7 @@
 use super::parse_errors::ScenarioKind;
 use super::spans::SpanIndex;
 use crate::ether::framing::{max_payload, PmHeader};
+use crate::ether::host_cost::{RxPath, Stack};
 use crate::ether::link::FlowControl;
 use crate::ether::nic::e1000;
 use crate::ether::switch_profiles;
@@ -37,6 +38,10 @@ fn check(s: &PmScenario) -> Result<(), (String, String)> {
     }
     if !(s.nic.onboard_bus_mb_s >= 1.0 && s.nic.onboard_bus_mb_s <= 1e6) {
         return err("nic.onboard_bus_mb_s", format!("{}: expected 1 ≤ onboard_bus_mb_s ≤ 1e6 MB/s", s.nic.onboard_bus_mb_s));
+    }
+    if let (Stack::Nt, Some(path @ (RxPath::Premapped | RxPath::MapUnmap))) = (s.host.stack, s.host.rx_path) {
+        let name = if path == RxPath::Premapped { "premapped" } else { "map-unmap" };
+        return err("host.rx_path", format!("\"{name}\": the kernel path (stack = \"nt\") copies every packet to the user (ether/kernel_path.rs); leave rx_path out or write \"copy\" (the other paths are PM/Ethernet-HXB's)"));
     }
     if !(s.host.cpu_ghz > 0.0 && s.host.cpu_ghz.is_finite()) {
         return err("host.cpu_ghz", format!("{}: expected a positive number", s.host.cpu_ghz));
