@@ -4,6 +4,10 @@
 //! `cargo run --release --example event_rate -- scenarios/mouse_vs_elephant.toml`
 use rdmasim_core::api::Simulation;
 
+/// The allocator of the hot loop (engine/alloc.rs says why).
+#[global_allocator]
+static ALLOCATOR: rdmasim_core::engine::alloc::Allocator = rdmasim_core::engine::alloc::Allocator;
+
 fn main() {
     let Some(path) = std::env::args().nth(1) else {
         eprintln!("usage: event_rate <scenario.toml>");

@@ -15,6 +15,10 @@ fn rss_mib() -> f64 {
     status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok()).map_or(0.0, |kb| kb / 1024.0)
 }
 
+/// The allocator of the hot loop (engine/alloc.rs says why).
+#[global_allocator]
+static ALLOCATOR: rdmasim_core::engine::alloc::Allocator = rdmasim_core::engine::alloc::Allocator;
+
 fn main() {
     let k = std::env::args().nth(1).map_or(16, |a| a.parse().expect("the argument is the fat tree's k, a number"));
     let text = rdmasim_core::bench::fat_tree_scenario_k(k);

@@ -23,6 +23,10 @@ use std::path::PathBuf;
 
 mod arrow_tables;
 
+/// The allocator of the hot loop (engine/alloc.rs says why).
+#[global_allocator]
+static ALLOCATOR: rdmasim_core::engine::alloc::Allocator = rdmasim_core::engine::alloc::Allocator;
+
 create_exception!(
     rdmasim,
     ScenarioError,

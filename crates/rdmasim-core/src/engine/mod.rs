@@ -1,4 +1,5 @@
 //! The discrete-event engine: simulated time, the event queue and seeded random streams.
+pub mod alloc;
 mod generation;
 pub mod run;
 mod prefetch;
