@@ -129,6 +129,8 @@ pub struct FatTreeReport {
     pub fat_tree_packet_hops: u64,
     pub fat_tree_events_per_sec: f64,
     pub fat_tree_packet_hops_per_sec: f64,
+    /// Wall time per packet-hop, ns.
+    pub fat_tree_ns_per_packet_hop: f64,
     pub fat_tree_sim_time_us: f64,
     /// Peak resident memory of the process during build and run (0 if it cannot be measured).
     pub fat_tree_peak_rss_mib: f64,
@@ -160,6 +162,7 @@ pub fn fat_tree(iterations: u32) -> FatTreeReport {
         fat_tree_packet_hops: f.packet_hops,
         fat_tree_events_per_sec: f.events as f64 / f.wall_s,
         fat_tree_packet_hops_per_sec: f.packet_hops as f64 / f.wall_s,
+        fat_tree_ns_per_packet_hop: f.wall_s * 1e9 / f.packet_hops as f64,
         fat_tree_sim_time_us: f.sim_time_us,
         fat_tree_peak_rss_mib: f.peak_rss_mib,
         fat_tree_peak_packets_in_flight: f.peak_packets,
@@ -187,6 +190,13 @@ pub struct FatTreeK32Report {
     pub fat_tree_k32_peak_rss_mib: f64,
     pub fat_tree_k32_rss_bytes_per_host: f64,
     pub fat_tree_k32_peak_packets_in_flight: u64,
+    /// Bytes a packet in flight takes: its entry in the packet store, and the switch output
+    /// queue entry it has while it waits in a switch (examples/state_sizes.rs lists the rest).
+    pub fat_tree_k32_bytes_per_packet_in_flight: u64,
+    /// The cost per packet-hop at k = 32 over that at k = 16, when both ran in this
+    /// invocation (`--case fat_tree --case fat_tree_k32`): 1 is flat in fabric size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fat_tree_k32_hop_cost_vs_k16: Option<f64>,
 }
 
 pub fn fat_tree_k32() -> FatTreeK32Report {
@@ -203,6 +213,8 @@ pub fn fat_tree_k32() -> FatTreeK32Report {
         fat_tree_k32_peak_rss_mib: f.peak_rss_mib,
         fat_tree_k32_rss_bytes_per_host: f.peak_rss_mib * 1024.0 * 1024.0 / 8192.0,
         fat_tree_k32_peak_packets_in_flight: f.peak_packets,
+        fat_tree_k32_bytes_per_packet_in_flight: (std::mem::size_of::<crate::wire::in_flight::Packet>() + std::mem::size_of::<crate::fabric::switch::Queued>()) as u64,
+        fat_tree_k32_hop_cost_vs_k16: None,
     }
 }
 
@@ -509,9 +521,14 @@ pub fn run_cases(iterations: u32, cases: &[&str]) -> Result<BenchReport, String>
     }
     let on = |c: &str| cases.contains(&c);
     let n = iterations.max(1);
+    let fat_tree = on("fat_tree").then(|| fat_tree(n));
+    let fat_tree_k32 = on("fat_tree_k32").then(fat_tree_k32).map(|mut k32| {
+        k32.fat_tree_k32_hop_cost_vs_k16 = fat_tree.as_ref().map(|k16| k32.fat_tree_k32_ns_per_packet_hop / k16.fat_tree_ns_per_packet_hop);
+        k32
+    });
     Ok(BenchReport {
-        fat_tree: on("fat_tree").then(|| fat_tree(n)),
-        fat_tree_k32: on("fat_tree_k32").then(fat_tree_k32),
+        fat_tree,
+        fat_tree_k32,
         ebb: on("ebb").then(|| ebb(n)),
         routing: on("routing").then(|| routing(n)),
         flow: on("flow").then(|| flow(n)),
