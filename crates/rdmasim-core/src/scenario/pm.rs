@@ -56,6 +56,14 @@ pub struct EthernetSection {
     #[serde(default = "default_cable")]
     pub cable_m: f64,
     pub topology: PmTopology,
+    /// How a hyper-crossbar's rows sit on physical switches (ether/cabling.rs); `rows`, the
+    /// default, gives each row a switch of its own.
+    #[serde(default)]
+    pub cabling: crate::ether::cabling::Cabling,
+    /// Each switch's packet buffer, KiB, in place of its profile's (the test bed's is not
+    /// published: a study sweeps it); an output's cap is then at most the whole buffer.
+    #[serde(default)]
+    pub switch_buffer_kib: Option<u32>,
     /// Links with their own flow control: `[[ethernet.links]] hosts = [0, 3]
     /// flow_control = { kind = "pause", … }` (both directions of those hosts' cables).
     #[serde(default)]
