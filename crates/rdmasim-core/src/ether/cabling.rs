@@ -24,39 +24,8 @@
 //! switches are filled in order up to the profile's ports, opening another when full.
 use crate::fabric::graph::{FabricGraph, NodeKind};
 use crate::ids::{NodeId, PortId};
-use serde::{Deserialize, Serialize};
+pub use crate::scenario::pm::Cabling;
 use std::collections::HashMap;
-
-/// The layout family of `[ethernet] cabling`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Cabling {
-    #[default]
-    Rows,
-    LanePerSwitch,
-    DimPerSwitch,
-    Packed,
-}
-
-impl Cabling {
-    /// Every family, in the order a study sweeps them.
-    pub const ALL: [Cabling; 4] = [
-        Cabling::Rows,
-        Cabling::LanePerSwitch,
-        Cabling::DimPerSwitch,
-        Cabling::Packed,
-    ];
-
-    /// As written in a scenario.
-    pub fn name(self) -> &'static str {
-        match self {
-            Cabling::Rows => "rows",
-            Cabling::LanePerSwitch => "lane-per-switch",
-            Cabling::DimPerSwitch => "dim-per-switch",
-            Cabling::Packed => "packed",
-        }
-    }
-}
 
 /// One group of cables that must share a physical switch: a logical row (and a lane).
 struct Group {

@@ -10,9 +10,8 @@ use crate::ether::host_cost::{RxPath, Stack};
 use crate::ether::link::FlowControl;
 use crate::ether::nic::e1000;
 use crate::ether::switch_profiles;
-use crate::ether::cabling::Cabling;
 use crate::ether::trunk::LaneChoice;
-use crate::scenario::pm::{PmAlltoall, PmMpi, PmScenario, PmTopology, PmWorkload};
+use crate::scenario::pm::{Cabling, PmAlltoall, PmMpi, PmScenario, PmTopology, PmWorkload};
 use crate::scenario::ScenarioError;
 
 /// A switch buffer's bounds, KiB: room for one jumbo frame, and 1 GiB.
