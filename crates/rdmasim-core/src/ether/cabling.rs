@@ -29,12 +29,13 @@ use std::collections::HashMap;
 
 /// One group of cables that must share a physical switch: a logical row (and a lane).
 struct Group {
-    /// Which physical switches it may share: groups with different keys never do.
-    key: (u8, u8),
+    /// Groups with different keys never share a switch: the lane under `lane-per-switch`, the
+    /// dimension under `dim-per-switch`, 0 under `packed`.
+    key: u8,
     ports: Vec<PortId>,
 }
 
-/// Where each HCA node sits: (dimension, the HCA's index among its host's).
+/// Each HCA node's dimension: its index among its host's HCAs (fabric/build/hyperx.rs).
 fn hca_dims(g: &FabricGraph) -> HashMap<NodeId, u8> {
     g.hosts
         .iter()
@@ -70,7 +71,7 @@ pub fn physical_switches(
                 let lanes = by_lane.iter().map(|t| t.1).max().map_or(0, |m| m + 1);
                 for lane in 0..lanes {
                     groups.push(Group {
-                        key: (lane, 0),
+                        key: lane,
                         ports: by_lane
                             .iter()
                             .filter(|t| t.1 == lane)
@@ -80,16 +81,16 @@ pub fn physical_switches(
                 }
             }
             Cabling::DimPerSwitch => groups.push(Group {
-                key: (dim, 0),
+                key: dim,
                 ports: by_lane.iter().map(|t| t.2).collect(),
             }),
             _ => groups.push(Group {
-                key: (0, 0),
+                key: 0,
                 ports: by_lane.iter().map(|t| t.2).collect(),
             }),
         }
     }
-    // Groups of one key in build order (X rows, then Y, then Z), keys in order of first use.
+    // By key; groups of one key stay in build order (X rows, then Y, then Z): the sort is stable.
     groups.sort_by_key(|gr| gr.key);
     let mut out: Vec<Vec<PortId>> = Vec::new();
     let mut last_key = None;
