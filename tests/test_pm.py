@@ -145,3 +145,39 @@ def test_the_lane_choice_is_a_pm_key_and_defaults_to_same(tmp_path):
     assert rdmasim.run(_variant(tmp_path, "random", "[pm]", '[pm]\nlanes = "random"')).finished
     with pytest.raises(Exception, match="lanes"):
         rdmasim.run(_variant(tmp_path, "bad", "[pm]", '[pm]\nlanes = "diagonal"'))
+
+
+def _testbed_losses(cells):
+    """D4-3D-loss's value from one loss per (family, buffer) cell, the same for every seed."""
+    return Samples(x for x in cells for _ in pm.SEEDS)
+
+
+def test_d4_loss_needs_every_cabling_family_to_lose_somewhere_and_to_reach_the_published_range():
+    check = pm._testbed_loss_check()
+    k = len(pm.SWITCH_BUFFER_KIB)
+    # Every family loses at its smallest buffer, within 0.02-0.63: passes.
+    assert check(_testbed_losses(([0.3] + [0.0] * (k - 1)) * len(pm.TESTBED_CABLING)))
+    # One family never loses: fails, however much the others do.
+    assert not check(_testbed_losses([0.3] * k * (len(pm.TESTBED_CABLING) - 1) + [0.0] * k))
+    # No run loses (the model today): fails; losses only far above the published range: fails.
+    assert not check(_testbed_losses([0.0] * k * len(pm.TESTBED_CABLING)))
+    assert not check(_testbed_losses([5.0] * k * len(pm.TESTBED_CABLING)))
+
+
+def test_d4_efficiency_needs_the_published_figures_inside_the_ranges_and_the_medians_falling():
+    check = pm._efficiency_check()
+    assert check(((96.0, 97.0, 98.0), (94.0, 95.5, 96.0), (93.0, 94.5, 95.0)))
+    # The model's ranges: 1-D never below 98.77, so 96.2 is outside.
+    assert not check(((98.77, 98.86, 98.86), (95.35, 95.88, 96.79), (94.52, 94.90, 95.31)))
+    # Inside the ranges but not falling: fails.
+    assert not check(((93.0, 95.0, 97.0), (93.0, 95.0, 97.0), (93.0, 95.0, 97.0)))
+
+
+def test_a_smaller_buffer_s_run_is_reused_only_when_the_larger_one_never_held_more():
+    # The 3-D exchange on one switch (packed), hosts in step: it holds about 522 KB, so 1 MiB
+    # and more are the same run, and 512 KiB is run again (and loses).
+    runs = pm._over_buffers(3, "packed", 1, 0.0, False)
+    direct = pm._exchange(3, "packed", 512, 1, 0.0, False)
+    assert runs[0] == direct and runs[0]["loss_pct"] > 0
+    assert runs[1] is runs[2] is runs[3] and runs[1]["loss_pct"] == 0
+    assert pm._exchange(3, "packed", 1024, 1, 0.0, False) == runs[1]

@@ -3,6 +3,7 @@
 //! protocol (reliable ordered datagrams, the sequence-indexed receive array, trunking over up
 //! to 9 NICs) and relay routing on the 3-D hyper-crossbar. Its own layer beside the IB packet
 //! engine, on the same event queue, time, random streams and fabric generators (docs/pm.md).
+pub mod cabling;
 pub mod capture;
 pub mod frame;
 pub mod framing;

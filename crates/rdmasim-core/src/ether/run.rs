@@ -27,7 +27,8 @@ impl PmRun {
     /// a workload names, ports a switch has) is an error naming its key.
     pub fn new(s: PmScenario, source: &str) -> Result<PmRun, ScenarioError> {
         let err = |key: String, message: String| ScenarioError { source: source.into(), line: None, key, message };
-        let profile = switch_profiles::by_name(&s.ethernet.switch).ok_or_else(|| err("ethernet.switch".into(), format!("unknown switch profile {:?}", s.ethernet.switch)))?;
+        let profile = switch_profiles::by_name(&s.ethernet.switch).ok_or_else(|| err("ethernet.switch".into(), format!("unknown switch profile {:?}", s.ethernet.switch)))?
+            .with_buffer_kib(s.ethernet.switch_buffer_kib);
         let mut world = EtherWorld::new(&s, profile).map_err(|(k, m)| err(k, m))?;
         let app = super::workload::start(&mut world, &s.workload).map_err(|(k, m)| err(format!("workload.{k}"), m))?;
         world.app = Some(app);

@@ -144,6 +144,19 @@ pub fn extreme_summit7i() -> SwitchProfile {
     }
 }
 
+impl SwitchProfile {
+    /// The profile with a packet buffer of `kib` KiB in place of its own (`[ethernet]
+    /// switch_buffer_kib`: a buffer not published, swept by a study); no output may then hold
+    /// more than the whole buffer.
+    pub fn with_buffer_kib(mut self, kib: Option<u32>) -> SwitchProfile {
+        if let Some(kib) = kib {
+            self.buffer_bytes = kib << 10;
+            self.per_port_cap_bytes = self.per_port_cap_bytes.min(self.buffer_bytes);
+        }
+        self
+    }
+}
+
 /// Every built-in profile by name.
 pub fn builtin() -> Vec<SwitchProfile> {
     vec![foundry_fwfx448(), broadcom_12port(), extreme_summit7i()]

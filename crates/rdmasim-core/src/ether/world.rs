@@ -4,6 +4,7 @@
 //! What runs on the hosts is an app ([`PmApp`]: workload.rs's traffic, or an MPI program,
 //! ether/mpi) that the world calls with itself; neither is named here.
 use crate::scenario::pm::{PmScenario, PmTopology};
+use super::cabling::{self, Cabling};
 use super::frame::Frame;
 use super::host_cost::HostCost;
 use super::link::{propagation, EthRate, FlowControl};
@@ -224,19 +225,19 @@ impl EtherWorld {
             });
         }
         let mut switches: TiVec<EthSwitchId, EthSwitch> = TiVec::new();
-        for node in graph.nodes.iter() {
-            if node.kind != NodeKind::Switch {
-                continue;
-            }
-            let used: Vec<PortId> = node.ports().collect();
+        let physical = cabling::physical_switches(&graph, s.ethernet.cabling, usize::from(profile.ports)).map_err(|m| ("ethernet.cabling".to_string(), m))?;
+        let named = s.ethernet.cabling == Cabling::Rows;
+        let mut rows = graph.nodes.iter().filter(|n| n.kind == NodeKind::Switch).map(|n| n.name.clone());
+        for (k, used) in physical.into_iter().enumerate() {
+            let name = if named { rows.next().unwrap_or_default() } else { format!("eth-sw{k}") };
             if usize::from(profile.ports) < used.iter().filter(|&&p| graph.ports[p].link.is_some()).count() {
-                return Err(("ethernet.switch".into(), format!("{} has {} ports; switch {} needs {}", profile.name, profile.ports, node.name, used.len())));
+                return Err(("ethernet.switch".into(), format!("{} has {} ports; switch {} needs {}", profile.name, profile.ports, name, used.len())));
             }
             let si = switches.next_key();
             for (i, &p) in used.iter().enumerate() {
                 ports[p].owner = Owner::Switch(si, i as u16);
             }
-            switches.push(EthSwitch::new(node.name.clone(), profile.clone(), used));
+            switches.push(EthSwitch::new(name, profile.clone(), used));
         }
         let mut nics: TiVec<EthNicId, Nic> = TiVec::new();
         let mut hosts: TiVec<HostId, EthHost> = TiVec::new();

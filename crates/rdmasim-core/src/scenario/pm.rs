@@ -56,6 +56,14 @@ pub struct EthernetSection {
     #[serde(default = "default_cable")]
     pub cable_m: f64,
     pub topology: PmTopology,
+    /// How a hyper-crossbar's rows sit on physical switches (ether/cabling.rs); `rows`, the
+    /// default, gives each row a switch of its own.
+    #[serde(default)]
+    pub cabling: Cabling,
+    /// Each switch's packet buffer, KiB, in place of its profile's (the test bed's is not
+    /// published: a study sweeps it); an output's cap is then at most the whole buffer.
+    #[serde(default)]
+    pub switch_buffer_kib: Option<u32>,
     /// Links with their own flow control: `[[ethernet.links]] hosts = [0, 3]
     /// flow_control = { kind = "pause", … }` (both directions of those hosts' cables).
     #[serde(default)]
@@ -74,6 +82,30 @@ fn default_switch() -> String {
 }
 fn default_cable() -> f64 {
     2.0
+}
+
+/// The layout family of `[ethernet] cabling`: how a hyper-crossbar's rows sit on physical
+/// switches (ether/cabling.rs describes each family and what is known and assumed).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Cabling {
+    #[default]
+    Rows,
+    LanePerSwitch,
+    DimPerSwitch,
+    Packed,
+}
+
+impl Cabling {
+    /// As written in a scenario.
+    pub fn name(self) -> &'static str {
+        match self {
+            Cabling::Rows => "rows",
+            Cabling::LanePerSwitch => "lane-per-switch",
+            Cabling::DimPerSwitch => "dim-per-switch",
+            Cabling::Packed => "packed",
+        }
+    }
 }
 
 /// Hosts on one switch with `links` NICs each, or the 3-D hyper-crossbar.

@@ -10,8 +10,28 @@ use crate::ether::host_cost::{RxPath, Stack};
 use crate::ether::link::FlowControl;
 use crate::ether::nic::e1000;
 use crate::ether::switch_profiles;
-use crate::scenario::pm::{PmAlltoall, PmMpi, PmScenario, PmWorkload};
+use crate::ether::trunk::LaneChoice;
+use crate::scenario::pm::{Cabling, PmAlltoall, PmMpi, PmScenario, PmTopology, PmWorkload};
 use crate::scenario::ScenarioError;
+
+/// A switch buffer's bounds, KiB: room for one jumbo frame, and 1 GiB.
+const MIN_BUFFER_KIB: u32 = 10;
+const MAX_BUFFER_KIB: u32 = 1 << 20;
+
+/// A cabling other than `rows` places a hyper-crossbar's rows (ether/cabling.rs); under
+/// `lane-per-switch` a lane's switch reaches only the peers' same lane, so PM must keep lanes.
+fn check_cabling(s: &PmScenario) -> Result<(), (String, String)> {
+    if s.ethernet.cabling == Cabling::Rows {
+        return Ok(());
+    }
+    if !matches!(s.ethernet.topology, PmTopology::Hyperx { .. }) {
+        return Err(("ethernet.cabling".into(), format!("\"{}\": expected \"rows\" (the default) for a single-switch topology; the other families place a hyper-crossbar's rows", s.ethernet.cabling.name())));
+    }
+    if s.ethernet.cabling == Cabling::LanePerSwitch && s.pm.lanes != LaneChoice::Same {
+        return Err(("pm.lanes".into(), "\"random\" with cabling = \"lane-per-switch\": lane k's switch reaches only the peers' lane k; expected lanes = \"same\"".into()));
+    }
+    Ok(())
+}
 
 /// The largest PM window: a receive array of 4 B slots per channel.
 const MAX_WINDOW: u32 = 1 << 16;
@@ -33,6 +53,11 @@ fn check(s: &PmScenario) -> Result<(), (String, String)> {
         let names: Vec<&str> = switch_profiles::builtin().iter().map(|p| p.name).collect();
         return err("ethernet.switch", format!("unknown switch profile {:?}; expected one of {}", s.ethernet.switch, names.join(", ")));
     };
+    if let Some(kib) = s.ethernet.switch_buffer_kib.filter(|k| !(MIN_BUFFER_KIB..=MAX_BUFFER_KIB).contains(k)) {
+        return err("ethernet.switch_buffer_kib", format!("{kib}: expected {MIN_BUFFER_KIB}..={MAX_BUFFER_KIB} KiB (at least one jumbo frame, at most 1 GiB)"));
+    }
+    let profile = profile.with_buffer_kib(s.ethernet.switch_buffer_kib);
+    check_cabling(s)?;
     if !(s.host.copy_mb_s >= 1.0 && s.host.copy_mb_s.is_finite()) {
         return err("host.copy_mb_s", format!("{}: expected at least 1 MB/s", s.host.copy_mb_s));
     }
