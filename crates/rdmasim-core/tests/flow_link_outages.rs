@@ -70,3 +70,16 @@ fn a_bad_plan_names_the_field() {
     let e = run_json(req).unwrap_err().to_string();
     assert!(e.contains("link_events.flap_down_s"), "{e}");
 }
+
+#[test]
+fn a_swept_plan_gives_the_trials_the_same_plan_gives_alone() {
+    let plans = [r#"{"flaps_per_s": 0.5, "flap_down_s": 1.0}"#, r#"{"retrains_per_s": 20, "retrain_s": 0.002}"#, "{}"];
+    let swept = request(false, &format!(r#""link_event_sweep": [{}],"#, plans.join(", ")));
+    for (i, plan) in plans.iter().enumerate() {
+        let alone = request(false, &format!(r#""link_events": {plan},"#));
+        for (c, a) in swept["cases"].as_array().unwrap().iter().zip(alone["cases"].as_array().unwrap()) {
+            assert_eq!(c["sweep"][i]["trial_s"], a["trial_s"], "plan {plan}");
+            assert_eq!(c["sweep"][i]["stalls"], a["stalls"], "plan {plan}");
+        }
+    }
+}

@@ -53,6 +53,10 @@ pub struct RoundsRequest {
     /// Retrains and flaps of the erroring links in time (flow/link_outages.rs; none by default).
     #[serde(default)]
     pub link_events: LinkEventPlan,
+    /// More plans of link events to run every case's trials under (the rounds are computed
+    /// once): an unknown rate swept at the cost of the trials alone.
+    #[serde(default)]
+    pub link_event_sweep: Vec<LinkEventPlan>,
     /// Path MTU. Source: "MVAPICH2 defaults to an IB MTU size of 2048 bytes" (QLogic OFED host
     /// software user guide; `MV2_DEFAULT_MTU`).
     #[serde(default = "default_mtu")]
@@ -143,11 +147,21 @@ pub struct CaseOutcome {
     pub expected_stalls: f64,
     /// Flows whose route does not reach the destination (their rounds take forever).
     pub unroutable: u64,
+    /// The trials again under each plan of the request's `link_event_sweep`, in its order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sweep: Vec<SweptTrials>,
     /// The link that holds the case's slowest round back (`"switch"[port] -> "peer"[port]`) and
     /// the flows it carries then (by flows per capacity, under either striping: with `rate` it
     /// is the busiest link of that round, not necessarily the slowest pair's).
     pub worst_link: Option<String>,
     pub worst_link_flows: u32,
+}
+
+/// A case's trials under one plan of link events.
+#[derive(Clone, Debug, Serialize)]
+pub struct SweptTrials {
+    pub trial_s: Vec<f64>,
+    pub stalls: Vec<u32>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -277,6 +291,64 @@ impl Runner<'_> {
     }
 }
 
+/// What a case's trials draw from: its rounds, their exposed flows and the cables those cross.
+struct Trials<'a> {
+    records: &'a [RoundRecord],
+    exposed: &'a [Exposed],
+    touched: &'a [u32],
+    wire: f64,
+    stall_s: f64,
+    cables: u32,
+    seed: u64,
+    kind: CaseKind,
+    nodes: u32,
+}
+
+impl Trials<'_> {
+    /// Each trial's time and stalls under `plan`: the tail losses its seeded draws give the
+    /// exposed flows, and the link events of the erroring cables in time.
+    fn run(&self, plan: &LinkEventPlan, trials: u32, clocks: &mut Vec<CableClock>) -> (Vec<f64>, Vec<u32>) {
+        let wire = self.wire;
+        let (mut trial_s, mut stalls) = (Vec::with_capacity(trials as usize), Vec::with_capacity(trials as usize));
+        for t in 0..trials {
+            let stream = trial_stream(self.kind, self.nodes, t);
+            let mut rng = SimRng::new(self.seed, stream);
+            clocks.clear();
+            if plan.any() {
+                clocks.extend((0..self.cables).map(|k| CableClock::new(plan, self.seed, stream, k)));
+            }
+            let (mut total, mut n) = (0.0, 0u32);
+            for r in self.records {
+                let mut round = r.slowest_per_byte * wire;
+                for e in &self.exposed[r.exposed.clone()] {
+                    if rng.chance(e.probability) {
+                        n += 1;
+                        round = round.max(e.bound_per_byte * wire + self.stall_s);
+                    }
+                }
+                // Link events: a flow across a cable out during the round finishes later.
+                if !clocks.is_empty() {
+                    clocks.iter_mut().for_each(|k| k.advance_to(plan, total));
+                    for e in &self.exposed[r.exposed.clone()] {
+                        let busy = e.bound_per_byte * wire;
+                        for &k in &self.touched[e.cables.clone()] {
+                            let late = clocks[k as usize].delay(plan, total, busy, self.stall_s);
+                            if late > 0.0 {
+                                n += 1;
+                                round = round.max(busy + late);
+                            }
+                        }
+                    }
+                }
+                total += round;
+            }
+            trial_s.push(total);
+            stalls.push(n);
+        }
+        (trial_s, stalls)
+    }
+}
+
 /// Wire bytes of the larger rail's share of `bytes` (`max_rdma` chunks, each split evenly).
 /// With `rails` = 1, the whole payload's: what the rate policy divides over the rails (its
 /// uneven pieces' headers differ from these by a packet's worth per chunk at most).
@@ -309,13 +381,13 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
     let capacity = capacities(gr);
     let any_errors = errors.iter().any(|&e| e > 0.0);
     let plan = &req.link_events;
-    if let Some(m) = plan.problem() {
+    if let Some(m) = std::iter::once(plan).chain(&req.link_event_sweep).find_map(LinkEventPlan::problem) {
         return Err(bad_request(m));
     }
     // The erroring cables, numbered, when they have events.
     let mut cable_of: TiVec<PortId, u32> = TiVec::default();
     let mut cables = 0;
-    if plan.any() {
+    if std::iter::once(plan).chain(&req.link_event_sweep).any(LinkEventPlan::any) {
         cable_of = vec![NO_CABLE; gr.ports.len()].into();
         for p in planted.iter().filter(|p| p.kind == "erroring" && !p.disabled) {
             for end in gr.links[p.link].ends {
@@ -375,40 +447,9 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
         }
         let fluid_s: f64 = records.iter().map(|r: &RoundRecord| r.slowest_per_byte * wire).sum();
         let expected_stalls: f64 = exposed.iter().map(|e| e.probability).sum();
-        let (mut trial_s, mut stalls) = (Vec::with_capacity(c.trials as usize), Vec::with_capacity(c.trials as usize));
-        for t in 0..c.trials {
-            let trial_seed = c.seed ^ req.bad_links.seed.rotate_left(17);
-            let mut rng = SimRng::new(trial_seed, trial_stream(c.kind, c.nodes, t));
-            clocks.clear();
-            clocks.extend((0..cables).map(|k| CableClock::new(plan, trial_seed, trial_stream(c.kind, c.nodes, t), k)));
-            let (mut total, mut n) = (0.0, 0u32);
-            for r in &records {
-                let mut round = r.slowest_per_byte * wire;
-                for e in &exposed[r.exposed.clone()] {
-                    if rng.chance(e.probability) {
-                        n += 1;
-                        round = round.max(e.bound_per_byte * wire + stall_s);
-                    }
-                }
-                // Link events: a flow across a cable out during the round finishes later.
-                if !clocks.is_empty() {
-                    clocks.iter_mut().for_each(|k| k.advance_to(plan, total));
-                    for e in &exposed[r.exposed.clone()] {
-                        let busy = e.bound_per_byte * wire;
-                        for &k in &runner.touched[e.cables.clone()] {
-                            let late = clocks[k as usize].delay(plan, total, busy, stall_s);
-                            if late > 0.0 {
-                                n += 1;
-                                round = round.max(busy + late);
-                            }
-                        }
-                    }
-                }
-                total += round;
-            }
-            trial_s.push(total);
-            stalls.push(n);
-        }
+        let trials = Trials { records: &records, exposed: &exposed, touched: &runner.touched, wire, stall_s, cables, seed: c.seed ^ req.bad_links.seed.rotate_left(17), kind: c.kind, nodes: c.nodes };
+        let (trial_s, stalls) = trials.run(plan, c.trials, &mut clocks);
+        let sweep = req.link_event_sweep.iter().map(|p| trials.run(p, c.trials, &mut clocks)).map(|(trial_s, stalls)| SweptTrials { trial_s, stalls }).collect();
         let payload_bytes = c.bytes * u64::from(steps);
         let slowest = records.iter().max_by(|a, b| a.slowest_per_byte.total_cmp(&b.slowest_per_byte)).and_then(|r| r.worst);
         let worst_link = slowest.map(|(p, _)| match gr.peer(p) {
@@ -424,6 +465,7 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
             fluid_s,
             trial_s,
             stalls,
+            sweep,
             exposed_flows: exposed.len() as u64,
             expected_stalls,
             unroutable,
