@@ -1,0 +1,91 @@
+"""E2 and E3 from the same faults (#34 item 3): the erroring links flap in time, and the UpDn
+trials of both the random-pair round (E2's trials below 500 MB/s) and the Alltoall (E3's
+outliers) run again under every plan of ``_tsubame_flap_plans`` (rate x down time, the rounds
+unchanged). A flap stalls exactly the flows crossing the link while it is down; one that
+outlasts a flow's last packet costs whole 4.29 s ACK timeouts (flow/link_outages.rs), the same
+in both collectives, so their slow trials should rise together with the rate.
+
+Rows are sensitivities: the rate and down time are unknown inputs, reported as ranges over the
+sweep and the seed sets, never picked.
+"""
+from __future__ import annotations
+
+import statistics
+from typing import Any, Callable, Dict, List, Sequence
+
+from . import row
+from ._checks import AtLeast, AtMost, Between, Most, Samples
+from ._ranks import spearman
+from ._tsubame_flap_plans import FLAP_DOWN_S, FLAP_RATES, plans
+from ._tsubame_runs import LARGE, Runs, gbps
+
+#: A random-pair trial is slow below 500 MB/s (seeds/004 §2.1, E2) and an Alltoall trial an
+#: outlier at twice its case's median (tsubame.OUTLIER_FACTOR, E3's cut).
+SLOW_GBPS = 0.5
+OUTLIER_FACTOR = 2.0
+BASIS = ("how often an erroring link flaps and how long it stays down are not published (research34 §9): swept over "
+         f"{', '.join(f'{r:g}' for r in FLAP_RATES)} flaps/s per erroring cable x {', '.join(f'{d:g}' for d in FLAP_DOWN_S)} s down")
+
+
+def _sweep_trials(c: Dict[str, Any], plan: int) -> List[float]:
+    return c["sweep"][plan]["trial_s"]
+
+
+def slow_trials(r: Runs, plan: int, sel: Callable[[int], bool]) -> int:
+    """UpDn random-pair trials below 500 MB/s under `plan`, at the node counts `sel` keeps."""
+    return sum(1 for n, c in r.cases("updn", "random-pair").items() if sel(n)
+               for t in _sweep_trials(c, plan) if gbps(c, t) < SLOW_GBPS)
+
+
+def outlier_trials(r: Runs, plan: int, sel: Callable[[int], bool]) -> int:
+    """UpDn Alltoall trials at least twice their case's median trial under `plan`."""
+    out = 0
+    for n, c in r.cases("updn", "alltoall").items():
+        if sel(n):
+            ts = _sweep_trials(c, plan)
+            usual = statistics.median(ts)
+            out += sum(1 for t in ts if t >= OUTLIER_FACTOR * usual)
+    return out
+
+
+def together(r: Runs) -> float:
+    """Rank correlation over the plans of E2's slow trials and E3's outliers beyond 600 nodes."""
+    big = lambda n: n > LARGE  # noqa: E731
+    return spearman([slow_trials(r, i, big) for i in range(len(plans()))], [outlier_trials(r, i, big) for i in range(len(plans()))])
+
+
+def flap_rows(runs: Sequence[Runs]) -> List[Dict[str, Any]]:
+    ps = plans()
+    small, big = (lambda n: n <= LARGE), (lambda n: n > LARGE)
+
+    def per_plan(fn: Callable[[Runs, int], int]) -> str:
+        return ", ".join(f"{p['flaps_per_s']:g}/s x {p['flap_down_s']:g} s: {statistics.median(fn(r, i) for r in runs):g}"
+                         for i, p in enumerate(ps))
+
+    def holds(r: Runs, i: int) -> bool:
+        """E2's and E3's claims together: none at <= 600 nodes, some beyond, in both."""
+        return (slow_trials(r, i, small) == 0 and slow_trials(r, i, big) > 0
+                and outlier_trials(r, i, small) == 0 and outlier_trials(r, i, big) > 0)
+
+    majority = len(runs) // 2 + 1
+    both = [p for i, p in enumerate(ps) if sum(holds(r, i) for r in runs) >= majority]
+    both_txt = ", ".join(f"{p['flaps_per_s']:g}/s x {p['flap_down_s']:g} s" for p in both) or "none"
+    kw = dict(kind="sensitivity", basis=BASIS)
+    every = lambda fn: Samples(fn(r, i) for r in runs for i in range(len(ps)))  # noqa: E731
+    return [
+        row("E2f", f"erroring links flapping: UpDn random-pair trials below 500 MB/s at <= {LARGE} nodes over the sweep x seed "
+            f"sets (median per plan: {per_plan(lambda r, i: slow_trials(r, i, small))})", "none",
+            every(lambda r, i: slow_trials(r, i, small)), "trials", Most(AtMost(0)), **kw),
+        row("E2f", f"flapping: trials below 500 MB/s beyond {LARGE} nodes (median per plan: "
+            f"{per_plan(lambda r, i: slow_trials(r, i, big))})", f"appear beyond {LARGE}",
+            every(lambda r, i: slow_trials(r, i, big)), "trials", Most(AtLeast(1)), **kw),
+        row("E3f", f"flapping: UpDn Alltoall outliers (>= {OUTLIER_FACTOR:g}x the case's median) beyond {LARGE} nodes (median "
+            f"per plan: {per_plan(lambda r, i: outlier_trials(r, i, big))}; at <= {LARGE}: "
+            f"{per_plan(lambda r, i: outlier_trials(r, i, small))})", f"appear beyond {LARGE}",
+            every(lambda r, i: outlier_trials(r, i, big)), "trials", Most(AtLeast(1)), **kw),
+        row("E23f", "flapping: E2's slow trials and E3's outliers beyond 600 nodes move together over the plans: rank "
+            "correlation per seed set", "from the same bad links", Samples(together(r) for r in runs), "rho",
+            Most(Between(0.5, 1.0)), **kw),
+        row("E23f", f"plans where E2's and E3's claims hold together for most seed sets (none at <= {LARGE} nodes, some "
+            f"beyond, in both): {both_txt}", "some plausible plan", len(both), f"of {len(ps)} plans", AtLeast(1), **kw),
+    ]
