@@ -83,3 +83,22 @@ fn a_swept_plan_gives_the_trials_the_same_plan_gives_alone() {
         }
     }
 }
+
+#[test]
+fn without_tail_loss_a_plan_keeps_only_its_events_stalls() {
+    // Erroring links at 300/s corrupt tails; a plan with tail_loss off and no events has none.
+    let req = |plans: &str| {
+        let r = format!(
+            r#"{{"generator": {{"kind": "tsubame2", "hosts": 352}}, "route": "minhop",
+                "bad_links": {{"seed": 1, "degraded": 1, "erroring": 6, "errors_per_s": 3000}}, "link_event_sweep": [{plans}],
+                "cases": [{{"kind": "alltoall", "nodes": 200, "up": 330, "missing_seed": 1, "bytes": 1048576, "trials": 8}}]}}"#
+        );
+        serde_json::from_str::<Value>(&run_json(&r).unwrap()).unwrap()
+    };
+    let r = req(r#"{"tail_loss": false}, {}"#);
+    let case = &r["cases"][0];
+    let stalls = |i: usize| case["sweep"][i]["stalls"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).sum::<u64>();
+    assert_eq!(stalls(0), 0);
+    assert!(stalls(1) > 0, "3000 errors/s stall some tails");
+    assert_eq!(case["sweep"][1]["trial_s"], case["trial_s"], "the default plan is the case's own trials");
+}

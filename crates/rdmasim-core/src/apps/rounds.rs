@@ -320,7 +320,7 @@ impl Trials<'_> {
             let (mut total, mut n) = (0.0, 0u32);
             for r in self.records {
                 let mut round = r.slowest_per_byte * wire;
-                for e in &self.exposed[r.exposed.clone()] {
+                for e in self.exposed[r.exposed.clone()].iter().filter(|_| plan.tail_loss) {
                     if rng.chance(e.probability) {
                         n += 1;
                         round = round.max(e.bound_per_byte * wire + self.stall_s);

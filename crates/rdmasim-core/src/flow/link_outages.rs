@@ -25,13 +25,22 @@ use serde::{Deserialize, Serialize};
 
 /// The erroring links' events: rates per cable and durations, seconds. Not published for
 /// TSUBAME2.0 (research34 §9): swept.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LinkEventPlan {
     pub retrains_per_s: f64,
     pub retrain_s: f64,
     pub flaps_per_s: f64,
     pub flap_down_s: f64,
+    /// Whether the erroring links' symbol errors still stall tails (flow/tail_loss.rs) under
+    /// this plan; false asks what the events alone give.
+    pub tail_loss: bool,
+}
+
+impl Default for LinkEventPlan {
+    fn default() -> LinkEventPlan {
+        LinkEventPlan { retrains_per_s: 0.0, retrain_s: 0.0, flaps_per_s: 0.0, flap_down_s: 0.0, tail_loss: true }
+    }
 }
 
 impl LinkEventPlan {
@@ -185,7 +194,7 @@ mod tests {
 
     #[test]
     fn outages_per_trial_follow_the_rate() {
-        let plan = LinkEventPlan { retrains_per_s: 0.0, retrain_s: 0.0, flaps_per_s: 2.0, flap_down_s: 0.01 };
+        let plan = LinkEventPlan { flaps_per_s: 2.0, flap_down_s: 0.01, ..LinkEventPlan::default() };
         let (mut hit, trials) = (0u32, 2000u32);
         for t in 0..trials {
             let c = CableClock::new(&plan, 1, u64::from(t), 0);
