@@ -14,7 +14,7 @@ own duration, milliseconds against a trial's 0.1-1 s, and cannot make a trial sl
 """
 from __future__ import annotations
 
-from typing import Dict, List, Tuple
+from typing import Any, Dict, List, Tuple
 
 #: Flaps per second per erroring cable (ASSUMPTION, see above).
 FLAP_RATES: Tuple[float, ...] = (1e-3, 1e-2, 1e-1)
@@ -22,6 +22,22 @@ FLAP_RATES: Tuple[float, ...] = (1e-3, 1e-2, 1e-1)
 FLAP_DOWN_S: Tuple[float, ...] = (0.5, 5.0, 15.0)
 
 
-def plans() -> List[Dict[str, float]]:
-    """Every (rate, down time) of the sweep, rate-major: ``link_events`` plans."""
-    return [{"flaps_per_s": r, "flap_down_s": d} for r in FLAP_RATES for d in FLAP_DOWN_S]
+#: The two families of plans: the flaps beside the erroring links' symbol errors (their tail
+#: stalls, flow/tail_loss.rs, as in E2 and E3), and the flaps alone (the hypothesis that the
+#: links' events, not their per-packet errors, make both E2 and E3).
+FAMILIES: Tuple[bool, ...] = (False, True)
+
+
+def plans(tail_loss: bool = False) -> List[Dict[str, Any]]:
+    """Every (rate, down time) of the sweep, rate-major, in one family: ``link_events`` plans."""
+    return [{"flaps_per_s": r, "flap_down_s": d, "tail_loss": tail_loss} for r in FLAP_RATES for d in FLAP_DOWN_S]
+
+
+def all_plans() -> List[Dict[str, Any]]:
+    """The request's ``link_event_sweep``: each family's plans, in :data:`FAMILIES` order."""
+    return [p for family in FAMILIES for p in plans(family)]
+
+
+def index(tail_loss: bool, i: int) -> int:
+    """Where plan `i` of a family lies in :func:`all_plans`."""
+    return FAMILIES.index(tail_loss) * len(FLAP_RATES) * len(FLAP_DOWN_S) + i

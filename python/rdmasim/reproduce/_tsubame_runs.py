@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .. import _core
-from ._tsubame_flap_plans import plans as flap_plans
+from ._tsubame_flap_plans import all_plans as flap_plans
 
 #: Nodes up on the machine: seeds/004 table 1, "1408 (of which 1300 used)"; which were down is
 #: not given (ASSUMPTION: drawn from the seed set's missing-node seed).
