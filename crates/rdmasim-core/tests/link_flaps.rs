@@ -183,22 +183,16 @@ fn the_same_seed_gives_the_same_run_and_a_zero_rate_changes_nothing() {
 
 #[test]
 fn bad_link_event_keys_are_refused_naming_the_key_and_what_was_expected() {
-    let error = |keys: &str| {
+    let cases = [
+        ("retrains_per_s = 10", "faults[0].retrain_us", "needs retrain_us"),
+        ("flaps_per_s = 1", "faults[0].flap_down_ms", "needs flap_down_ms"),
+        ("flaps_per_s = -1\nflap_down_ms = 5", "faults[0].flaps_per_s", "events per second >= 0"),
+        ("retrains_per_s = 10\nretrain_us = 0", "faults[0].retrain_us", "> 0 and <= 1000000"),
+        ("flaps_per_s = 1\nflap_down_ms = 2e6", "faults[0].flap_down_ms", "> 0 and <= 1000000"),
+    ];
+    for (keys, key, says) in cases {
         let e = parse_toml(&with_events(1, keys), "<test>").unwrap_err();
-        (e.key, e.message)
-    };
-    let (k, m) = error("retrains_per_s = 10");
-    assert_eq!(k, "faults[0].retrain_us");
-    assert!(m.contains("needs retrain_us"), "{m}");
-    let (k, m) = error("flaps_per_s = 1");
-    assert_eq!(k, "faults[0].flap_down_ms");
-    assert!(m.contains("needs flap_down_ms"), "{m}");
-    let (k, m) = error("flaps_per_s = -1\nflap_down_ms = 5");
-    assert_eq!(k, "faults[0].flaps_per_s");
-    assert!(m.contains("events per second >= 0"), "{m}");
-    let (k, m) = error("retrains_per_s = 10\nretrain_us = 0");
-    assert_eq!(k, "faults[0].retrain_us");
-    assert!(m.contains("> 0 and <= 1000000"), "{m}");
-    let (k, _) = error("flaps_per_s = 1\nflap_down_ms = 2e6");
-    assert_eq!(k, "faults[0].flap_down_ms");
+        assert_eq!(e.key, key, "{keys}: {e}");
+        assert!(e.message.contains(says), "{keys}: {}", e.message);
+    }
 }
