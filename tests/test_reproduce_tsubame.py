@@ -102,3 +102,45 @@ def test_e4_and_e6_compare_the_configurations_of_table_2():
     assert set(TABLE2) == {"minhop", "updn", "ftree", "hetero", "updn2"}
     assert set(tsubame.NEEDS["e6"]) == set(TABLE2)
     assert set(TABLE2) <= set(tsubame.NEEDS["e4"])
+
+
+def test_e2_and_e3_rise_together_with_the_erroring_links_flap_rate():
+    """#34 item 3 on the full fabric (UpDn, seed set 1, a few node counts): the erroring links
+    flap in time under each plan of the sweep (the flaps alone, no symbol errors' tail stalls),
+    and both E2's slow random-pair trials and E3's Alltoall outliers beyond 600 nodes rise from
+    the lowest rate to the highest at every down time, and rank together over the plans."""
+    from rdmasim.reproduce import _tsubame_flaps as flaps
+    from rdmasim.reproduce._tsubame_flap_plans import FLAP_DOWN_S, FLAP_RATES, all_plans, index as at, plans
+
+    start = time.perf_counter()
+    [r] = run_all({"updn": ("random-pair", "alltoall")}, pair_nodes=[300, 700, 1000, 1300], alltoall_nodes=[300, 700, 1000],
+                  seeds=(1,))
+    assert time.perf_counter() - start < 60
+    big = lambda n: n > 600  # noqa: E731
+    index = {(p["flaps_per_s"], p["flap_down_s"]): at(False, i) for i, p in enumerate(plans(False))}
+    for down in FLAP_DOWN_S:
+        lo, hi = index[(FLAP_RATES[0], down)], index[(FLAP_RATES[-1], down)]
+        assert flaps.slow_trials(r, lo, big) < flaps.slow_trials(r, hi, big), down
+        assert flaps.outlier_trials(r, lo, big) < flaps.outlier_trials(r, hi, big), down
+    assert flaps.together(r, False) >= 0.5
+    assert all("sweep" in c and len(c["sweep"]) == len(all_plans()) for c in r.out["updn"]["cases"])
+
+
+def test_the_flap_rows_fail_when_e3_does_not_move_with_e2():
+    """Synthetic runs: E2's slow trials rise with the plan, E3's Alltoall trials stay at their
+    median; the rank correlation is undefined and E23f's row is not ok."""
+    from rdmasim.reproduce._tsubame_flaps import flap_rows
+    from rdmasim.reproduce._tsubame_flap_plans import all_plans
+
+    n = len(all_plans())
+    pair = {"kind": "random-pair", "nodes": 1000, "payload_bytes": 512 << 20, "fluid_s": 0.13, "trial_s": [0.13],
+            "sweep": [{"trial_s": [0.13] * (10 - i) + [4.5] * i, "stalls": [0] * 10} for i in range(n)]}
+    a2a = {"kind": "alltoall", "nodes": 1000, "payload_bytes": 999 << 20, "fluid_s": 0.6, "trial_s": [0.6],
+           "sweep": [{"trial_s": [0.6] * 10, "stalls": [0] * 10} for _ in range(n)]}
+    runs = [Runs(s, {"updn": {"cases": [pair, a2a]}}) for s in (1, 2, 3)]
+    rows = flap_rows(runs)
+    for ids in (("E2f", "E23f"), ("E2fs", "E23fs")):
+        together = [r for r in rows if r["id"] == ids[1]]
+        assert len(together) == 2 and not together[0]["ok"] and not together[1]["ok"]
+        e2_big = [r for r in rows if r["id"] == ids[0]][1]
+        assert e2_big["ok"] and e2_big["kind"] == "sensitivity"

@@ -70,6 +70,20 @@ impl Simulation {
                 };
                 fabric.channels.iter().filter(|c| links.contains(&(endpoint(c.from), endpoint(c.to)))).map(|c| (c.src_port, c.dst_port)).collect()
             };
+            // A retrain or flap stops the cable: both directions, whichever the selector names.
+            let rates = crate::fabric::link_events::LinkEventRates {
+                retrains_per_s: f.retrains_per_s,
+                retrain: Time::from_ns_f64(f.retrain_us.unwrap_or(0.0) * 1e3),
+                flaps_per_s: f.flaps_per_s,
+                flap_down: Time::from_ns_f64(f.flap_down_ms.unwrap_or(0.0) * 1e6),
+            };
+            if rates.any() {
+                let on_cable = |c: &crate::fabric::channel::Channel| picked.iter().any(|&(a, b)| (c.src_port, c.dst_port) == (a, b) || (c.src_port, c.dst_port) == (b, a));
+                for c in fabric.channels.iter_mut().filter(|c| on_cable(c)) {
+                    let events = crate::fabric::link_events::LinkEvents::new(rates, scenario.seed, c.src_port.0, c.dst_port.0);
+                    c.errors.events = Some(Box::new(events));
+                }
+            }
             for c in fabric.channels.iter_mut().filter(|c| picked.contains(&(c.src_port, c.dst_port))) {
                 c.errors.loss_rate = f.loss_rate;
                 c.errors.ber = f.ber;

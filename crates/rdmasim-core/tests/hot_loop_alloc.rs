@@ -70,6 +70,15 @@ fn the_bench_workload_with_loss_allocates_nothing_per_event() {
     assert!(n <= AMORTISED_GROWTH, "{n} allocations in 600 000 events");
 }
 
+#[test]
+fn a_link_that_retrains_and_flaps_allocates_nothing_per_event() {
+    // The bench workload with its switch-to-host cable retraining and flapping (both ways):
+    // the outage schedule is drawn as the link's departures advance, into fixed fields.
+    let scenario = format!("{BENCH_SCENARIO}[[faults]]\nlink = \"sw0-h1\"\nretrains_per_s = 2000\nretrain_us = 20\nflaps_per_s = 20\nflap_down_ms = 0.5\n");
+    let n = allocations_in_steady_state(&scenario, 200_000, 600_000);
+    assert!(n <= AMORTISED_GROWTH, "{n} allocations in 600 000 events");
+}
+
 /// An event-polled 1 MB elephant, a busy-polled inline 10 B mouse and a HERD-like store (window 4,
 /// server pipeline) beside them.
 const FLOWS: &str = r#"

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .. import _core
+from ._tsubame_flap_plans import all_plans as flap_plans
 
 #: Nodes up on the machine: seeds/004 table 1, "1408 (of which 1300 used)"; which were down is
 #: not given (ASSUMPTION: drawn from the seed set's missing-node seed).
@@ -88,6 +89,9 @@ def request(cfg: Config, seed: int, pair_nodes: Sequence[int], alltoall_nodes: S
         "route": cfg.route,
         "roots": SPINES if cfg.roots else [],
         "bad_links": dict(BAD_LINKS, seed=seed, disable=cfg.disable),
+        # E2 and E3 from the erroring links' flaps (_tsubame_flaps.py): UpDn's trials again
+        # under each plan, from the same rounds.
+        "link_event_sweep": flap_plans() if cfg.label == "updn" else [],
         "cases": cases,
     }
 

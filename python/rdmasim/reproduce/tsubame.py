@@ -24,8 +24,10 @@ where it holds ("true for most seed sets").
 - E1s, E4s (sensitivity, ``SENS`` below): E1's steps and E4's gains if a pair's two rails
   added their rates (``striping = "rate"``), which MVAPICH2 does not do by default. E4d
   (sensitivity): hetero against every strategy with the bad links disabled.
+- E2f, E3f, E23f (sensitivity, part ``flaps``, ``_tsubame_flaps.py``): E2 and E3 again with the
+  erroring links flapping in time, over a sweep of rates and down times: do they move together.
 
-Parts: ``rdmasim reproduce tsubame:e1`` ... ``tsubame:e6``. Plots go to ``$RDMASIM_PLOTS/tsubame``
+Parts: ``rdmasim reproduce tsubame:e1`` ... ``tsubame:e6``, ``tsubame:flaps``. Plots go to ``$RDMASIM_PLOTS/tsubame``
 (default ``out/tsubame``). docs/tsubame.md explains every row and gap.
 """
 from __future__ import annotations
@@ -38,12 +40,14 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import row
 from ._checks import AtMost, Between, Claim, Check, Most, Near, Samples, Within
+from ._ranks import spearman
+from ._tsubame_flaps import flap_rows
 from ._tsubame_runs import (ALLTOALL_NODES, BAD_LINKS, CONFIGS, DISABLED, LARGE, PAIR_NODES, SEEDS, TABLE2, Runs,
                             gbps, run_all)
 
 TITLE = "TSUBAME2.0 multi-rail fat tree (seeds/004): injection bandwidth steps, routing strategies, bad links, Alltoall"
 ORDER = 40
-PARTS = ("e1", "e2", "e3", "e4", "e5", "e6")
+PARTS = ("e1", "e2", "e3", "e4", "e5", "e6", "flaps")
 
 #: Published (seeds/004 §2.1, §4; targets.md E).
 PUB_FLAT, PUB_FLAT_NODES = 7.5, 40
@@ -82,6 +86,7 @@ NEEDS: Dict[str, Dict[str, Tuple[str, ...]]] = {
                **{label: ("random-pair",) for label in DISABLED if label not in TABLE2}),
     "e5": dict({label: ("alltoall",) for label in _T2}, updn=("random-pair", "alltoall"), updn2=("random-pair", "alltoall")),
     "e6": dict({label: ("alltoall",) for label in _T2}, hetero=("random-pair", "alltoall")),
+    "flaps": {"updn": ("random-pair", "alltoall")},
 }
 
 
@@ -113,29 +118,6 @@ def large_trial_mean(r: Runs, label: str) -> float:
     """Mean minimum injection bandwidth over every trial beyond 600 nodes (the study's "mean of
     the worst injection bandwidth", stalled trials included)."""
     return mean([v for n, vs in trial_bws(r, label).items() if n > LARGE for v in vs])
-
-
-def spearman(xs: Sequence[float], ys: Sequence[float]) -> float:
-    """Rank correlation (ties share their mean rank); NaN when either side is constant."""
-    def ranks(v: Sequence[float]) -> List[float]:
-        order = sorted(range(len(v)), key=lambda i: v[i])
-        out = [0.0] * len(v)
-        i = 0
-        while i < len(order):
-            j = i
-            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
-                j += 1
-            for k in range(i, j + 1):
-                out[order[k]] = (i + j) / 2
-            i = j + 1
-        return out
-
-    if len(xs) < 3 or len(set(xs)) < 2 or len(set(ys)) < 2:
-        return float("nan")
-    rx, ry = ranks(xs), ranks(ys)
-    mx, my = mean(rx), mean(ry)
-    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
-    return cov / math.sqrt(sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry))
 
 
 def over(runs: Sequence[Runs], fn: Callable[[Runs], float]) -> Samples:
@@ -427,7 +409,7 @@ def e6_rows(runs: Sequence[Runs]) -> List[Dict[str, Any]]:
     ]
 
 
-ROWS = {"e1": e1_rows, "e2": e2_rows, "e3": e3_rows, "e4": e4_rows, "e5": e5_rows, "e6": e6_rows}
+ROWS = {"e1": e1_rows, "e2": e2_rows, "e3": e3_rows, "e4": e4_rows, "e5": e5_rows, "e6": e6_rows, "flaps": flap_rows}
 
 
 def needs_of(parts: Sequence[str]) -> Dict[str, Tuple[str, ...]]:

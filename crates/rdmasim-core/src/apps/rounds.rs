@@ -20,6 +20,7 @@
 //! few µs against a round's tens of µs to seconds; docs/tsubame.md), and credits (docs/flow.md).
 use crate::flow::bad_links::{plant, BadLinkPlan, Planted};
 use crate::flow::link_model::{capacities, message_wire_bytes};
+use crate::flow::link_outages::{CableClock, LinkEventPlan};
 use crate::flow::round_patterns::{alltoall_step, random_pair_round};
 use crate::flow::rail_share::RailShare;
 use crate::flow::round_time::RoundLoads;
@@ -49,6 +50,13 @@ pub struct RoundsRequest {
     pub bad_links: BadLinkPlan,
     #[serde(default)]
     pub tail_loss: TailLoss,
+    /// Retrains and flaps of the erroring links in time (flow/link_outages.rs; none by default).
+    #[serde(default)]
+    pub link_events: LinkEventPlan,
+    /// More plans of link events to run every case's trials under (the rounds are computed
+    /// once): an unknown rate swept at the cost of the trials alone.
+    #[serde(default)]
+    pub link_event_sweep: Vec<LinkEventPlan>,
     /// Path MTU. Source: "MVAPICH2 defaults to an IB MTU size of 2048 bytes" (QLogic OFED host
     /// software user guide; `MV2_DEFAULT_MTU`).
     #[serde(default = "default_mtu")]
@@ -139,11 +147,21 @@ pub struct CaseOutcome {
     pub expected_stalls: f64,
     /// Flows whose route does not reach the destination (their rounds take forever).
     pub unroutable: u64,
+    /// The trials again under each plan of the request's `link_event_sweep`, in its order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sweep: Vec<SweptTrials>,
     /// The link that holds the case's slowest round back (`"switch"[port] -> "peer"[port]`) and
     /// the flows it carries then (by flows per capacity, under either striping: with `rate` it
     /// is the busiest link of that round, not necessarily the slowest pair's).
     pub worst_link: Option<String>,
     pub worst_link_flows: u32,
+}
+
+/// A case's trials under one plan of link events.
+#[derive(Clone, Debug, Serialize)]
+pub struct SweptTrials {
+    pub trial_s: Vec<f64>,
+    pub stalls: Vec<u32>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -163,6 +181,8 @@ struct Exposed {
     pair: u32,
     bound_per_byte: f64,
     probability: f64,
+    /// The erroring cables its data or ACKs cross (in `Runner::touched`), for link events.
+    cables: std::ops::Range<usize>,
 }
 
 /// What the trials need of one round.
@@ -184,7 +204,13 @@ struct Runner<'a> {
     share: RailShare,
     hops: Vec<Hop>,
     route: Vec<PortId>,
+    /// Each port's erroring cable (`NO_CABLE`: none), when the erroring links have events.
+    cable_of: TiVec<PortId, u32>,
+    /// The cables of the case's exposed flows (`Exposed::cables`).
+    touched: Vec<u32>,
 }
+
+const NO_CABLE: u32 = u32::MAX;
 
 fn bad_request(message: String) -> FabricError {
     FabricError::Io(IoError::whole("request", message))
@@ -214,18 +240,26 @@ impl Runner<'_> {
                 if striping == Striping::Rate {
                     self.share.add(pair, &self.route);
                 }
-                if !self.any_errors {
+                if !self.any_errors && self.cable_of.is_empty() {
                     continue;
                 }
                 let data: f64 = self.route.iter().map(|&p| TailLoss::exposure(self.loss.tail_packet_bytes, self.errors[p], self.capacity[p])).sum();
+                let first_cable = self.touched.len();
+                self.touch_cables(true);
                 let ack: f64 = match trace_route_into(self.rf, dst, slid, &mut self.hops) {
-                    Ok(()) => self.hops.iter().map(|h| TailLoss::exposure(self.loss.ack_bytes, self.errors[h.from], self.capacity[h.from])).sum(),
+                    Ok(()) => {
+                        self.touch_cables(false);
+                        self.hops.iter().map(|h| TailLoss::exposure(self.loss.ack_bytes, self.errors[h.from], self.capacity[h.from])).sum()
+                    }
                     Err(_) => 0.0,
                 };
-                if data + ack > 0.0 {
+                self.touched[first_cable..].sort_unstable();
+                let distinct = first_cable + crate::flow::link_outages::dedup_sorted(&mut self.touched[first_cable..]);
+                self.touched.truncate(distinct);
+                if data + ack > 0.0 || distinct > first_cable {
                     let start = routes.len();
                     routes.extend_from_slice(&self.route);
-                    exposed.push(Exposed { route: start..routes.len(), pair, bound_per_byte: 0.0, probability: TailLoss::stall_probability(data + ack) });
+                    exposed.push(Exposed { route: start..routes.len(), pair, bound_per_byte: 0.0, probability: TailLoss::stall_probability(data + ack), cables: first_cable..distinct });
                 }
             }
         }
@@ -237,6 +271,81 @@ impl Runner<'_> {
             self.loads.worst(&self.capacity)
         };
         (RoundRecord { slowest_per_byte: slowest, exposed: first..exposed.len(), worst: self.loads.worst_link(&self.capacity) }, unroutable)
+    }
+}
+
+impl Runner<'_> {
+    /// Adds the erroring cables of the data route (`route`) or of the ACK route (`hops`) to
+    /// `touched`, when the erroring links have events.
+    fn touch_cables(&mut self, data: bool) {
+        if self.cable_of.is_empty() {
+            return;
+        }
+        let Runner { cable_of, touched, route, hops, .. } = self;
+        let cable = |p: PortId| Some(cable_of[p]).filter(|&c| c != NO_CABLE);
+        if data {
+            touched.extend(route.iter().filter_map(|&p| cable(p)));
+        } else {
+            touched.extend(hops.iter().filter_map(|h| cable(h.from)));
+        }
+    }
+}
+
+/// What a case's trials draw from: its rounds, their exposed flows and the cables those cross.
+struct Trials<'a> {
+    records: &'a [RoundRecord],
+    exposed: &'a [Exposed],
+    touched: &'a [u32],
+    wire: f64,
+    stall_s: f64,
+    cables: u32,
+    seed: u64,
+    kind: CaseKind,
+    nodes: u32,
+}
+
+impl Trials<'_> {
+    /// Each trial's time and stalls under `plan`: the tail losses its seeded draws give the
+    /// exposed flows, and the link events of the erroring cables in time.
+    fn run(&self, plan: &LinkEventPlan, trials: u32, clocks: &mut Vec<CableClock>) -> (Vec<f64>, Vec<u32>) {
+        let wire = self.wire;
+        let (mut trial_s, mut stalls) = (Vec::with_capacity(trials as usize), Vec::with_capacity(trials as usize));
+        for t in 0..trials {
+            let stream = trial_stream(self.kind, self.nodes, t);
+            let mut rng = SimRng::new(self.seed, stream);
+            clocks.clear();
+            if plan.any() {
+                clocks.extend((0..self.cables).map(|k| CableClock::new(plan, self.seed, stream, k)));
+            }
+            let (mut total, mut n) = (0.0, 0u32);
+            for r in self.records {
+                let mut round = r.slowest_per_byte * wire;
+                for e in self.exposed[r.exposed.clone()].iter().filter(|_| plan.tail_loss) {
+                    if rng.chance(e.probability) {
+                        n += 1;
+                        round = round.max(e.bound_per_byte * wire + self.stall_s);
+                    }
+                }
+                // Link events: a flow across a cable out during the round finishes later.
+                if !clocks.is_empty() {
+                    clocks.iter_mut().for_each(|k| k.advance_to(plan, total));
+                    for e in &self.exposed[r.exposed.clone()] {
+                        let busy = e.bound_per_byte * wire;
+                        for &k in &self.touched[e.cables.clone()] {
+                            let late = clocks[k as usize].delay(plan, total, busy, self.stall_s);
+                            if late > 0.0 {
+                                n += 1;
+                                round = round.max(busy + late);
+                            }
+                        }
+                    }
+                }
+                total += round;
+            }
+            trial_s.push(total);
+            stalls.push(n);
+        }
+        (trial_s, stalls)
     }
 }
 
@@ -271,7 +380,24 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
         .collect();
     let capacity = capacities(gr);
     let any_errors = errors.iter().any(|&e| e > 0.0);
-    let mut runner = Runner { rf, loads: RoundLoads::new(gr.ports.len()), share: RailShare::new(gr.ports.len()), capacity, errors, any_errors, ends, loss: &req.tail_loss, hops: Vec::new(), route: Vec::new() };
+    let plan = &req.link_events;
+    if let Some(m) = std::iter::once(plan).chain(&req.link_event_sweep).find_map(LinkEventPlan::problem) {
+        return Err(bad_request(m));
+    }
+    // The erroring cables, numbered, when they have events.
+    let mut cable_of: TiVec<PortId, u32> = TiVec::default();
+    let mut cables = 0;
+    if std::iter::once(plan).chain(&req.link_event_sweep).any(LinkEventPlan::any) {
+        cable_of = vec![NO_CABLE; gr.ports.len()].into();
+        for p in planted.iter().filter(|p| p.kind == "erroring" && !p.disabled) {
+            for end in gr.links[p.link].ends {
+                cable_of[end] = cables;
+            }
+            cables += 1;
+        }
+    }
+    let mut runner = Runner { rf, loads: RoundLoads::new(gr.ports.len()), share: RailShare::new(gr.ports.len()), capacity, errors, any_errors, ends, loss: &req.tail_loss, hops: Vec::new(), route: Vec::new(), cable_of, touched: Vec::new() };
+    let mut clocks: Vec<CableClock> = Vec::new();
     let stall_s = req.tail_loss.stall_s();
     let mut cases = Vec::with_capacity(req.cases.len());
     let (mut flows, mut exposed, mut routes, mut records) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -299,6 +425,7 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
         };
         exposed.clear();
         routes.clear();
+        runner.touched.clear();
         records.clear();
         let mut unroutable = 0;
         for step in 1..=steps {
@@ -320,23 +447,9 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
         }
         let fluid_s: f64 = records.iter().map(|r: &RoundRecord| r.slowest_per_byte * wire).sum();
         let expected_stalls: f64 = exposed.iter().map(|e| e.probability).sum();
-        let (mut trial_s, mut stalls) = (Vec::with_capacity(c.trials as usize), Vec::with_capacity(c.trials as usize));
-        for t in 0..c.trials {
-            let mut rng = SimRng::new(c.seed ^ req.bad_links.seed.rotate_left(17), trial_stream(c.kind, c.nodes, t));
-            let (mut total, mut n) = (0.0, 0u32);
-            for r in &records {
-                let mut round = r.slowest_per_byte * wire;
-                for e in &exposed[r.exposed.clone()] {
-                    if rng.chance(e.probability) {
-                        n += 1;
-                        round = round.max(e.bound_per_byte * wire + stall_s);
-                    }
-                }
-                total += round;
-            }
-            trial_s.push(total);
-            stalls.push(n);
-        }
+        let trials = Trials { records: &records, exposed: &exposed, touched: &runner.touched, wire, stall_s, cables, seed: c.seed ^ req.bad_links.seed.rotate_left(17), kind: c.kind, nodes: c.nodes };
+        let (trial_s, stalls) = trials.run(plan, c.trials, &mut clocks);
+        let sweep = req.link_event_sweep.iter().map(|p| trials.run(p, c.trials, &mut clocks)).map(|(trial_s, stalls)| SweptTrials { trial_s, stalls }).collect();
         let payload_bytes = c.bytes * u64::from(steps);
         let slowest = records.iter().max_by(|a, b| a.slowest_per_byte.total_cmp(&b.slowest_per_byte)).and_then(|r| r.worst);
         let worst_link = slowest.map(|(p, _)| match gr.peer(p) {
@@ -352,6 +465,7 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
             fluid_s,
             trial_s,
             stalls,
+            sweep,
             exposed_flows: exposed.len() as u64,
             expected_stalls,
             unroutable,

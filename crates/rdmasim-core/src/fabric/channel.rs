@@ -3,6 +3,7 @@
 use crate::wire::in_flight::Damage;
 use crate::engine::{EventKey, SimRng, Time};
 use crate::ids::{HcaId, PortId, SwitchId};
+use crate::fabric::link_events::{LinkEvents, OutageKind};
 use crate::fabric::rate::serialize_time;
 
 /// Data virtual lanes modelled per port (VL0..VL7; VL15 management traffic is not modelled).
@@ -149,6 +150,9 @@ pub struct ErrorModel {
     pub symbol_errors_per_ps: f64,
     /// 1-based indices of packets (counted on this direction) to drop, sorted.
     pub drop_nth: Vec<u64>,
+    /// The cable's retrains and flaps in time (fabric/link_events.rs), when it has any. Boxed:
+    /// a channel without them carries a pointer, not the schedule.
+    pub events: Option<Box<LinkEvents>>,
 }
 
 // Laid out by use, in 64-byte lines (`repr(C)`, so the order is the declared one), because a
@@ -272,14 +276,45 @@ impl Channel {
         self.returns.push(CreditBack { at, vl, blocks });
     }
 
-    /// Decides the fate of the packet about to be sent (counts it as sent). Only for a
-    /// `faulty` channel: on another every packet arrives intact.
+    /// Decides the fate of the packet about to be sent at `at` (counts it as sent), and when
+    /// it leaves: at `at`, or when a retrain under way ends (the port holds it till then).
+    /// Only for a `faulty` channel: on another every packet leaves at once and arrives intact.
     #[inline(never)]
-    pub fn draw_damage(&mut self, wire_bytes: u32) -> Damage {
+    pub fn draw_damage(&mut self, at: Time, wire_bytes: u32) -> (Damage, Time) {
         self.sent += 1;
         if self.errors.down {
-            return Damage::Discarded;
+            return (Damage::Discarded, at);
         }
+        let mut at = at;
+        if let Some(events) = self.errors.events.as_deref_mut() {
+            // The packet is on this direction's wire from `at` until its tail arrives.
+            let on_wire = serialize_time(wire_bytes, self.ps_per_byte_fp32) + self.prop;
+            loop {
+                let o = events.current(at);
+                if o.start > at {
+                    if o.start < at + on_wire {
+                        return (Damage::Lost, at);
+                    }
+                    break;
+                }
+                match o.kind {
+                    OutageKind::Retrain => at = o.end,
+                    OutageKind::Flap => return (Damage::Discarded, at),
+                }
+            }
+        }
+        (self.draw_packet_damage(wire_bytes), at)
+    }
+
+    /// When a retrain under way at `now` ends, if one is (a sender holds its packets till then).
+    #[inline(never)]
+    pub fn retrain_end(&mut self, now: Time) -> Option<Time> {
+        let o = self.errors.events.as_deref_mut()?.current(now);
+        (o.kind == OutageKind::Retrain && o.start <= now).then_some(o.end)
+    }
+
+    /// The per-packet part of the error model: drops, losses and bit errors.
+    fn draw_packet_damage(&mut self, wire_bytes: u32) -> Damage {
         if !self.errors.drop_nth.is_empty() && self.errors.drop_nth.binary_search(&self.sent).is_ok() {
             return Damage::Lost;
         }
@@ -304,6 +339,6 @@ impl Channel {
     /// Whether the error model can damage or discard a packet (`faulty`).
     pub fn can_damage(&self) -> bool {
         let e = &self.errors;
-        e.down || e.loss_rate > 0.0 || e.ber > 0.0 || e.symbol_errors_per_ps > 0.0 || !e.drop_nth.is_empty()
+        e.down || e.loss_rate > 0.0 || e.ber > 0.0 || e.symbol_errors_per_ps > 0.0 || !e.drop_nth.is_empty() || e.events.is_some()
     }
 }

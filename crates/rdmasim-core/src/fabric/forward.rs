@@ -136,9 +136,10 @@ fn put_on_wire<A: Attachment>(w: &mut A, ch: ChannelId, pkt: PacketId, hop: Hop,
     let FabricParts { net, q, packets } = w.parts();
     let c = &mut net.channels[ch];
     let ser = c.ser_time(wire);
+    // A faulty link may hold the packet (a retrain under way): it leaves later.
+    let (damage, at) = if c.faulty { c.draw_damage(at, wire) } else { (Damage::None, at) };
     c.busy_until = at + ser;
     c.credits[vl as usize] -= credit_blocks(wire);
-    let damage = if c.faulty { c.draw_damage(wire) } else { Damage::None };
     let (from, to, prop) = (c.from, c.to, c.prop);
     let arrive_at = match to {
         NodeRef::Hca(_) => at + ser + prop,
@@ -366,8 +367,15 @@ fn switch_try_send<A: Attachment>(w: &mut A, sw: SwitchId, port: u16) {
     let s = &net.switches[sw];
     let (op, out_ch) = (&s.outputs[port as usize], s.links[port as usize].ch);
     let Some(first) = op.pick_vl() else { return };
-    let c = &net.channels[out_ch];
+    let c = &mut net.channels[out_ch];
     if c.wake_scheduled || c.busy_until > now {
+        return;
+    }
+    // A link retraining carries nothing: what is queued for it stays in the switch (its
+    // input buffers stay full) until the retrain ends.
+    if let Some(end) = c.faulty.then(|| c.retrain_end(now)).flatten() {
+        c.wake_scheduled = true;
+        q.at(end, FabricEvent::SwitchKick { ch: out_ch }.into());
         return;
     }
     // No head ready (a packet just queued at an idle output): only a kick for the first

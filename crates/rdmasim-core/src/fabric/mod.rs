@@ -10,6 +10,7 @@ pub mod from_scenario;
 pub mod generate;
 pub mod graph;
 pub mod host_names;
+pub mod link_events;
 pub mod lid_assign;
 pub mod net;
 pub mod io;

@@ -73,6 +73,13 @@ impl Net {
             let r = &mut out[c.dst_port];
             r.PortRcvPkts += s.rcv_pkts;
             r.PortRcvData += s.rcv_words;
+            // Each end of a cable retrains or goes down with it: a direction counts the
+            // events at its sending port, so the cable's two directions count both ends.
+            if let Some(events) = &c.errors.events {
+                let (retrains, flaps) = events.begun_by(t);
+                out[d].LinkErrorRecoveryCounter += retrains;
+                out[d].LinkDownedCounter += flaps;
+            }
         }
         for a in self.ahead.after(t) {
             let c = &mut out[a.port];

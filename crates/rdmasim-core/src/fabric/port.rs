@@ -23,6 +23,10 @@ pub struct PortCounters {
     pub PortXmitDiscards: u64,
     /// Packets received that the switch could not forward (no route for their DLID).
     pub PortRcvSwitchRelayErrors: u64,
+    /// Retrains of the port's link that recovered without going down (`[[faults]]
+    /// retrains_per_s`, fabric/link_events.rs).
+    pub LinkErrorRecoveryCounter: u64,
+    /// Times the port's link went down (`[[faults]] flaps_per_s`).
     pub LinkDownedCounter: u64,
 }
 

@@ -18,6 +18,7 @@ pub mod engine;
 pub mod fixed;
 pub mod hol;
 pub mod link_model;
+pub mod link_outages;
 pub mod maxmin;
 pub mod paths;
 pub mod rail_share;

@@ -441,6 +441,26 @@ pub struct FaultSection {
     /// Drop exactly these packets (1-based count of packets sent on the direction), for tests.
     #[serde(default)]
     pub drop_nth: Vec<u64>,
+    /// Link error recoveries per second (LinkErrorRecoveryCounter): the cable stops for
+    /// `retrain_us` and loses what is on its wire (fabric/link_events.rs). Unknown for any real
+    /// fabric: an input to sweep.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub retrains_per_s: f64,
+    /// How long a retrain stops the cable, µs (needed with `retrains_per_s`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retrain_us: Option<f64>,
+    /// Flaps per second (LinkDownedCounter): the cable goes down for `flap_down_ms`, loses
+    /// what is on its wire and discards what is sent on it meanwhile.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub flaps_per_s: f64,
+    /// How long a flap keeps the cable down until it is ACTIVE again, ms (needed with
+    /// `flaps_per_s`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flap_down_ms: Option<f64>,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

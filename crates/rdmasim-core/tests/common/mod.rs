@@ -4,6 +4,7 @@ pub mod fuzz;
 pub mod mpi_trace;
 pub mod opensm;
 pub mod pm;
+pub mod qdr_fat_tree;
 use rdmasim_core::api::Simulation;
 use serde_json::Value;
 use std::io::Write;

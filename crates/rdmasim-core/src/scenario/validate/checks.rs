@@ -344,8 +344,38 @@ fn check_faults(s: &Scenario) -> Result<(), Problem> {
         if f.symbol_errors_per_s > 0.0 && f.ber > 0.0 {
             return problem(&k("symbol_errors_per_s"), "ber and symbol_errors_per_s both say how often bits go wrong; expected one of them".into());
         }
+        check_link_events(f, &k)?;
         if let Some(j) = f.drop_nth.iter().position(|&n| n == 0) {
             return problem(&format!("faults[{i}].drop_nth[{j}]"), "packet number 0 is invalid; drop_nth counts packets from 1, expected >= 1".into());
+        }
+    }
+    Ok(())
+}
+
+/// Longest retrain (`retrain_us`, 1 s) and flap (`flap_down_ms`, 1000 s) accepted: a
+/// retrain is µs to ms of physical-layer recovery, a flap up to a subnet manager's sweeps
+/// (research34 §9); anything longer is a link that is down (`[topology] disable`).
+const MAX_RETRAIN_US: f64 = 1e6;
+const MAX_FLAP_DOWN_MS: f64 = 1e6;
+
+/// A fault's link events: rates >= 0, and a duration within range for each rate given.
+fn check_link_events(f: &crate::scenario::FaultSection, k: &dyn Fn(&str) -> String) -> Result<(), Problem> {
+    let kinds = [
+        ("retrains_per_s", f.retrains_per_s, "retrain_us", f.retrain_us, MAX_RETRAIN_US, "µs"),
+        ("flaps_per_s", f.flaps_per_s, "flap_down_ms", f.flap_down_ms, MAX_FLAP_DOWN_MS, "ms"),
+    ];
+    for (rate_key, rate, time_key, time, max, unit) in kinds {
+        if !rate.is_finite() || rate < 0.0 {
+            return problem(&k(rate_key), format!("{rate_key} = {} is out of range; expected a finite number of events per second >= 0", fmt_f(rate)));
+        }
+        match time {
+            Some(t) if !t.is_finite() || t <= 0.0 || t > max => {
+                return problem(&k(time_key), format!("{time_key} = {} is out of range; expected a time in {unit} > 0 and <= {}", fmt_f(t), fmt_f(max)));
+            }
+            None if rate > 0.0 => {
+                return problem(&k(time_key), format!("{rate_key} = {} needs {time_key}, how long each event keeps the link out ({unit}); it is not published, so give the value you sweep", fmt_f(rate)));
+            }
+            _ => {}
         }
     }
     Ok(())
