@@ -1,7 +1,9 @@
 //! The tsubame2 generator's cabling families (issue #34 item 1): the defaults build the fabric
 //! the generator built before they were parameters, every family builds a valid fabric with
 //! the cabling it names (leaf chips per edge, I/O nodes on rail 0 only, LIDs in the chosen
-//! order), and bad values are errors naming the key.
+//! order), bad values are errors naming the key, and the flow rounds run jobs on the compute
+//! hosts only.
+use rdmasim_core::apps::rounds::run_json;
 use rdmasim_core::fabric::build::{tsubame2, GeneratorSpec, IoAttach, LeafPlacement, LidOrder, Tsubame2};
 use rdmasim_core::fabric::compute_hosts::compute_hosts;
 use rdmasim_core::fabric::graph::{FabricGraph, NodeKind};
@@ -196,4 +198,20 @@ fn bad_family_values_are_errors_naming_the_key() {
     let rails: GeneratorSpec = serde_json::from_str(r#"{"kind":"rails","of":{"kind":"tsubame2","hosts":32,"lid_order":"guid"}}"#).unwrap();
     let e = rails.build().unwrap_err().0;
     assert!(e.starts_with("rails.of.lid_order = guid"), "{e}");
+}
+
+#[test]
+fn the_rounds_run_jobs_on_the_compute_hosts_only() {
+    let req = |io: usize| {
+        format!(
+            r#"{{"generator":{{"kind":"tsubame2","hosts":160,"io_nodes":{io}}},"route":"updn",
+               "cases":[{{"kind":"random-pair","nodes":150,"up":150,"missing_seed":3,"seed":3,"bytes":1048576,"rails":2}}]}}"#
+        )
+    };
+    let with: serde_json::Value = serde_json::from_str(&run_json(&req(8)).unwrap()).unwrap();
+    let without: serde_json::Value = serde_json::from_str(&run_json(&req(0)).unwrap()).unwrap();
+    let case = |v: &serde_json::Value| v["cases"][0].clone();
+    // The I/O nodes are not drawn into the job (it would ask them for rail 1 and fail).
+    assert_eq!(case(&with)["unroutable"], 0);
+    assert!(case(&with)["fluid_s"].as_f64().unwrap() > 0.0 && case(&without)["fluid_s"].as_f64().unwrap() > 0.0);
 }
