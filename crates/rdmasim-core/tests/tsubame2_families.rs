@@ -1,7 +1,7 @@
 //! The tsubame2 generator's cabling families (issue #34 item 1): the defaults build the fabric
 //! the generator built before they were parameters, every family builds a valid fabric with
-//! the cabling it names (leaf chips per edge, I/O nodes on rail 0 only, LIDs in the chosen
-//! order), bad values are errors naming the key, and the flow rounds run jobs on the compute
+//! the cabling it names (leaf chips per edge, I/O nodes on rail 0 only, GUIDs shuffled, LIDs
+//! in the chosen order), bad values are errors naming the key, and the flow rounds run jobs on the compute
 //! hosts only.
 use rdmasim_core::apps::rounds::run_json;
 use rdmasim_core::fabric::build::{tsubame2, GeneratorSpec, IoAttach, LeafPlacement, LidOrder, Tsubame2};
@@ -146,8 +146,30 @@ fn io_nodes_sit_on_rail_0_only() {
 }
 
 #[test]
+fn shuffled_guids_keep_their_prefix_and_offsets_and_differ_by_seed() {
+    let base = tsubame2(&Tsubame2::default()).unwrap();
+    let shuffled = |seed| tsubame2(&Tsubame2 { guid_seed: Some(seed), ..Tsubame2::default() }).unwrap();
+    let (a, b) = (shuffled(1), shuffled(2));
+    a.check().unwrap();
+    let guids = |g: &FabricGraph| g.nodes.iter().map(|n| n.guid).collect::<Vec<_>>();
+    assert!(guids(&a) == guids(&shuffled(1)), "one seed, one draw");
+    assert!(guids(&a) != guids(&b) && guids(&a) != guids(&base));
+    // The index parts are a permutation of the creation indices.
+    let mut index: Vec<u64> = guids(&a).iter().map(|g| (g & 0xffff_ffff) >> 8).collect();
+    index.sort_unstable();
+    assert!(index.iter().copied().eq(0..a.nodes.len() as u64), "not a permutation");
+    for (n, m) in a.nodes.iter().zip(base.nodes.iter()) {
+        assert_eq!(n.guid >> 32, m.guid >> 32, "{}: vendor prefix kept", n.name);
+        let offsets = |g: &FabricGraph, n: &rdmasim_core::fabric::graph::Node| n.ports().map(|p| g.ports[p].guid - n.guid).collect::<Vec<_>>();
+        assert_eq!(offsets(&a, n), offsets(&base, m), "{}: port offsets kept", n.name);
+    }
+    // The LIDs stay in rack order unless lid_order says otherwise.
+    assert!(a.nodes.iter().zip(base.nodes.iter()).all(|(n, m)| n.lid == m.lid));
+}
+
+#[test]
 fn guid_order_numbers_each_rail_in_opensm_port_guid_order() {
-    let g = tsubame2(&Tsubame2 { lid_order: LidOrder::Guid, io_nodes: 4, ..Tsubame2::default() }).unwrap();
+    let g = tsubame2(&Tsubame2 { lid_order: LidOrder::Guid, guid_seed: Some(5), io_nodes: 4, ..Tsubame2::default() }).unwrap();
     g.check().unwrap();
     // Per rail: (LID, key) of every switch and HCA port; LIDs ascend with the key after the
     // subnet manager's (the rail's first node, its first director's leaf chip 0).
@@ -198,6 +220,9 @@ fn bad_family_values_are_errors_naming_the_key() {
     let rails: GeneratorSpec = serde_json::from_str(r#"{"kind":"rails","of":{"kind":"tsubame2","hosts":32,"lid_order":"guid"}}"#).unwrap();
     let e = rails.build().unwrap_err().0;
     assert!(e.starts_with("rails.of.lid_order = guid"), "{e}");
+    let rails: GeneratorSpec = serde_json::from_str(r#"{"kind":"rails","of":{"kind":"tsubame2","hosts":32,"guid_seed":3}}"#).unwrap();
+    let e = rails.build().unwrap_err().0;
+    assert!(e.starts_with("rails.of.guid_seed"), "{e}");
 }
 
 #[test]

@@ -17,11 +17,13 @@ pub enum LidOrder {
     Rack,
     /// As OpenSM's LID manager numbers a fabric it finds without LIDs (`osm_lid_mgr.c`: the
     /// subnet manager's port first, then every port in port-GUID order, each the lowest free
-    /// LID; `lid_assign::assign_lids_opensm`), subnet by subnet, i.e. rail by rail. ASSUMPTION:
-    /// the GUIDs are the generator's pseudo-GUIDs (a vendor prefix and the node's creation
-    /// index, `common::guid_for_next_node`), which OpenSM's byte-reversed order interleaves
-    /// across racks; the real ones are factory serials, unrelated to where a box was racked,
-    /// and not public. The subnet manager sits on each rail's first node (ASSUMPTION: where
+    /// LID; `lid_assign::assign_lids_opensm`), subnet by subnet, i.e. rail by rail, over the
+    /// generator's GUIDs: a vendor prefix and the node's creation index, which OpenSM's
+    /// byte-reversed order interleaves across racks, or those shuffled (pseudo_guids.rs,
+    /// `guid_seed`) as factory serials would be. ASSUMPTION: the real GUIDs are not public.
+    /// OpenSM's engines walk ports by GUID and switch, not by LID (routing/opensm_order.rs),
+    /// so the numbering alone moves no route of theirs; d-mod-k ranks by LID and does move.
+    /// The subnet manager sits on each rail's first node (ASSUMPTION: where
     /// TSUBAME2.0 ran it is not public; it takes one LID). A long-running OpenSM keeps the LIDs
     /// of its first sweep (guid2lid), so this is the numbering of the first one.
     Guid,

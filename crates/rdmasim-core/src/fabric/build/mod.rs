@@ -9,6 +9,7 @@ pub mod hyperx;
 pub mod io_nodes;
 pub mod leaf_placement;
 pub mod lid_order;
+pub mod pseudo_guids;
 pub mod rails;
 pub mod single_switch;
 pub mod tsubame2;
@@ -74,9 +75,12 @@ impl GeneratorSpec {
             GeneratorSpec::KAryNTree(s) => Box::new(s.to_xgft()?),
             GeneratorSpec::FatTreeK(s) => Box::new(s.to_xgft()?),
             GeneratorSpec::Director(s) => Box::new(s.clone()),
-            // Inside `rails` the rails' numbering holds: a GUID order would be silently lost.
+            // Inside `rails` the rails' GUIDs and numbering hold: another would be silently lost.
             GeneratorSpec::Tsubame2(s) if s.lid_order != LidOrder::Rack => {
                 return Err(GraphError(format!("rails.of.lid_order = {}: expected rack (only the tsubame2 kind itself numbers LIDs in another order)", s.lid_order.name())))
+            }
+            GeneratorSpec::Tsubame2(s) if s.guid_seed.is_some() => {
+                return Err(GraphError("rails.of.guid_seed: expected none (only the tsubame2 kind itself shuffles its GUIDs)".into()))
             }
             GeneratorSpec::Tsubame2(s) => Box::new(s.clone()),
             GeneratorSpec::Rails(_) | GeneratorSpec::Hyperx(_) => {

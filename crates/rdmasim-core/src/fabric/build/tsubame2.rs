@@ -14,7 +14,8 @@
 //!
 //! What is not public is a parameter with its plausible values (issue #34): where an edge's
 //! cables land inside a director (`leaf_placement`), the I/O nodes that make the rails differ
-//! (`io_nodes`, `io_attach`), and the order of the LIDs (`lid_order`). The defaults are the
+//! (`io_nodes`, `io_attach`), the GUIDs and the order of the LIDs (`guid_seed`, `lid_order`).
+//! The defaults are the
 //! generator's guesses from before these were parameters; `rdmasim reproduce tsubame` runs
 //! every row over the families (docs/tsubame.md).
 use super::back_to_back::default_cable_m;
@@ -85,6 +86,10 @@ pub struct Tsubame2 {
     /// The order of the LIDs (lid_order.rs). ASSUMPTION: `rack`; TSUBAME2.0's are not public.
     #[serde(default)]
     pub lid_order: LidOrder,
+    /// Shuffle the GUIDs with this seed (pseudo_guids.rs), or keep them in creation order
+    /// (none). ASSUMPTION: none; TSUBAME2.0's GUIDs are not public.
+    #[serde(default)]
+    pub guid_seed: Option<u64>,
 }
 
 fn default_hosts() -> usize {
@@ -131,6 +136,7 @@ impl Default for Tsubame2 {
             io_nodes: 0,
             io_attach: IoAttach::default(),
             lid_order: LidOrder::default(),
+            guid_seed: None,
         }
     }
 }
@@ -230,9 +236,13 @@ impl RailTopology for Tsubame2 {
     }
 }
 
-/// The TSUBAME2.0-like fabric with `t.rails` rails, LIDs assigned in `t.lid_order`.
+/// The TSUBAME2.0-like fabric with `t.rails` rails, GUIDs shuffled if `t.guid_seed` says so,
+/// then LIDs assigned in `t.lid_order` (which may follow the GUIDs).
 pub fn tsubame2(t: &Tsubame2) -> Result<FabricGraph, GraphError> {
     let mut g = super::rails::rails_without_lids(t, t.rails)?;
+    if let Some(seed) = t.guid_seed {
+        super::pseudo_guids::shuffle_guids(&mut g, seed);
+    }
     t.lid_order.assign(&mut g)?;
     Ok(g)
 }
