@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import math
 import statistics
-from typing import Any, Callable, Iterable, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
 __all__ = [
-    "Samples", "Check", "Within", "Near", "AtLeast", "AtMost", "Between", "Is", "Increasing",
-    "Claim", "InRange", "Most", "Every", "OnMedian", "perturbations", "survives_perturbation",
+    "Samples", "FamilySamples", "Check", "Within", "Near", "AtLeast", "AtMost", "Between", "Is", "Increasing",
+    "Claim", "InRange", "Most", "Every", "OnMedian", "ForFamilies", "perturbations", "survives_perturbation",
 ]
 
 
@@ -44,6 +44,30 @@ class Samples(tuple):
     def hi(self) -> Optional[float]:
         xs = self.numbers()
         return max(xs) if xs else None
+
+    def like(self, values: Iterable[Any]) -> "Samples":
+        """Other values in this one's shape (a perturbation keeps the grouping of
+        :class:`FamilySamples`)."""
+        return Samples(values)
+
+
+class FamilySamples(Samples):
+    """One figure over several guesses at an unknown input (cabling families), each a value of
+    its own over seeds (:class:`Samples`) or a single one (a count of seed sets). It reads as
+    all their samples together, for the median and range; ``groups`` keeps each family's."""
+
+    groups: Dict[str, Any]
+
+    def __new__(cls, groups: Dict[str, Any]) -> "FamilySamples":
+        flat = [x for g in groups.values() for x in (g if isinstance(g, Samples) else (g,))]
+        self = super().__new__(cls, flat)
+        self.groups = dict(groups)
+        return self
+
+    def like(self, values: Iterable[Any]) -> "FamilySamples":
+        it = iter(list(values))
+        return FamilySamples({k: g.like(next(it) for _ in g) if isinstance(g, Samples) else next(it)
+                              for k, g in self.groups.items()})
 
 
 def _is_number(v: Any) -> bool:
@@ -224,6 +248,27 @@ class OnMedian(Check):
         return self.inner(v.median)
 
 
+class ForFamilies(Check):
+    """FamilySamples: ``inner`` (the row's check over seeds) holds in every family, and a
+    numeric ``published`` value lies inside the range of all their samples: a row is reproduced
+    only when no guess at the unknown input is needed for it (docs/reproduce.md)."""
+
+    def __init__(self, inner: Check, published: Any = None):
+        self.inner = inner
+        self.published = float(published) if _is_number(published) else None
+        self.text = f"{inner}, in every family" + (f"; {_num(self.published)} inside their range" if self.published is not None else "")
+
+    def holds_in(self, v: Samples) -> Dict[str, bool]:
+        """The inner check per family (one family, named "", for plain samples)."""
+        groups = v.groups if isinstance(v, FamilySamples) else {"": v}
+        return {k: self.inner(g) for k, g in groups.items()}
+
+    def holds(self, v: Samples) -> bool:
+        if self.published is not None and not InRange(self.published)(Samples(v)):
+            return False
+        return all(self.holds_in(v).values())
+
+
 def perturbations(value: Any) -> List[Any]:
     """The values a reproduced row's check must reject (at least one of): a number halved and
     doubled (0 moved to 1 and -1, which halving or doubling cannot move), a bool flipped,
@@ -235,10 +280,10 @@ def perturbations(value: Any) -> List[Any]:
         return [value / 2, value * 2] if value != 0 else [1.0, -1.0]
     if isinstance(value, Samples):
         if value and all(isinstance(x, bool) for x in value):
-            return [Samples(not x for x in value)]
+            return [value.like(not x for x in value)]
         if value and all(_is_number(x) for x in value):
-            return [Samples(x / 2 for x in value), Samples(x * 2 for x in value)] if any(value) else \
-                [Samples(x + 1 for x in value), Samples(x - 1 for x in value)]
+            return [value.like(x / 2 for x in value), value.like(x * 2 for x in value)] if any(value) else \
+                [value.like(x + 1 for x in value), value.like(x - 1 for x in value)]
         return []
     if isinstance(value, tuple):
         out = []
