@@ -41,6 +41,9 @@ def over_families(per_family: Dict[str, List[Row]], reference: str) -> List[Row]
     """The rows of `reference`, each reproduced one joined with the same row of every family
     (matched by id and place); every family must give the same reproduced rows."""
     ref = per_family[reference]
+    if len(per_family) == 1:
+        # The reference alone: its rows as they are, with no family to join.
+        return list(ref)
     index = {f: dict(zip(_key(rows), rows)) for f, rows in per_family.items()}
     out: List[Row] = []
     for key, r in zip(_key(ref), ref):
