@@ -1,10 +1,10 @@
 """A study's rows over several guesses at an input the study does not give (cabling families),
 as over seeds: each reproduced row is computed once per family, and the rows are joined into
 one whose value is every family's samples (:class:`~._checks.FamilySamples`: median and range
-over all of them) and whose check is the row's own check in every family, with a numeric
-published value inside the joined range (:class:`~._checks.ForFamilies`). A row that holds in
-some families only is not reproduced; its metric names the families it holds in, which is what
-the published figure needs (docs/reproduce.md).
+over all of them) and whose check is the row's own check per family
+(:class:`~._checks.ForFamilies`): a published figure counts when it holds in some family, a
+claim without a figure when it holds in every one. The metric names the families the row holds
+in, which is what the published figure needs (docs/reproduce.md).
 
 Rows of other kinds (sensitivities) are taken from the reference family alone.
 """
@@ -59,7 +59,7 @@ def over_families(per_family: Dict[str, List[Row]], reference: str) -> List[Row]
         holds = check.holds_in(value) if check is not None else {f: bool(x["ok"]) for f, x in same.items()}
         needs = ", ".join(f for f, ok in holds.items() if ok) or "none"
         medians = ", ".join(f"{f} {_median(x.value)}" for f, x in same.items())
-        metric = f"{r['metric']} || over the cabling families (median each: {medians}); the claim holds in: {needs}"
+        metric = f"{r['metric']} || over the cabling families (median each: {medians}); holds in: {needs}"
         out.append(row(r["id"], metric, r["published"], value, r["unit"], check if check is not None else all(holds.values()),
                        kind=r["kind"], basis=r["basis"]))
     return out

@@ -11,13 +11,8 @@ its rails by their rates (``striping = "rate"``, flow/rail_share.rs): the sensit
 
 A seed set fixes the three draws the study does not give: which 108 nodes are down, the random
 pairing (fixed per node count, as the study fixed it) and where the bad links are. Every row
-runs over :data:`SEEDS` (each set varies all three) and reports the median and range.
-
-A cabling family (:data:`FAMILIES`) fixes what the public record does not say about the fabric
-itself: where an edge's cables land inside a director, the I/O nodes on one rail, the GUIDs and
-LIDs (the tsubame2 generator's keys, docs/scenario.md). The reproduced rows run over every
-family as over the seed sets (issue #34: report ranges, never pick one). Every figure comes
-from these runs; nothing here is a published number.
+runs over :data:`SEEDS` (each set varies all three) and reports the median and range. Every
+figure comes from these runs; nothing here is a published number.
 """
 from __future__ import annotations
 
@@ -55,53 +50,6 @@ BAD_LINKS = {"degraded": 2, "erroring": 4, "errors_per_s": 300.0}
 SPINES = [f"r{r}-L2-core{c}-spine{s}" for r in range(2) for c in range(6) for s in range(18)]
 
 
-#: I/O nodes on rail 0 in the family that has them: 20 + 8 QDR links between the InfiniBand
-#: network and the storage in TSUBAME2.0's system overview (Sato, Ihara, Matsuoka, LUG/LAD 2014
-#: slide 3, as transcribed with its zeros dropped: "QDR IB(x4) x 2[0]", "QDR IB(x4) x 8";
-#: medium confidence), read as one I/O HCA per link, all on the rail the seed says differs
-#: (ASSUMPTION: the count per rail is not public).
-IO_NODES = 28
-
-
-@dataclass(frozen=True)
-class Family:
-    """One guess at the fabric's unknowns: tsubame2 generator keys beside the defaults."""
-    name: str
-    keys: Tuple[Tuple[str, Any], ...] = ()
-    #: Shuffle the GUIDs with the seed set's seed: the GUIDs are one more draw per seed set.
-    guids_per_seed: bool = False
-    #: Give UpDn the spine chips as roots (OpenSM's root detection fails on this cabling).
-    updn_roots: bool = False
-    why: str = ""
-
-    def generator(self, seed: int) -> Dict[str, Any]:
-        gen: Dict[str, Any] = dict({"kind": "tsubame2"}, **dict(self.keys))
-        if self.guids_per_seed:
-            gen["guid_seed"] = seed
-        return gen
-
-
-#: The families, each one step from the generator's defaults (the first, the reference: the
-#: fabric every row ran on before issue #34). ASSUMPTION: these are the plausible ones; none is
-#: known to be TSUBAME2.0's.
-FAMILIES: Tuple[Family, ...] = (
-    Family("consecutive", why="the generator's defaults: an edge's 3 cables to a director on one leaf chip, 6 "
-           "consecutive edges per chip; rails mirror images; GUIDs and LIDs in rack order"),
-    Family("interleaved", (("leaf_placement", "interleaved"),), updn_roots=True,
-           why="an edge's cables on one chip, the edges dealt round robin over the 18 chips. OpenSM's UpDn root "
-           "detection leaves most pairs unroutable on it (TSUBAME ran UpDn in production), so UpDn gets the spine "
-           "chips as roots: the roots it detects on the other families"),
-    Family("spread", (("leaf_placement", "spread"),),
-           why="an edge's 3 cables to a director on 3 different chips"),
-    Family("io-nodes", (("io_nodes", IO_NODES),),
-           why=f"{IO_NODES} I/O nodes on rail 0's edge switches' spare ports: the rails differ, as the seed says"),
-    Family("guids", (("lid_order", "guid"),), guids_per_seed=True,
-           why="GUIDs shuffled as factory serials (a draw per seed set) and LIDs in OpenSM's GUID order"),
-)
-REFERENCE = FAMILIES[0].name
-FAMILY = {f.name: f for f in FAMILIES}
-
-
 @dataclass(frozen=True)
 class Config:
     label: str
@@ -129,17 +77,16 @@ DISABLED = {"minhop-d": "MinHop", "updn2": "UpDn", "ftree-d": "FatTree", "dfsssp
 
 
 def request(cfg: Config, seed: int, pair_nodes: Sequence[int], alltoall_nodes: Sequence[int],
-            rate_nodes: Sequence[int] = (), family: Family = FAMILIES[0]) -> Dict[str, Any]:
+            rate_nodes: Sequence[int] = ()) -> Dict[str, Any]:
     common = {"up": UP_NODES, "missing_seed": seed, "seed": seed, "rails": 2}
     cases = [dict(common, kind="random-pair", nodes=n, bytes=PAIR_BYTES, trials=PAIR_TRIALS) for n in pair_nodes]
     # The sensitivity's best case is its stall-free time: one trial.
     cases += [dict(common, kind="random-pair", nodes=n, bytes=PAIR_BYTES, trials=1, striping="rate") for n in rate_nodes]
     cases += [dict(common, kind="alltoall", nodes=n, bytes=ALLTOALL_BYTES, trials=ALLTOALL_TRIALS) for n in alltoall_nodes]
-    roots = cfg.roots or (family.updn_roots and "updn" in cfg.route)
     return {
-        "generator": family.generator(seed),
+        "generator": {"kind": "tsubame2"},
         "route": cfg.route,
-        "roots": SPINES if roots else [],
+        "roots": SPINES if cfg.roots else [],
         "bad_links": dict(BAD_LINKS, seed=seed, disable=cfg.disable),
         "cases": cases,
     }
@@ -152,10 +99,9 @@ def run_request(req: Dict[str, Any]) -> Dict[str, Any]:
 @dataclass
 class Runs:
     """One seed set's outcome per configuration: ``routed_by``, ``planted``, ``stall_s`` and its
-    cases by (kind, nodes); `family` is the cabling family it ran on."""
+    cases by (kind, nodes)."""
     seed: int
     out: Dict[str, Dict[str, Any]]
-    family: str = REFERENCE
 
     def case(self, label: str, kind: str, nodes: int) -> Dict[str, Any]:
         return self.cases(label, kind)[nodes]
@@ -198,17 +144,15 @@ def _cost(req: Dict[str, Any]) -> float:
 
 def run_all(needs: Dict[str, Sequence[str]], progress: bool = False, pair_nodes: Sequence[int] = PAIR_NODES,
             alltoall_nodes: Sequence[int] = ALLTOALL_NODES, seeds: Sequence[int] = SEEDS) -> List[Runs]:
-    """Runs each configuration of `needs` (label -> the case kinds it needs) for every seed set
-    on the reference family, in a process pool; one :class:`Runs` per seed set, in the order of
-    `seeds` (:func:`run_families` for the kinds)."""
-    return run_families({REFERENCE: needs}, progress, pair_nodes, alltoall_nodes, seeds)[REFERENCE]
+    """Runs each configuration of `needs` (label -> the case kinds it needs) for every seed set,
+    in a process pool; one :class:`Runs` per seed set, in the order of `seeds`."""
+    done = run_requests(requests(needs, pair_nodes, alltoall_nodes, seeds), progress)
+    return [Runs(s, {label: done[(label, s)] for label in needs}) for s in seeds]
 
 
-def run_families(plan: Dict[str, Dict[str, Sequence[str]]], progress: bool = False, pair_nodes: Sequence[int] = PAIR_NODES,
-                 alltoall_nodes: Sequence[int] = ALLTOALL_NODES, seeds: Sequence[int] = SEEDS) -> Dict[str, List[Runs]]:
-    """Runs, for each family of `plan` (name -> needs), each configuration of its needs (label ->
-    the case kinds it needs) for every seed set, all in one process pool; per family one
-    :class:`Runs` per seed set, in the order of `seeds`.
+def requests(needs: Dict[str, Sequence[str]], pair_nodes: Sequence[int] = PAIR_NODES,
+             alltoall_nodes: Sequence[int] = ALLTOALL_NODES, seeds: Sequence[int] = SEEDS) -> Dict[Tuple[str, int], Dict[str, Any]]:
+    """The request of each configuration of `needs` for every seed set, by (label, seed).
 
     Kinds: ``random-pair``, ``alltoall``, ``rate-pair`` (rate striping at every node count of
     the sweep up to :data:`LARGE`, then at those of :func:`rate_large_nodes`) and ``rate-large``
@@ -218,9 +162,13 @@ def run_families(plan: Dict[str, Dict[str, Sequence[str]]], progress: bool = Fal
             return [n for n in pair_nodes if n <= LARGE] + rate_large_nodes(pair_nodes)
         return rate_large_nodes(pair_nodes) if "rate-large" in kinds else []
 
-    reqs = {(f, label, s): request(CONFIGS[label], s, pair_nodes if "random-pair" in kinds else [],
-                                   alltoall_nodes if "alltoall" in kinds else [], rate_nodes(kinds), FAMILY[f])
-            for f, needs in plan.items() for s in seeds for label, kinds in needs.items()}
+    return {(label, s): request(CONFIGS[label], s, pair_nodes if "random-pair" in kinds else [],
+                                alltoall_nodes if "alltoall" in kinds else [], rate_nodes(kinds))
+            for s in seeds for label, kinds in needs.items()}
+
+
+def run_requests(reqs: Dict[Any, Dict[str, Any]], progress: bool = False) -> Dict[Any, Dict[str, Any]]:
+    """Every request of `reqs` in one process pool, the costliest first; the outcomes by key."""
     order = sorted(reqs, key=lambda k: -_cost(reqs[k]))
     with executor() as ex:
         futs = {key: ex.submit(run_request, reqs[key]) for key in order}
@@ -229,7 +177,6 @@ def run_families(plan: Dict[str, Dict[str, Sequence[str]]], progress: bool = Fal
 
             from tqdm import tqdm
 
-            for _ in tqdm(as_completed(list(futs.values())), total=len(futs), desc="tsubame families x configurations x seeds", unit="run"):
+            for _ in tqdm(as_completed(list(futs.values())), total=len(futs), desc="tsubame configurations x seeds", unit="run"):
                 pass
-        done = {key: f.result() for key, f in futs.items()}
-    return {f: [Runs(s, {label: done[(f, label, s)] for label in needs}, f) for s in seeds] for f, needs in plan.items()}
+        return {key: f.result() for key, f in futs.items()}

@@ -7,7 +7,8 @@ with the bad links kept; hetero and UpDn2 with them disabled) routes both rails 
 set and every round runs on it at flow level (max-min fair rates: ``flow/round_time.rs``).
 
 Every row runs over the seed sets of ``_tsubame_runs.SEEDS`` (missing nodes, pairing and bad
-links' placement drawn anew in each) and shows the median and range; a check says what holds
+links' placement drawn anew in each), and every reproduced row also over the cabling families of
+``_tsubame_families`` (a reproduced row holds in each), and shows the median and range; a check says what holds
 for most seed sets (``Most``), or, for a claim with no published figure, counts the seed sets
 where it holds ("true for most seed sets").
 
@@ -38,9 +39,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import row
 from ._checks import AtMost, Between, Claim, Check, Most, Near, Samples, Within
-from ._families import over_families
-from ._tsubame_runs import (ALLTOALL_NODES, BAD_LINKS, CONFIGS, DISABLED, FAMILIES, LARGE, PAIR_NODES, REFERENCE, SEEDS,
-                            TABLE2, Runs, gbps, run_families)
+from ._tsubame_families import FAMILIES, FAMILY_SEEDS, rows_over_families
+from ._tsubame_runs import ALLTOALL_NODES, BAD_LINKS, CONFIGS, DISABLED, LARGE, PAIR_NODES, SEEDS, TABLE2, Runs, gbps
 
 TITLE = "TSUBAME2.0 multi-rail fat tree (seeds/004): injection bandwidth steps, routing strategies, bad links, Alltoall"
 ORDER = 40
@@ -439,30 +439,20 @@ def needs_of(parts: Sequence[str]) -> Dict[str, Tuple[str, ...]]:
     return {k: tuple(sorted(v)) for k, v in need.items()}
 
 
-def reproduced_needs(needs: Dict[str, Tuple[str, ...]]) -> Dict[str, Tuple[str, ...]]:
-    """What the reproduced rows need of `needs`: Table 2's configurations without the rate-striped
-    cases (the sensitivities E1s, E4s and E4d run on the reference family only)."""
-    out = {label: tuple(k for k in kinds if not k.startswith("rate")) for label, kinds in needs.items() if label in TABLE2}
-    return {label: kinds for label, kinds in out.items() if kinds}
-
-
 def run(progress: bool = False, part: Optional[str] = None, pair_nodes: Sequence[int] = PAIR_NODES,
         alltoall_nodes: Sequence[int] = ALLTOALL_NODES, seeds: Sequence[int] = SEEDS,
-        families: Sequence[str] = tuple(f.name for f in FAMILIES)) -> List[Dict[str, Any]]:
-    """The rows of `part` (default: all), each reproduced one over the cabling `families` (the
-    reference family first) as over the seed sets; the sensitivities on the reference only."""
+        families: Sequence[str] = tuple(f.name for f in FAMILIES), family_seeds: Sequence[int] = FAMILY_SEEDS) -> List[Dict[str, Any]]:
+    """The rows of `part` (default: all), each reproduced one over the cabling `families`
+    (``_tsubame_families``; `seeds` on the reference, `family_seeds` on the others) as over the
+    seed sets; the sensitivities on the reference only."""
     if part is not None and part not in PARTS:
         raise KeyError(f"unknown part {part!r} of study tsubame, expected one of: {', '.join(PARTS)}")
     parts = PARTS if part is None else (part,)
-    needs = needs_of(parts)
-    plan = {f: needs if f == REFERENCE else reproduced_needs(needs) for f in (REFERENCE, *families)}
-    by_family = run_families(plan, progress=progress, pair_nodes=pair_nodes, alltoall_nodes=alltoall_nodes, seeds=seeds)
-    rows: List[Dict[str, Any]] = []
-    for p in parts:
-        rows += over_families({f: ROWS[p](runs) for f, runs in by_family.items()}, REFERENCE)
+    rows, runs = rows_over_families(needs_of(parts), [ROWS[p] for p in parts], families, progress, pair_nodes, alltoall_nodes,
+                                    seeds, family_seeds)
     from ._tsubame_plots import write_plots
 
-    write_plots(by_family[REFERENCE], out_dir())
+    write_plots(runs, out_dir())
     return rows
 
 
