@@ -249,21 +249,25 @@ class OnMedian(Check):
 
 
 class ForFamilies(Check):
-    """FamilySamples, one group per guess at an unknown input (cabling family): a published
-    figure is reproduced when it lies in the families' range, i.e. the row's own check over seeds
-    (``inner``, with its tolerance) holds in at least one family, the family the figure needs; a
-    claim without a figure must hold in every family. Which family is the machine's is unknown,
-    so none is picked: the row names the families it holds in (docs/reproduce.md)."""
+    """FamilySamples, one group per guess at an unknown input (cabling family), each checked by
+    its family's own row check over seeds (``checks``: a family may run fewer seed sets, and a
+    count of seed sets is checked against its own number): a published figure is reproduced
+    when it lies in the families' range, i.e. its check (with its tolerance) holds in at least
+    one family, the family the figure needs; a claim without a figure must hold in every family.
+    Which family is the machine's is unknown, so none is picked: the row names the families it
+    holds in (docs/reproduce.md)."""
 
-    def __init__(self, inner: Check, published: Any = None):
-        self.inner = inner
+    def __init__(self, checks: Dict[str, Check], published: Any = None):
+        self.checks = dict(checks)
         self.figure = _is_number(published)
-        self.text = f"{inner}, in some family" if self.figure else f"{inner}, in every family"
+        first = next(iter(self.checks.values()))
+        self.text = f"{first}, in some family" if self.figure else f"{first}, in every family"
 
     def holds_in(self, v: Samples) -> Dict[str, bool]:
-        """The inner check per family (one family, named "", for plain samples)."""
-        groups = v.groups if isinstance(v, FamilySamples) else {"": v}
-        return {k: self.inner(g) for k, g in groups.items()}
+        """Each family's check on its group."""
+        if not isinstance(v, FamilySamples) or set(v.groups) != set(self.checks):
+            raise ValueError(f"expected samples of the families {', '.join(self.checks)}")
+        return {k: self.checks[k](g) for k, g in v.groups.items()}
 
     def holds(self, v: Samples) -> bool:
         per = self.holds_in(v).values()

@@ -55,11 +55,16 @@ def over_families(per_family: Dict[str, List[Row]], reference: str) -> List[Row]
             raise ValueError(f"row {key[0]} #{key[1]} is missing in families {', '.join(missing)}")
         same = {f: index[f][key] for f in per_family}
         value = FamilySamples({f: x.value for f, x in same.items()})
-        check = ForFamilies(r.check_fn, r["published"]) if r.check_fn is not None else None
+        check = ForFamilies({f: x.check_fn for f, x in same.items()}, r["published"]) if r.check_fn is not None else None
         holds = check.holds_in(value) if check is not None else {f: bool(x["ok"]) for f, x in same.items()}
         needs = ", ".join(f for f, ok in holds.items() if ok) or "none"
         medians = ", ".join(f"{f} {_median(x.value)}" for f, x in same.items())
         metric = f"{r['metric']} || over the cabling families (median each: {medians}); holds in: {needs}"
-        out.append(row(r["id"], metric, r["published"], value, r["unit"], check if check is not None else all(holds.values()),
+        # A count of seed sets is of each family's own number of them.
+        units: Dict[str, List[str]] = {}
+        for f, x in same.items():
+            units.setdefault(x["unit"], []).append(f)
+        unit = r["unit"] if len(units) == 1 else "per family: " + "; ".join(f"{u} ({', '.join(fs)})" for u, fs in units.items())
+        out.append(row(r["id"], metric, r["published"], value, unit, check if check is not None else all(holds.values()),
                        kind=r["kind"], basis=r["basis"]))
     return out

@@ -15,9 +15,8 @@
 //! What is not public is a parameter with its plausible values (issue #34): where an edge's
 //! cables land inside a director (`leaf_placement`), the I/O nodes that make the rails differ
 //! (`io_nodes`, `io_attach`), the GUIDs and the order of the LIDs (`guid_seed`, `lid_order`).
-//! The defaults are the
-//! generator's guesses from before these were parameters; `rdmasim reproduce tsubame` runs
-//! every row over the families (docs/tsubame.md).
+//! The defaults are the generator's guesses from before these were parameters; `rdmasim
+//! reproduce tsubame` runs every reproduced row over the families (docs/tsubame.md).
 use super::back_to_back::default_cable_m;
 use super::common::{add_rail_hca, add_switch, cable, check_length, port_count, qdr_4x, require, RailTopology};
 use super::director::{add_director, check_director, default_chip_radix, default_internal_m, DirectorChips};
