@@ -3,7 +3,8 @@
 run over, as they run over seed sets. The real cabling is not public (no ibnetdiscover dump);
 each family sets tsubame2 generator keys (docs/scenario.md) beside the defaults: where an edge's
 three cables to a director land among its leaf chips, the I/O nodes that make the rails differ,
-the GUIDs and the LID order. None is known to be TSUBAME2.0's, so a reproduced row must hold in
+the GUIDs and the LID order. None is known to be TSUBAME2.0's, so none is picked: a published
+figure is reproduced when some family reaches it (the row names which), a claim when it holds in
 every family (``_families.over_families``).
 
 Each family after the reference runs fewer seed sets than the reference (:data:`FAMILY_SEEDS`),

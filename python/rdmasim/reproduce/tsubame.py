@@ -7,10 +7,10 @@ with the bad links kept; hetero and UpDn2 with them disabled) routes both rails 
 set and every round runs on it at flow level (max-min fair rates: ``flow/round_time.rs``).
 
 Every row runs over the seed sets of ``_tsubame_runs.SEEDS`` (missing nodes, pairing and bad
-links' placement drawn anew in each), and every reproduced row also over the cabling families of
-``_tsubame_families`` (a reproduced row holds in each), and shows the median and range; a check says what holds
-for most seed sets (``Most``), or, for a claim with no published figure, counts the seed sets
-where it holds ("true for most seed sets").
+links' placement drawn anew in each), every reproduced row also over the cabling families of
+``_tsubame_families`` (a published figure must hold in some family, a claim in every one), and
+shows the median and range; a check says what holds for most seed sets (``Most``), or, for a
+claim with no published figure, counts the seed sets where it holds ("true for most seed sets").
 
 - E1: random-pair MPI_Sendrecv of 512 MiB over UpDn (TSUBAME's production routing, seeds/004
   §3.1), bad links in place: the slowest pair's injection bandwidth per node count; its steps,
