@@ -4,8 +4,10 @@ logic on synthetic runs (E1's staircase in order, E3's outliers among all trials
 import math
 import time
 
-from rdmasim.reproduce import ROW_KEYS, tsubame
-from rdmasim.reproduce._checks import Samples
+from rdmasim.reproduce import ROW_KEYS, row, tsubame
+from rdmasim.reproduce._checks import FamilySamples, ForFamilies, Most, Samples, Within
+from rdmasim.reproduce._families import over_families
+from rdmasim.reproduce._tsubame_families import FAMILIES, FAMILY_SEEDS, REFERENCE
 from rdmasim.reproduce._tsubame_runs import SEEDS, TABLE2, Runs, run_all
 
 
@@ -17,12 +19,21 @@ def test_e1_small_node_counts_reach_the_published_flat_level(tmp_path, monkeypat
     assert rows and all(tuple(r) == ROW_KEYS for r in rows) and {r["id"] for r in rows} == {"E1", "E1s"}
     assert {r["kind"] for r in rows if r["id"] == "E1s"} == {"sensitivity"} and all(r["basis"] for r in rows if r["id"] == "E1s")
     rows = [r for r in rows if r["id"] == "E1"]
-    assert all(r["kind"] == "reproduced" and r["seeds"] == len(SEEDS) for r in rows)
+    # Every reproduced row runs over the cabling families as over the seed sets (fewer on all
+    # but the reference).
+    assert all(r["kind"] == "reproduced" and r["seeds"] == len(SEEDS) + (len(FAMILIES) - 1) * len(FAMILY_SEEDS) for r in rows)
     flat = rows[0]
     lo, hi = flat["range"]
     # 2 x 3.95 GB/s: 4x QDR's 4 GB/s of data at a 2 KiB MTU's 98.7 % payload share, both rails.
     assert 7.8 < lo <= hi < 8.0, flat
-    assert flat["ok"] and isinstance(flat.value, Samples)
+    assert flat["ok"] and isinstance(flat.value, FamilySamples)
+    # The range spans every family's samples (shown rounded to 4 digits), and the check holds in
+    # each family.
+    assert set(flat.value.groups) == {f.name for f in FAMILIES}
+    assert all(len(g) == (len(SEEDS) if f == REFERENCE else len(FAMILY_SEEDS)) for f, g in flat.value.groups.items())
+    assert math.isclose(lo, min(flat.value), abs_tol=1e-4) and math.isclose(hi, max(flat.value), abs_tol=1e-4)
+    assert all(flat.check_fn.holds_in(flat.value).values())
+    assert "holds in: " + ", ".join(f.name for f in FAMILIES) in flat["metric"]
     # No node count beyond 40 ran: the step rows have no figure and are not ok.
     steps = [r for r in rows if "staircase" in r["metric"]]
     assert len(steps) == len(tsubame.PUB_STEPS) and all(r["simulated"] is None and not r["ok"] for r in steps)
@@ -144,3 +155,42 @@ def test_the_flap_rows_fail_when_e3_does_not_move_with_e2():
         assert len(together) == 2 and not together[0]["ok"] and not together[1]["ok"]
         e2_big = [r for r in rows if r["id"] == ids[0]][1]
         assert e2_big["ok"] and e2_big["kind"] == "sensitivity"
+
+
+def _one(id_, published, values, check):
+    return row(id_, "m", published, Samples(values), "GB/s", check)
+
+
+def test_a_figure_over_families_needs_one_family_and_a_claim_needs_every_one():
+    near = Most(Within(5.0, 0.1))
+    per = {"a": [_one("X", 5.0, [5.0, 5.1, 4.9], near)], "b": [_one("X", 5.0, [5.2, 5.3, 5.1], near)]}
+    [both] = over_families(per, "a")
+    assert both["ok"] and both["seeds"] == 6 and both["range"] == [4.9, 5.3] and "holds in: a, b" in both["metric"]
+    # One family misses: the published figure still lies in the range, and needs family a.
+    per["b"] = [_one("X", 5.0, [2.6, 2.7, 2.6], near)]
+    [one] = over_families(per, "a")
+    assert one["ok"] and one["range"] == [2.6, 5.1] and "holds in: a" in one["metric"] and "holds in: a, b" not in one["metric"]
+    assert isinstance(one.check_fn, ForFamilies) and one.check_fn.holds_in(one.value) == {"a": True, "b": False}
+    # Every family misses: not reproduced. All samples halved are rejected too (doubled, family b
+    # would reach 5.2: the perturbation test asks for one rejection, tests/test_reproduce_checks.py).
+    per["a"] = [_one("X", 5.0, [4.2, 4.3, 6.0], near)]
+    [none] = over_families(per, "a")
+    assert not none["ok"] and "holds in: none" in none["metric"]
+    assert not one.check_fn(one.value.like(x / 2 for x in one.value))
+    # A claim without a figure must hold in every family.
+    claim = Most(Within(1.0, 0.1))
+    per = {"a": [_one("Y", "falls", [1.0, 1.0, 1.0], claim)], "b": [_one("Y", "falls", [1.0, 0.2, 0.3], claim)]}
+    [c] = over_families(per, "a")
+    assert not c["ok"] and "holds in: a" in c["metric"]
+    # Sensitivities come from the reference family alone; one family alone leaves the rows as they are.
+    sens = row("S", "m", 1.0, 1.0, "x", Within(1.0, 0.1), kind="sensitivity", basis="what if")
+    assert over_families({"a": [sens], "b": []}, "a") == [sens]
+    assert over_families({"a": per["a"]}, "a") == per["a"]
+
+
+def test_the_reference_family_is_the_generators_defaults():
+    assert FAMILIES[0].name == REFERENCE and FAMILIES[0].generator(3) == {"kind": "tsubame2"}
+    assert len({f.name for f in FAMILIES}) == len(FAMILIES) and all(f.why for f in FAMILIES)
+    # The GUID family draws its GUIDs with each seed set's seed.
+    guids = next(f for f in FAMILIES if f.guids_per_seed)
+    assert guids.generator(4)["guid_seed"] == 4

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import math
 import statistics
-from typing import Any, Callable, Iterable, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
 __all__ = [
-    "Samples", "Check", "Within", "Near", "AtLeast", "AtMost", "Between", "Is", "Increasing",
-    "Claim", "InRange", "Most", "Every", "OnMedian", "perturbations", "survives_perturbation",
+    "Samples", "FamilySamples", "Check", "Within", "Near", "AtLeast", "AtMost", "Between", "Is", "Increasing",
+    "Claim", "InRange", "Most", "Every", "OnMedian", "ForFamilies", "perturbations", "survives_perturbation",
 ]
 
 
@@ -44,6 +44,30 @@ class Samples(tuple):
     def hi(self) -> Optional[float]:
         xs = self.numbers()
         return max(xs) if xs else None
+
+    def like(self, values: Iterable[Any]) -> "Samples":
+        """Other values in this one's shape (a perturbation keeps the grouping of
+        :class:`FamilySamples`)."""
+        return Samples(values)
+
+
+class FamilySamples(Samples):
+    """One figure over several guesses at an unknown input (cabling families), each a value of
+    its own over seeds (:class:`Samples`) or a single one (a count of seed sets). It reads as
+    all their samples together, for the median and range; ``groups`` keeps each family's."""
+
+    groups: Dict[str, Any]
+
+    def __new__(cls, groups: Dict[str, Any]) -> "FamilySamples":
+        flat = [x for g in groups.values() for x in (g if isinstance(g, Samples) else (g,))]
+        self = super().__new__(cls, flat)
+        self.groups = dict(groups)
+        return self
+
+    def like(self, values: Iterable[Any]) -> "FamilySamples":
+        it = iter(list(values))
+        return FamilySamples({k: g.like(next(it) for _ in g) if isinstance(g, Samples) else next(it)
+                              for k, g in self.groups.items()})
 
 
 def _is_number(v: Any) -> bool:
@@ -224,6 +248,32 @@ class OnMedian(Check):
         return self.inner(v.median)
 
 
+class ForFamilies(Check):
+    """FamilySamples, one group per guess at an unknown input (cabling family), each checked by
+    its family's own row check over seeds (``checks``: a family may run fewer seed sets, and a
+    count of seed sets is checked against its own number): a published figure is reproduced
+    when it lies in the families' range, i.e. its check (with its tolerance) holds in at least
+    one family, the family the figure needs; a claim without a figure must hold in every family.
+    Which family is the machine's is unknown, so none is picked: the row names the families it
+    holds in (docs/reproduce.md)."""
+
+    def __init__(self, checks: Dict[str, Check], published: Any = None):
+        self.checks = dict(checks)
+        self.figure = _is_number(published)
+        first = next(iter(self.checks.values()))
+        self.text = f"{first}, in some family" if self.figure else f"{first}, in every family"
+
+    def holds_in(self, v: Samples) -> Dict[str, bool]:
+        """Each family's check on its group."""
+        if not isinstance(v, FamilySamples) or set(v.groups) != set(self.checks):
+            raise ValueError(f"expected samples of the families {', '.join(self.checks)}")
+        return {k: self.checks[k](g) for k, g in v.groups.items()}
+
+    def holds(self, v: Samples) -> bool:
+        per = self.holds_in(v).values()
+        return any(per) if self.figure else all(per)
+
+
 def perturbations(value: Any) -> List[Any]:
     """The values a reproduced row's check must reject (at least one of): a number halved and
     doubled (0 moved to 1 and -1, which halving or doubling cannot move), a bool flipped,
@@ -235,10 +285,10 @@ def perturbations(value: Any) -> List[Any]:
         return [value / 2, value * 2] if value != 0 else [1.0, -1.0]
     if isinstance(value, Samples):
         if value and all(isinstance(x, bool) for x in value):
-            return [Samples(not x for x in value)]
+            return [value.like(not x for x in value)]
         if value and all(_is_number(x) for x in value):
-            return [Samples(x / 2 for x in value), Samples(x * 2 for x in value)] if any(value) else \
-                [Samples(x + 1 for x in value), Samples(x - 1 for x in value)]
+            return [value.like(x / 2 for x in value), value.like(x * 2 for x in value)] if any(value) else \
+                [value.like(x + 1 for x in value), value.like(x - 1 for x in value)]
         return []
     if isinstance(value, tuple):
         out = []

@@ -149,7 +149,14 @@ def _cost(req: Dict[str, Any]) -> float:
 def run_all(needs: Dict[str, Sequence[str]], progress: bool = False, pair_nodes: Sequence[int] = PAIR_NODES,
             alltoall_nodes: Sequence[int] = ALLTOALL_NODES, seeds: Sequence[int] = SEEDS) -> List[Runs]:
     """Runs each configuration of `needs` (label -> the case kinds it needs) for every seed set,
-    in a process pool; one :class:`Runs` per seed set, in the order of `seeds`.
+    in a process pool; one :class:`Runs` per seed set, in the order of `seeds`."""
+    done = run_requests(requests(needs, pair_nodes, alltoall_nodes, seeds), progress)
+    return [Runs(s, {label: done[(label, s)] for label in needs}) for s in seeds]
+
+
+def requests(needs: Dict[str, Sequence[str]], pair_nodes: Sequence[int] = PAIR_NODES,
+             alltoall_nodes: Sequence[int] = ALLTOALL_NODES, seeds: Sequence[int] = SEEDS) -> Dict[Tuple[str, int], Dict[str, Any]]:
+    """The request of each configuration of `needs` for every seed set, by (label, seed).
 
     Kinds: ``random-pair``, ``alltoall``, ``rate-pair`` (rate striping at every node count of
     the sweep up to :data:`LARGE`, then at those of :func:`rate_large_nodes`) and ``rate-large``
@@ -159,9 +166,13 @@ def run_all(needs: Dict[str, Sequence[str]], progress: bool = False, pair_nodes:
             return [n for n in pair_nodes if n <= LARGE] + rate_large_nodes(pair_nodes)
         return rate_large_nodes(pair_nodes) if "rate-large" in kinds else []
 
-    reqs = {(label, s): request(CONFIGS[label], s, pair_nodes if "random-pair" in kinds else [],
+    return {(label, s): request(CONFIGS[label], s, pair_nodes if "random-pair" in kinds else [],
                                 alltoall_nodes if "alltoall" in kinds else [], rate_nodes(kinds))
             for s in seeds for label, kinds in needs.items()}
+
+
+def run_requests(reqs: Dict[Any, Dict[str, Any]], progress: bool = False) -> Dict[Any, Dict[str, Any]]:
+    """Every request of `reqs` in one process pool, the costliest first; the outcomes by key."""
     order = sorted(reqs, key=lambda k: -_cost(reqs[k]))
     with executor() as ex:
         futs = {key: ex.submit(run_request, reqs[key]) for key in order}
@@ -172,5 +183,4 @@ def run_all(needs: Dict[str, Sequence[str]], progress: bool = False, pair_nodes:
 
             for _ in tqdm(as_completed(list(futs.values())), total=len(futs), desc="tsubame configurations x seeds", unit="run"):
                 pass
-        done = {key: f.result() for key, f in futs.items()}
-    return [Runs(s, {label: done[(label, s)] for label in needs}) for s in seeds]
+        return {key: f.result() for key, f in futs.items()}

@@ -7,9 +7,10 @@ with the bad links kept; hetero and UpDn2 with them disabled) routes both rails 
 set and every round runs on it at flow level (max-min fair rates: ``flow/round_time.rs``).
 
 Every row runs over the seed sets of ``_tsubame_runs.SEEDS`` (missing nodes, pairing and bad
-links' placement drawn anew in each) and shows the median and range; a check says what holds
-for most seed sets (``Most``), or, for a claim with no published figure, counts the seed sets
-where it holds ("true for most seed sets").
+links' placement drawn anew in each), every reproduced row also over the cabling families of
+``_tsubame_families`` (a published figure must hold in some family, a claim in every one), and
+shows the median and range; a check says what holds for most seed sets (``Most``), or, for a
+claim with no published figure, counts the seed sets where it holds ("true for most seed sets").
 
 - E1: random-pair MPI_Sendrecv of 512 MiB over UpDn (TSUBAME's production routing, seeds/004
   §3.1), bad links in place: the slowest pair's injection bandwidth per node count; its steps,
@@ -41,9 +42,9 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from . import row
 from ._checks import AtMost, Between, Claim, Check, Most, Near, Samples, Within
 from ._ranks import spearman
+from ._tsubame_families import FAMILIES, FAMILY_SEEDS, rows_over_families
 from ._tsubame_flaps import flap_rows
-from ._tsubame_runs import (ALLTOALL_NODES, BAD_LINKS, CONFIGS, DISABLED, LARGE, PAIR_NODES, SEEDS, TABLE2, Runs,
-                            gbps, run_all)
+from ._tsubame_runs import ALLTOALL_NODES, BAD_LINKS, CONFIGS, DISABLED, LARGE, PAIR_NODES, SEEDS, TABLE2, Runs, gbps
 
 TITLE = "TSUBAME2.0 multi-rail fat tree (seeds/004): injection bandwidth steps, routing strategies, bad links, Alltoall"
 ORDER = 40
@@ -421,14 +422,16 @@ def needs_of(parts: Sequence[str]) -> Dict[str, Tuple[str, ...]]:
 
 
 def run(progress: bool = False, part: Optional[str] = None, pair_nodes: Sequence[int] = PAIR_NODES,
-        alltoall_nodes: Sequence[int] = ALLTOALL_NODES, seeds: Sequence[int] = SEEDS) -> List[Dict[str, Any]]:
+        alltoall_nodes: Sequence[int] = ALLTOALL_NODES, seeds: Sequence[int] = SEEDS,
+        families: Sequence[str] = tuple(f.name for f in FAMILIES), family_seeds: Sequence[int] = FAMILY_SEEDS) -> List[Dict[str, Any]]:
+    """The rows of `part` (default: all), each reproduced one over the cabling `families`
+    (``_tsubame_families``; `seeds` on the reference, `family_seeds` on the others) as over the
+    seed sets; the sensitivities on the reference only."""
     if part is not None and part not in PARTS:
         raise KeyError(f"unknown part {part!r} of study tsubame, expected one of: {', '.join(PARTS)}")
     parts = PARTS if part is None else (part,)
-    runs = run_all(needs_of(parts), progress=progress, pair_nodes=pair_nodes, alltoall_nodes=alltoall_nodes, seeds=seeds)
-    rows: List[Dict[str, Any]] = []
-    for p in parts:
-        rows += ROWS[p](runs)
+    rows, runs = rows_over_families(needs_of(parts), [ROWS[p] for p in parts], families, progress, pair_nodes, alltoall_nodes,
+                                    seeds, family_seeds)
     from ._tsubame_plots import write_plots
 
     write_plots(runs, out_dir())

@@ -28,6 +28,7 @@ use crate::flow::tail_loss::TailLoss;
 use crate::engine::SimRng;
 use crate::fabric::analysis::paths::{trace_route_into, Hop};
 use crate::fabric::build::GeneratorSpec;
+use crate::fabric::compute_hosts::compute_hosts;
 use crate::fabric::graph::RoutedFabric;
 use crate::fabric::io::IoError;
 use crate::apps::fabric_report::engines::subnets_name;
@@ -399,19 +400,24 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
     let mut runner = Runner { rf, loads: RoundLoads::new(gr.ports.len()), share: RailShare::new(gr.ports.len()), capacity, errors, any_errors, ends, loss: &req.tail_loss, hops: Vec::new(), route: Vec::new(), cable_of, touched: Vec::new() };
     let mut clocks: Vec<CableClock> = Vec::new();
     let stall_s = req.tail_loss.stall_s();
+    // Jobs run on the compute hosts; I/O nodes (on one rail) are not handed out.
+    let pool = compute_hosts(gr);
     let mut cases = Vec::with_capacity(req.cases.len());
     let (mut flows, mut exposed, mut routes, mut records) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (i, c) in req.cases.iter().enumerate() {
         let key = |k: &str| format!("cases[{i}].{k}");
         let up = c.up.unwrap_or(c.nodes);
         let mut kept = NodeSubset { nodes: Some(up), missing: None, seed: c.missing_seed }
-            .select(gr.hosts.len() as u32)
-            .map_err(|(_, m)| bad_request(format!("{}: {m}", key("up"))))?;
+            .select(pool.len() as u32)
+            .map_err(|(_, m)| bad_request(format!("{}: {m}", key("up"))))?
+            .into_iter()
+            .map(|h| pool[h.idx()])
+            .collect::<Vec<_>>();
         if c.nodes < 2 || c.nodes > up {
             return Err(bad_request(format!("{}: nodes = {}; expected 2..={up} (the nodes up)", key("nodes"), c.nodes)));
         }
         kept.truncate(c.nodes as usize);
-        if c.rails == 0 || runner.ends.iter().any(|e| e.len() < usize::from(c.rails)) {
+        if c.rails == 0 || pool.iter().any(|h| runner.ends[h.idx()].len() < usize::from(c.rails)) {
             return Err(bad_request(format!("{}: rails = {}; expected 1..= the rails every host has", key("rails"), c.rails)));
         }
         // Seconds per byte are per rail's share (even) or per the pair's whole payload (rate).

@@ -14,6 +14,12 @@ use crate::fabric::analysis::components::Components;
 use crate::fabric::graph::{FabricGraph, GraphError, NodeKind, MAX_UNICAST_LID, NO_LID};
 use crate::ids::{NodeId, PortId};
 
+/// The key OpenSM's GUID-keyed maps (switches, nodes, ports) order by: the GUID in network
+/// byte order read as a little-endian integer, i.e. its bytes reversed.
+pub fn guid_key(guid: u64) -> u64 {
+    guid.swap_bytes()
+}
+
 /// A port that takes a LID: a switch (its port 0) or an HCA port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LidHolder {
@@ -47,10 +53,10 @@ pub fn assign_lids_opensm(g: &mut FabricGraph, sm_nodes: &[NodeId]) -> Result<()
     for (id, n) in g.nodes.iter_enumerated() {
         let c = comps.of_node[id] as usize;
         match n.kind {
-            NodeKind::Switch => holders[c].push((crate::fabric::routing::opensm_order::guid_key(n.guid), LidHolder::Switch(id))),
+            NodeKind::Switch => holders[c].push((guid_key(n.guid), LidHolder::Switch(id))),
             NodeKind::Ca { .. } => {
                 for p in n.ports().filter(|&p| g.ports[p].link.is_some()) {
-                    holders[c].push((crate::fabric::routing::opensm_order::guid_key(g.ports[p].guid), LidHolder::CaPort(p)));
+                    holders[c].push((guid_key(g.ports[p].guid), LidHolder::CaPort(p)));
                 }
             }
         }

@@ -4,6 +4,7 @@ pub mod analysis;
 pub mod attachment;
 pub mod build;
 pub mod channel;
+pub mod compute_hosts;
 pub mod disable;
 pub mod forward;
 pub mod from_scenario;

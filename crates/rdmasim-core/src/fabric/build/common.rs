@@ -51,7 +51,12 @@ pub fn check_length(param: &str, length_m: f64) -> Result<(), GraphError> {
 /// GUIDs follow the node's arena index, so they are unique and the same on every build. The
 /// index is shifted by 8 bits to leave room for an HCA's port GUIDs (node GUID + port number).
 fn guid_for_next_node(g: &FabricGraph, base: u64) -> u64 {
-    base + ((g.nodes.len() as u64) << 8)
+    base + index_part(g.nodes.len())
+}
+
+/// The part of a generated node GUID that is its index (fabric/build/pseudo_guids.rs swaps it).
+pub fn index_part(index: usize) -> u64 {
+    (index as u64) << 8
 }
 
 pub fn add_switch(g: &mut FabricGraph, name: String, radix: u16, speed: LinkSpeed) -> Result<NodeId, GraphError> {

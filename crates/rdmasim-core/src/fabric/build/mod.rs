@@ -6,6 +6,10 @@ pub mod back_to_back;
 pub mod common;
 pub mod director;
 pub mod hyperx;
+pub mod io_nodes;
+pub mod leaf_placement;
+pub mod lid_order;
+pub mod pseudo_guids;
 pub mod rails;
 pub mod single_switch;
 pub mod tsubame2;
@@ -15,6 +19,9 @@ pub use back_to_back::{back_to_back, BackToBack};
 pub use common::RailTopology;
 pub use director::{add_director, Director, DirectorChips};
 pub use hyperx::{hyperx, HyperX};
+pub use io_nodes::IoAttach;
+pub use leaf_placement::LeafPlacement;
+pub use lid_order::LidOrder;
 pub use rails::{rails, single_rail};
 pub use single_switch::{single_switch, SingleSwitch};
 pub use tsubame2::{tsubame2, Tsubame2};
@@ -68,6 +75,13 @@ impl GeneratorSpec {
             GeneratorSpec::KAryNTree(s) => Box::new(s.to_xgft()?),
             GeneratorSpec::FatTreeK(s) => Box::new(s.to_xgft()?),
             GeneratorSpec::Director(s) => Box::new(s.clone()),
+            // Inside `rails` the rails' GUIDs and numbering hold: another would be silently lost.
+            GeneratorSpec::Tsubame2(s) if s.lid_order != LidOrder::Rack => {
+                return Err(GraphError(format!("rails.of.lid_order = {}: expected rack (only the tsubame2 kind itself numbers LIDs in another order)", s.lid_order.name())))
+            }
+            GeneratorSpec::Tsubame2(s) if s.guid_seed.is_some() => {
+                return Err(GraphError("rails.of.guid_seed: expected none (only the tsubame2 kind itself shuffles its GUIDs)".into()))
+            }
             GeneratorSpec::Tsubame2(s) => Box::new(s.clone()),
             GeneratorSpec::Rails(_) | GeneratorSpec::Hyperx(_) => {
                 return Err(GraphError(format!("rails.of = {}: expected a topology with one HCA per host (not rails or hyperx)", self.kind_name())))

@@ -12,11 +12,8 @@ use super::shortest::{destinations, Destination};
 use crate::fabric::graph::FabricGraph;
 use crate::ids::{NodeId, TiVec};
 
-/// The key OpenSM's GUID-keyed maps (switches, nodes, ports) order by: the GUID in network
-/// byte order read as a little-endian integer, i.e. its bytes reversed.
-pub fn guid_key(guid: u64) -> u64 {
-    guid.swap_bytes()
-}
+/// Defined with the LID manager, which numbers ports in this order (a build may use it).
+pub use crate::fabric::lid_assign::guid_key;
 
 /// The switches in OpenSM's switch-table order.
 pub fn switch_table_order(g: &FabricGraph) -> Vec<NodeId> {
