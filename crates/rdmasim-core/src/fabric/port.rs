@@ -3,6 +3,7 @@
 use crate::engine::Time;
 use crate::ids::PortId;
 use serde::Serialize;
+use std::collections::VecDeque;
 
 #[derive(Clone, Debug, Default, Serialize)]
 #[allow(non_snake_case)]
@@ -61,35 +62,17 @@ pub struct AheadCount {
     pub xmit: bool,
 }
 
-/// Every crossing counted ahead, of all ports, filed by when it happens: a ring of time
-/// buckets of 2^`AHEAD_SHIFT` ps reaching `AHEAD_BUCKETS` buckets past now, each an array
-/// appended to, and the rare crossing beyond that reach in `far`. A bucket is forgotten whole
-/// once its time has passed, by emptying its array (which keeps its capacity). One queue in
-/// the order the crossings were counted (before) was held up at its front by a crossing far
-/// ahead and had to be swept from end to end every time it doubled: 29 instructions and half
-/// a cache miss per packet-hop of a k = 32 fat tree (cachegrind, docs/bench.md).
-#[derive(Debug)]
+/// Every crossing counted ahead, of all ports, in the order they were counted: one queue
+/// written at its end rather than a queue per port direction, whose header and buffer were
+/// two more cache misses per packet-hop in a large fabric. A crossing is forgotten once its
+/// time has come (`now`): those at the front as each is added, and, when the queue has grown
+/// (a crossing far ahead, a departure behind a long switch queue, holds up the front),
+/// all of them in one pass.
+#[derive(Debug, Default)]
 pub struct AheadLog {
-    /// Bucket b (the crossings at `b << AHEAD_SHIFT` ps and up to the next bucket) in slot
-    /// `b % AHEAD_BUCKETS`, for b from `now_bucket` on.
-    buckets: Box<[Vec<AheadCount>]>,
-    /// The bucket of the time of the last crossing counted: the slots of earlier buckets are empty.
-    now_bucket: u64,
-    /// Crossings beyond the ring's reach when they were counted.
-    far: Vec<AheadCount>,
-    /// Length past which `far` is swept (twice what a sweep left, at least 64).
-    far_sweep_at: usize,
-}
-
-/// A bucket spans 2^12 ps (4.1 ns): a packet-hop's crossings lie a few hundred ns ahead.
-const AHEAD_SHIFT: u32 = 12;
-/// The ring reaches 4096 buckets (16.8 µs) ahead.
-const AHEAD_BUCKETS: u64 = 1 << 12;
-
-impl Default for AheadLog {
-    fn default() -> Self {
-        AheadLog { buckets: (0..AHEAD_BUCKETS).map(|_| Vec::new()).collect(), now_bucket: 0, far: Vec::new(), far_sweep_at: 64 }
-    }
+    q: VecDeque<AheadCount>,
+    /// Length past which the queue is swept (twice what a sweep left, at least 4096).
+    sweep_at: usize,
 }
 
 impl AheadLog {
@@ -97,43 +80,26 @@ impl AheadLog {
     /// happened.
     #[inline]
     pub fn remember(&mut self, now: Time, at: Time, port: PortId, xmit: bool, words: u32, wait: u64) {
-        let now_bucket = now.as_ps() >> AHEAD_SHIFT;
-        if now_bucket != self.now_bucket {
-            self.forget_before(now_bucket);
+        while self.q.front().is_some_and(|a| a.at <= now) {
+            self.q.pop_front();
         }
         if at > now {
-            let a = AheadCount { at, wait, port, words, xmit };
-            let b = at.as_ps() >> AHEAD_SHIFT;
-            if b - now_bucket < AHEAD_BUCKETS {
-                self.buckets[(b % AHEAD_BUCKETS) as usize].push(a);
-            } else {
-                self.push_far(now, a);
+            if self.q.len() >= self.sweep_at {
+                self.sweep(now);
             }
+            self.q.push_back(AheadCount { at, wait, port, words, xmit });
         }
-    }
-
-    /// Empties the buckets before `now_bucket` (all of their crossings have happened).
-    #[inline(never)]
-    fn forget_before(&mut self, now_bucket: u64) {
-        for b in self.now_bucket..now_bucket.min(self.now_bucket + AHEAD_BUCKETS) {
-            self.buckets[(b % AHEAD_BUCKETS) as usize].clear();
-        }
-        self.now_bucket = now_bucket;
     }
 
     #[cold]
-    fn push_far(&mut self, now: Time, a: AheadCount) {
-        if self.far.len() >= self.far_sweep_at {
-            self.far.retain(|a| a.at > now);
-            self.far_sweep_at = (2 * self.far.len()).max(64);
-        }
-        self.far.push(a);
+    fn sweep(&mut self, now: Time) {
+        self.q.retain(|a| a.at > now);
+        self.sweep_at = (2 * self.q.len()).max(4096);
     }
 
-    /// The crossings counted ahead that lie after `t` (in no particular order). `t` is no
-    /// earlier than the last crossing counted.
+    /// The crossings counted ahead that lie after `t`.
     pub fn after(&self, t: Time) -> impl Iterator<Item = &AheadCount> + '_ {
-        self.buckets.iter().flatten().chain(&self.far).filter(move |a| a.at > t)
+        self.q.iter().filter(move |a| a.at > t)
     }
 }
 
@@ -147,8 +113,8 @@ impl Port {
 mod tests {
     use super::*;
 
-    /// Whatever the spread of the crossings (a few ns ahead, beyond the ring's reach, in a
-    /// bucket shared with ones that have happened), `after(t)` gives exactly those after `t`.
+    /// Whatever the spread of the crossings (most within a µs, some far ahead and holding up
+    /// the queue's front), `after(t)` gives exactly those after `t`.
     #[test]
     fn the_log_keeps_exactly_the_crossings_still_ahead() {
         let mut log = AheadLog::default();
@@ -156,7 +122,7 @@ mod tests {
         let mut now = Time::ZERO;
         for i in 0..20_000u64 {
             now = now + Time::ps(700 + (i * 7919) % 3000);
-            // Mostly within a µs; every 97th 20-60 µs ahead (beyond the ring).
+            // Mostly within a µs; every 97th 20-60 µs ahead.
             let ahead = if i % 97 == 0 { Time::us(20 + i % 41) } else { Time::ps(1 + (i * 104_729) % 900_000) };
             log.remember(now, now + ahead, PortId::from(i as usize % 50), i % 2 == 0, 1, 0);
             all.push(now + ahead);
