@@ -119,15 +119,13 @@ mod tests {
     use crate::ether::world::build_graph;
     use crate::scenario::pm::PmTopology;
 
+    /// The 2×2×2 hyper-crossbar with two lanes a dimension.
+    fn crossbar() -> FabricGraph {
+        build_graph(&PmTopology::Hyperx { dims: [2, 2, 2], links_per_dim: 2 }, 2.0).unwrap().0
+    }
+
     fn sizes(family: Cabling, ports: usize) -> Vec<usize> {
-        let (g, _) = build_graph(
-            &PmTopology::Hyperx {
-                dims: [2, 2, 2],
-                links_per_dim: 2,
-            },
-            2.0,
-        )
-        .unwrap();
+        let g = crossbar();
         physical_switches(&g, family, ports)
             .unwrap()
             .iter()
@@ -149,14 +147,7 @@ mod tests {
 
     #[test]
     fn lane_per_switch_keeps_each_lane_on_its_own_switch() {
-        let (g, _) = build_graph(
-            &PmTopology::Hyperx {
-                dims: [2, 2, 2],
-                links_per_dim: 2,
-            },
-            2.0,
-        )
-        .unwrap();
+        let g = crossbar();
         for sw in physical_switches(&g, Cabling::LanePerSwitch, 48).unwrap() {
             let lanes: std::collections::BTreeSet<u16> = sw
                 .iter()
