@@ -2,6 +2,7 @@
 //! can show progress), and collects the result tables and the capture.
 use crate::engine::run::{self, Limits, Next, RunState, StopReason, Stepper};
 use crate::engine::{EventQueue, Time};
+use std::collections::HashSet;
 use crate::run::Engine as _;
 use crate::ids::{AppId, ChannelId, CqId, HcaId, HostId, PortId, TiVec};
 use crate::fabric::channel::NodeRef;
@@ -59,8 +60,8 @@ impl Simulation {
         let mut fabric = topology::instantiate(&routed, &prof, scenario.seed);
         for (i, f) in scenario.faults.iter().enumerate() {
             let key = format!("faults[{i}].link");
-            let picked: Vec<(PortId, PortId)> = if t.kind == crate::scenario::TopologyKind::Graph {
-                crate::fabric::select::select_links(&f.link, &routed.graph).map_err(|m| err(&key, m))?
+            let picked: HashSet<(PortId, PortId)> = if t.kind == crate::scenario::TopologyKind::Graph {
+                crate::fabric::select::select_links(&f.link, &routed.graph).map_err(|m| err(&key, m))?.into_iter().collect()
             } else {
                 let links = validate::parse_link_selector(&f.link, t.kind, t.hosts).map_err(|m| err(&key, m))?;
                 let hcas = &fabric.hcas;
@@ -78,7 +79,8 @@ impl Simulation {
                 flap_down: Time::from_ns_f64(f.flap_down_ms.unwrap_or(0.0) * 1e6),
             };
             if rates.any() {
-                let on_cable = |c: &crate::fabric::channel::Channel| picked.iter().any(|&(a, b)| (c.src_port, c.dst_port) == (a, b) || (c.src_port, c.dst_port) == (b, a));
+                // A set: building stays linear in the fabric's channels.
+                let on_cable = |c: &crate::fabric::channel::Channel| picked.contains(&(c.src_port, c.dst_port)) || picked.contains(&(c.dst_port, c.src_port));
                 for c in fabric.channels.iter_mut().filter(|c| on_cable(c)) {
                     let events = crate::fabric::link_events::LinkEvents::new(rates, scenario.seed, c.src_port.0, c.dst_port.0);
                     c.errors.events = Some(Box::new(events));

@@ -228,15 +228,12 @@ PER_DIM = ("RELAY_US 1.2 us (from D3-routing's 6.9 us) and the switch pipeline 3
 
 def d4_rows(progress: bool = False) -> List[Dict[str, Any]]:
     rows: List[Dict[str, Any]] = []
-    both: List[float] = []
     for dims, published in D4_TABLE.items():
         for mode, key, pub in zip(("send", "recv", "both"), ("host0_send_mb_s", "host0_recv_mb_s", "host0_both_mb_s"), published):
             s = _run(_scenario(f"pm-neighbor-{dims}d-{mode}", _hxb(2),
                                {"kind": "neighbor", "dims": dims, "mode": mode, "bytes": MB, "count": 16}), progress)
             rows.append(row(f"D4-{dims}D-{mode}", f"neighbour exchange, {dims} dimension(s), 2 links each: host 0 {mode}",
                             pub, s[key], "MB/s", Within(pub, 0.05)))
-            if mode == "both":
-                both.append(100.0 * s[key] / (dims * 2 * 2 * 125.0))
     rows += _testbed_rows(progress)
     return rows
 
