@@ -248,14 +248,10 @@ TESTBED_CABLING = ("lane-per-switch", "dim-per-switch", "packed")
 SWITCH_BUFFER_KIB = (512, 1024, 2048, 4096)
 
 
-#: The Foundry profile's cap on one output, KiB (switch_profiles.rs): a buffer at least this large
-#: leaves the cap as it is, so only the pool's size differs between the swept buffers.
-FOUNDRY_OUTPUT_CAP_KIB = 512
-
-
 def _exchange(dims: int, cabling: str, kib: int, seed: int, skew: float, progress: bool) -> Dict[str, Any]:
-    """One neighbour exchange 'both' in `dims` dimensions: its pm_summary row, and `peak_held`,
-    the most any of its switches held."""
+    """One neighbour exchange 'both' in `dims` dimensions: its pm_summary row, `peak_held`, the
+    most any of its switches held, and `output_limit`, the most one output of a switch may hold
+    (the largest of its switches')."""
     from ..runner import run
 
     s = _scenario(f"pm-neighbor-{dims}d-both-{cabling}-{kib}k-skew{skew:g}-s{seed}", _hxb(2),
@@ -265,19 +261,23 @@ def _exchange(dims: int, cabling: str, kib: int, seed: int, skew: float, progres
     if not res.finished:
         raise RuntimeError(f"PM run {s['name']} stopped early: {res.summary.get('stop_reason')}")
     out = res.table("pm_summary").iloc[0].to_dict()
-    out["peak_held"] = int(res.table("eth_switches")["peak_held_bytes"].max())
+    switches = res.table("eth_switches")
+    out["peak_held"] = int(switches["peak_held_bytes"].max())
+    out["output_limit"] = int(switches["output_limit_bytes"].max())
+    out["shared_pools"] = bool((switches["sharing"] == "shared").all())
     return out
 
 
 def _over_buffers(dims: int, cabling: str, seed: int, skew: float, progress: bool) -> List[Dict[str, Any]]:
     """The exchange at each of SWITCH_BUFFER_KIB, in its order. Run from the largest down: a run
-    whose switches never held more than a smaller buffer admitted every frame that buffer would
-    have (admission reads the pool only, the output cap being the same), so the smaller buffer's
-    run is the same run, and it is not run again."""
+    whose switches never held more than a smaller buffer, and whose outputs' limit that buffer
+    does not lower (a shared pool's output cap is at most its buffer; an output's own part of a
+    buffer shrinks with it), admitted every frame that
+    buffer would have, so the smaller buffer's run is the same run, and it is not run again."""
     done: Dict[int, Dict[str, Any]] = {}
     last: Optional[Dict[str, Any]] = None
     for kib in sorted(SWITCH_BUFFER_KIB, reverse=True):
-        same = last is not None and kib >= FOUNDRY_OUTPUT_CAP_KIB and last["peak_held"] <= kib << 10
+        same = last is not None and last["shared_pools"] and max(last["peak_held"], last["output_limit"]) <= kib << 10
         last = last if same else _exchange(dims, cabling, kib, seed, skew, progress)
         done[kib] = last
     return [done[k] for k in SWITCH_BUFFER_KIB]

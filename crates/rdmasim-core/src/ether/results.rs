@@ -103,7 +103,8 @@ impl EtherWorld {
         }
         for s in &self.switches {
             t.push("eth_switches", row(json!({
-                "switch": s.name, "profile": s.profile.name, "buffer_bytes": s.profile.buffer_bytes, "peak_held_bytes": s.peak_held,
+                "switch": s.name, "profile": s.profile.name, "buffer_bytes": s.profile.buffer_bytes, "sharing": s.profile.sharing,
+                "output_limit_bytes": s.profile.output_limit(), "peak_held_bytes": s.peak_held,
             })));
         }
     }

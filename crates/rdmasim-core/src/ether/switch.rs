@@ -8,7 +8,7 @@
 //! switch).
 use super::framing::{IFG, PREAMBLE_SFD};
 use super::switch_hol::HolState;
-use super::switch_profiles::{BufferSharing, SwitchProfile};
+use super::switch_profiles::SwitchProfile;
 use crate::ids::PortId;
 
 /// Per-port counters, named as IF-MIB (RFC 2863) and EtherLike-MIB (RFC 3635) name them.
@@ -53,19 +53,11 @@ impl EthSwitch {
         EthSwitch { name, profile, ports, held_out: vec![0; n], held_in: vec![0; n], held: 0, paused_in: vec![false; n], peak_held: 0, hol }
     }
 
-    /// The most an output may hold.
-    fn out_limit(&self) -> u32 {
-        match self.profile.sharing {
-            BufferSharing::Shared => self.profile.per_port_cap_bytes,
-            BufferSharing::PerPort => self.profile.buffer_bytes / u32::from(self.profile.ports.max(1)),
-        }
-    }
-
     /// Whether a frame of `bytes` fits at output `out` (port index): the pool and the output's
     /// cap have room, and the output is not discarding under its HOL limit (switch_hol.rs).
     pub fn fits(&self, out: usize, bytes: u32) -> bool {
         let hol_ok = self.hol.as_ref().is_none_or(|h| h.admits(out));
-        hol_ok && self.held + bytes <= self.profile.buffer_bytes && self.held_out[out] + bytes <= self.out_limit()
+        hol_ok && self.held + bytes <= self.profile.buffer_bytes && self.held_out[out] + bytes <= self.profile.output_limit()
     }
 
     /// Whether a frame fits in the pool, whatever its output holds: the admission of a lossless

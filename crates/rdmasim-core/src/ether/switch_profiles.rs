@@ -145,6 +145,13 @@ pub fn extreme_summit7i() -> SwitchProfile {
 }
 
 impl SwitchProfile {
+    /// The most one output may hold: its cap in a shared pool, or its own part of the buffer.
+    pub fn output_limit(&self) -> u32 {
+        match self.sharing {
+            BufferSharing::Shared => self.per_port_cap_bytes,
+            BufferSharing::PerPort => self.buffer_bytes / u32::from(self.ports.max(1)),
+        }
+    }
     /// The profile with a packet buffer of `kib` KiB in place of its own (`[ethernet]
     /// switch_buffer_kib`: a buffer not published, swept by a study); no output may then hold
     /// more than the whole buffer.
@@ -164,4 +171,23 @@ pub fn builtin() -> Vec<SwitchProfile> {
 
 pub fn by_name(name: &str) -> Option<SwitchProfile> {
     builtin().into_iter().find(|p| p.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A shared pool's output keeps its cap until the buffer is smaller than it; an output's own
+    /// part of a per-port buffer shrinks with the buffer. pm.py reads this (`eth_switches`
+    /// `output_limit_bytes`) to know when a smaller buffer's run is a larger one's.
+    #[test]
+    fn an_outputs_limit_follows_the_buffer_as_its_sharing_says() {
+        let foundry = foundry_fwfx448();
+        assert_eq!(foundry.output_limit(), 512 << 10);
+        assert_eq!(foundry.clone().with_buffer_kib(Some(1024)).output_limit(), 512 << 10);
+        assert_eq!(foundry.with_buffer_kib(Some(256)).output_limit(), 256 << 10);
+        let broadcom = broadcom_12port();
+        assert_eq!(broadcom.output_limit(), 128 << 10);
+        assert_eq!(broadcom.with_buffer_kib(Some(12 * 64)).output_limit(), 64 << 10);
+    }
 }
