@@ -12,9 +12,14 @@ use super::world::{Ev, EtherWorld, Job};
 use crate::engine::Time;
 use crate::fabric::build::hyperx::host_at;
 
-/// An MPI library's copy of a packet's payload, when the packet carries its data.
+/// An MPI library's copy of a packet's payload and its own work on the packet, when the packet
+/// carries its data.
 fn mpi_copy(on: bool, cost: &super::host_cost::HostCost, payload: u32) -> Time {
-    if on { Time(u64::from(payload) * cost.copy_ps_per_byte) } else { Time::ZERO }
+    if !on {
+        return Time::ZERO;
+    }
+    let copy = (u64::from(payload) * cost.copy_ps_per_byte) as i64;
+    Time((copy + cost.mpi_packet_ps).max(0) as u64)
 }
 
 impl EtherWorld {
