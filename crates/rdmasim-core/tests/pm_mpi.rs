@@ -61,6 +61,47 @@ fn yampii_s_early_data_pays_off_for_mid_sized_messages_only() {
     assert!((yampii / mpich - 1.0).abs() < 0.005, "1 MiB: MPICH {mpich:.1}, YAMPII {yampii:.1} MB/s");
 }
 
+/// osu_bw of 1 MiB over eight links with the library's own time per packet beyond MPICH's set
+/// to `packet_us`: MB/s, and each host's CPU busy time, µs.
+fn osu_packet(packet_us: f64) -> (f64, [f64; 2]) {
+    let program = "{ kind = \"osu-bw\", bytes = 1048576, window = 64, iterations = 3, bidirectional = false }";
+    let toml = scenario("mpich", 8, program) + &format!("packet_us = {packet_us:?}\n");
+    let t = pm_tables(&pm_run(&toml));
+    assert_eq!(t["mpi_pm"][0]["packet_us"].as_f64(), Some(packet_us));
+    let cpu = |h: usize| t["host_cpu"][h]["cpu_busy_us"].as_f64().expect("host CPU time");
+    (t["mpi_trials"][0]["injection_GBps"].as_f64().expect("rank 0 finished") * 1e3, [cpu(0), cpu(1)])
+}
+
+/// A library's own time per packet of its data (ether/mpi/packet_cost.rs) is charged once on
+/// each side for every PM packet that carries its data, and on nothing else: 320 messages (3 +
+/// 2 skipped windows of 64) of 1 MiB and a 64 B envelope are 129 packets of 8192 B each, and
+/// after each of the 5 windows the receiver answers with one small eager message, so +0.5 µs a
+/// packet adds (41 280 + 5) x 0.5 µs to each CPU (the RTS and CTS carry no data and pay
+/// nothing). The receiver stays the bound: 8 KB at PM's per-packet time, the copy and the
+/// library's time, 8192 / (2.826 + 6.660 + 0.5) = 820.3 MB/s (9.99 µs a packet), and with
+/// -0.5 µs 8192 / 8.986 = 911.6 MB/s; the pipeline's fill takes at most 2 % off.
+#[test]
+fn a_library_s_own_time_per_packet_is_charged_on_every_data_packet_both_sides() {
+    let (base, cpu0) = osu_packet(0.0);
+    let cost = HostCostConfig::default().costs(8, 8192);
+    let packet = cost.recv.as_us_f64() + 8192.0 * cost.copy_ps_per_byte as f64 * 1e-6;
+    assert!((packet - 9.486).abs() < 0.001, "PM's time and the copy: {packet} us");
+    for us in [0.5, -0.5] {
+        let (bw, cpu) = osu_packet(us);
+        for h in 0..2 {
+            let extra = cpu[h] - cpu0[h];
+            assert!((extra - 41_285.0 * us).abs() < 1e-3, "host {h}: {extra} us more CPU at {us} us a packet");
+        }
+        let want = 8192.0 / (packet + us);
+        assert!(bw <= want && bw / want > 0.98, "{bw:.1} MB/s at {us} us a packet, receiver bound at {want:.1}");
+    }
+    assert!(base <= 8192.0 / packet, "{base:.1} MB/s with nothing beyond MPICH's");
+    // Out of its bounds, the key is named.
+    let toml = scenario("mpich", 2, "{ kind = \"osu-bw\", bytes = 1024 }") + "packet_us = 20.0\n";
+    let e = PmRun::from_toml(&toml, "t.toml").err().expect("20 us a packet is refused").to_string();
+    assert!(e.contains("workload.packet_us") && e.contains("-2 ≤ packet_us ≤ 10"), "{e}");
+}
+
 /// Eager messages (up to 16 KiB) take no handshake: the run has no rendezvous.
 #[test]
 fn small_messages_go_eagerly() {

@@ -12,9 +12,15 @@ use super::world::{Ev, EtherWorld, Job};
 use crate::engine::Time;
 use crate::fabric::build::hyperx::host_at;
 
-/// An MPI library's copy of a packet's payload, when the packet carries its data.
-fn mpi_copy(on: bool, cost: &super::host_cost::HostCost, payload: u32) -> Time {
-    if on { Time(u64::from(payload) * cost.copy_ps_per_byte) } else { Time::ZERO }
+/// A data packet's CPU time: PM's `pm` and, when the packet carries an MPI library's data, the
+/// library's copy of its payload and its own work on it (which is relative to MPICH's and may
+/// be negative: ether/mpi/packet_cost.rs bounds it well within PM's time).
+fn data_packet(pm: Time, on: bool, cost: &super::host_cost::HostCost, payload: u32) -> Time {
+    if !on {
+        return pm;
+    }
+    let copy = (u64::from(payload) * cost.copy_ps_per_byte) as i64;
+    Time((pm.0 as i64 + copy + cost.mpi_packet_ps).max(0) as u64)
 }
 
 impl EtherWorld {
@@ -118,7 +124,7 @@ impl EtherWorld {
                 let fr = self.frames.get(f);
                 let cost = match fr.kind {
                     _ if fr.dst != h => host.cost.relay,
-                    FrameKind::Data => host.cost.recv + mpi_copy(fr.copy, &host.cost, fr.payload),
+                    FrameKind::Data => data_packet(host.cost.recv, fr.copy, &host.cost, fr.payload),
                     _ => host.cost.ack,
                 };
                 if fr.dst != h {
@@ -160,7 +166,7 @@ impl EtherWorld {
             self.nics[nic].tx_held += 1;
             // Remember the far NIC in the frame until the CPU hands it over.
             self.frames.get_mut(f).to_port = self.nics[to].port;
-            let cost = host.cost.send + mpi_copy(p.copy, &host.cost, p.payload);
+            let cost = data_packet(host.cost.send, p.copy, &host.cost, p.payload);
             host.cpu_time += cost;
             self.q.at(now + cost, Ev::CpuDone(h));
             return;

@@ -111,6 +111,9 @@ pub struct HostCost {
     pub relay: Time,
     /// Copying one byte (an MPI library's copy into or out of PM's buffers), in ps.
     pub copy_ps_per_byte: u64,
+    /// The MPI library's own time per packet of its data beyond MPICH's, in ps (negative when
+    /// leaner; ether/mpi/packet_cost.rs). 0 unless an MPI workload sets it.
+    pub mpi_packet_ps: i64,
 }
 
 impl HostCostConfig {
@@ -155,6 +158,7 @@ impl HostCostConfig {
             ack: self.scale(ACK_US),
             relay: self.scale(RELAY_US),
             copy_ps_per_byte: (1e6 / self.copy_mb_s).round() as u64,
+            mpi_packet_ps: 0,
         }
     }
 }

@@ -36,7 +36,7 @@ pub fn start(w: &mut EtherWorld, spec: &PmWorkload) -> Result<Box<dyn PmApp>, (S
 }
 
 /// An MPI program, one rank per host, its ranks started.
-fn start_mpi(w: &mut EtherWorld, &PmMpi { library, ref program, ref trace, compute_scale }: &PmMpi) -> Result<Box<dyn PmApp>, (String, String)> {
+fn start_mpi(w: &mut EtherWorld, m @ &PmMpi { library, ref program, ref trace, compute_scale, .. }: &PmMpi) -> Result<Box<dyn PmApp>, (String, String)> {
     let hosts = w.hosts.len() as u32;
     let source = match (program, trace) {
         (Some(spec), None) => {
@@ -53,6 +53,8 @@ fn start_mpi(w: &mut EtherWorld, &PmMpi { library, ref program, ref trace, compu
         _ => return Err(("program".into(), "give exactly one of `program` (a generated benchmark) and `trace` (a trace directory)".into())),
     };
     let mut run = super::mpi::MpiRun::new(library, source, hosts).map_err(|m| ("program".to_string(), m))?;
+    // The per-packet time the world's hosts charge (world.rs), for the run's own report.
+    run.profile.packet_us = m.packet_us();
     run.start(w);
     Ok(Box::new(run))
 }

@@ -260,7 +260,10 @@ impl EtherWorld {
                     count += 1;
                 }
             }
-            let cost = s.host.costs(count, s.pm.packet_bytes);
+            let mut cost = s.host.costs(count, s.pm.packet_bytes);
+            if let crate::scenario::pm::PmWorkload::Mpi(m) = &s.workload {
+                cost.mpi_packet_ps = super::mpi::packet_cost::packet_ps(&s.host, m.packet_us());
+            }
             hosts.push(EthHost {
                 coords: c,
                 lanes,

@@ -161,6 +161,17 @@ pub struct PmMpi {
     /// Multiplies a trace's recorded compute gaps.
     #[serde(default = "one_f64")]
     pub compute_scale: f64,
+    /// The library's own CPU time per packet of its data beyond MPICH's, µs at 3.6 GHz
+    /// (ether/mpi/packet_cost.rs); the library's profile when not given.
+    #[serde(default)]
+    pub packet_us: Option<f64>,
+}
+
+impl PmMpi {
+    /// The per-packet time the run uses: the one given, else the library's.
+    pub fn packet_us(&self) -> f64 {
+        self.packet_us.unwrap_or(self.library.profile().packet_us)
+    }
 }
 
 /// Every other host streams `count` messages of `bytes` to `dst`.

@@ -31,6 +31,12 @@ pub struct MpiProfile {
     pub protocol: Protocol,
     /// The envelope of each protocol message (source, tag, size, request ids), bytes.
     pub header_bytes: u64,
+    /// The library's own CPU time for each PM packet that carries its data, on each side, beyond
+    /// MPICH's, µs at 3.6 GHz (`packet_cost.rs`). MPICH's own per-packet work is inside the
+    /// copy rate, which was solved from its x8 one-way row (host_cost.rs), so only the
+    /// difference can be modelled. ASSUMPTION: 0 for both; no source separates them
+    /// (research34.md §10). `[workload] packet_us` sets it; D5's rows sweep it.
+    pub packet_us: f64,
 }
 
 impl MpiLibrary {
@@ -46,11 +52,11 @@ impl MpiLibrary {
             // PM/Ethernet-HXB has remote write. ASSUMPTION: the copy path (zero copy off), an
             // eager limit of 16 KiB (two PM packets; MPICH-1 devices used limits of this order)
             // and no data with the RTS.
-            MpiLibrary::Mpich => MpiProfile { protocol: Protocol { eager_limit: 16 << 10, rts_data: 0 }, header_bytes: 64 },
+            MpiLibrary::Mpich => MpiProfile { protocol: Protocol { eager_limit: 16 << 10, rts_data: 0 }, header_bytes: 64, packet_us: 0.0 },
             // YAMPII (Ishikawa, IPSJ SIG HPC 2004-81): written for PMv2 and TCP. ASSUMPTION:
             // the same eager limit, and a pipelined rendezvous that sends the first 64 KiB
             // (eight PM packets) with the RTS, so the link is busy during the handshake.
-            MpiLibrary::Yampii => MpiProfile { protocol: Protocol { eager_limit: 16 << 10, rts_data: 64 << 10 }, header_bytes: 64 },
+            MpiLibrary::Yampii => MpiProfile { protocol: Protocol { eager_limit: 16 << 10, rts_data: 64 << 10 }, header_bytes: 64, packet_us: 0.0 },
         }
     }
 }

@@ -88,6 +88,12 @@ fn check(s: &PmScenario) -> Result<(), (String, String)> {
     if !(s.pm.rto_us >= 1.0 && s.pm.rto_us <= 1e9) {
         return err("pm.rto_us", format!("{}: expected 1 ≤ rto_us ≤ 1e9 µs", s.pm.rto_us));
     }
+    if let PmWorkload::Mpi(PmMpi { packet_us: Some(us), .. }) = s.workload {
+        let (lo, hi) = crate::ether::mpi::packet_cost::PACKET_US_BOUNDS;
+        if !(lo..=hi).contains(&us) {
+            return err("workload.packet_us", format!("{us}: expected {lo} ≤ packet_us ≤ {hi} µs (the library's own time per packet beyond MPICH's, ether/mpi/packet_cost.rs)"));
+        }
+    }
     if let PmWorkload::Alltoall(PmAlltoall { skew_us, .. }) = s.workload {
         if !(0.0..=1e9).contains(&skew_us) {
             return err("workload.skew_us", format!("{skew_us}: expected 0 ≤ skew_us ≤ 1e9 µs"));
