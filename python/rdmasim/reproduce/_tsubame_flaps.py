@@ -18,12 +18,7 @@ from . import row
 from ._checks import AtLeast, AtMost, Between, Most, Samples
 from ._ranks import spearman
 from ._tsubame_flap_plans import FAMILIES, FLAP_DOWN_S, FLAP_RATES, index, plans
-from ._tsubame_runs import LARGE, Runs, gbps
-
-#: A random-pair trial is slow below 500 MB/s (seeds/004 §2.1, E2) and an Alltoall trial an
-#: outlier at twice its case's median (tsubame.OUTLIER_FACTOR, E3's cut).
-SLOW_GBPS = 0.5
-OUTLIER_FACTOR = 2.0
+from ._tsubame_runs import LARGE, OUTLIER_FACTOR, SLOW_GBPS, Runs, gbps, outliers
 BASIS = ("how often an erroring link flaps and how long it stays down are not published (research34 §9): swept over "
          f"{', '.join(f'{r:g}' for r in FLAP_RATES)} flaps/s per erroring cable x {', '.join(f'{d:g}' for d in FLAP_DOWN_S)} s down")
 
@@ -40,13 +35,7 @@ def slow_trials(r: Runs, plan: int, sel: Callable[[int], bool]) -> int:
 
 def outlier_trials(r: Runs, plan: int, sel: Callable[[int], bool]) -> int:
     """UpDn Alltoall trials at least twice their case's median trial under `plan`."""
-    out = 0
-    for n, c in r.cases("updn", "alltoall").items():
-        if sel(n):
-            ts = _sweep_trials(c, plan)
-            usual = statistics.median(ts)
-            out += sum(1 for t in ts if t >= OUTLIER_FACTOR * usual)
-    return out
+    return sum(outliers(_sweep_trials(c, plan)) for n, c in r.cases("updn", "alltoall").items() if sel(n))
 
 
 def together(r: Runs, tail_loss: bool = False) -> float:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -39,6 +40,13 @@ PAIR_NODES = [2, 4, 8, 16, 24, 32, 40, 48, 64, 80, 100, 128, 160, 200] + list(ra
 ALLTOALL_NODES = list(range(100, 1301, 100))
 #: "Beyond 600 nodes" (seeds/004 §2.1, §2.2, §4).
 LARGE = 600
+#: E2's cut: a random-pair trial below 500 MB/s (seeds/004 §2.1, targets.md E).
+PUB_OUTLIER_MBPS = 500.0
+SLOW_GBPS = PUB_OUTLIER_MBPS / 1000
+#: An Alltoall trial is an outlier when it takes at least twice its case's median trial, the
+#: "usual" time a reader of the study's figure 2 sees (the study: "several times the usual
+#: time"; ASSUMPTION: twice as the cut, the median as the usual time).
+OUTLIER_FACTOR = 2.0
 PAIR_BYTES, ALLTOALL_BYTES = 512 << 20, 1 << 20
 PAIR_TRIALS, ALLTOALL_TRIALS = 10, 10
 #: Bad links per rail (ASSUMPTION: the seed names the kinds, not how many; placement from the
@@ -184,3 +192,9 @@ def run_requests(reqs: Dict[Any, Dict[str, Any]], progress: bool = False) -> Dic
             for _ in tqdm(as_completed(list(futs.values())), total=len(futs), desc="tsubame configurations x seeds", unit="run"):
                 pass
         return {key: f.result() for key, f in futs.items()}
+
+
+def outliers(trial_s: Sequence[float]) -> int:
+    """The trials of one case that take at least :data:`OUTLIER_FACTOR` times its median trial."""
+    usual = statistics.median(trial_s)
+    return sum(1 for t in trial_s if t >= OUTLIER_FACTOR * usual)

@@ -44,7 +44,8 @@ from ._checks import AtMost, Between, Claim, Check, Most, Near, Samples, Within
 from ._ranks import spearman
 from ._tsubame_families import FAMILIES, FAMILY_SEEDS, rows_over_families
 from ._tsubame_flaps import flap_rows
-from ._tsubame_runs import ALLTOALL_NODES, BAD_LINKS, CONFIGS, DISABLED, LARGE, PAIR_NODES, SEEDS, TABLE2, Runs, gbps
+from ._tsubame_runs import (ALLTOALL_NODES, BAD_LINKS, CONFIGS, DISABLED, LARGE, OUTLIER_FACTOR, PAIR_NODES,
+                            PUB_OUTLIER_MBPS, SEEDS, SLOW_GBPS, TABLE2, Runs, gbps, outliers)
 
 TITLE = "TSUBAME2.0 multi-rail fat tree (seeds/004): injection bandwidth steps, routing strategies, bad links, Alltoall"
 ORDER = 40
@@ -54,17 +55,12 @@ PARTS = ("e1", "e2", "e3", "e4", "e5", "e6", "flaps")
 PUB_FLAT, PUB_FLAT_NODES = 7.5, 40
 PUB_STEPS = (5.2, 3.9, 3.1, 2.6)
 STEP_TOL = 0.10
-PUB_OUTLIER_MBPS = 500.0
 PUB_GAIN = (16.0, 39.5)
 GAIN_TOL = 5.0
 PUB_A2A, A2A_TOL = 1.74, 0.15
 PUB_A2A_RATIO = 0.5
 #: Two simulated bandwidths closer than this (relative) are one level of E1's staircase.
 LEVEL_SAME = 0.02
-#: An Alltoall trial is an outlier when it takes at least twice its case's median trial, the
-#: "usual" time a reader of the study's figure 2 sees (the study: "several times the usual
-#: time"; ASSUMPTION: twice as the cut, the median as the usual time).
-OUTLIER_FACTOR = 2.0
 #: "Several times" (数倍) read as 2 to 10 times (ASSUMPTION).
 SEVERAL = (2.0, 10.0)
 #: "Falls with nodes" / "grows with nodes": a rank correlation with the node count of at least
@@ -244,16 +240,13 @@ def e1_rows(runs: Sequence[Runs]) -> List[Dict[str, Any]]:
 
 
 # ---- E2 ----------------------------------------------------------------------------------------
-CUT = PUB_OUTLIER_MBPS / 1000
-
-
 def _below(r: Runs, sel: Callable[[int], bool]) -> int:
-    return sum(1 for n, vs in trial_bws(r, "updn").items() if sel(n) for v in vs if v < CUT)
+    return sum(1 for n, vs in trial_bws(r, "updn").items() if sel(n) for v in vs if v < SLOW_GBPS)
 
 
 def _growth(r: Runs) -> float:
     tb = {n: vs for n, vs in trial_bws(r, "updn").items() if n > LARGE}
-    return spearman(list(tb), [sum(1 for v in vs if v < CUT) for vs in tb.values()])
+    return spearman(list(tb), [sum(1 for v in vs if v < SLOW_GBPS) for vs in tb.values()])
 
 
 def e2_rows(runs: Sequence[Runs]) -> List[Dict[str, Any]]:
@@ -275,13 +268,8 @@ def e2_rows(runs: Sequence[Runs]) -> List[Dict[str, Any]]:
 
 
 # ---- E3 ----------------------------------------------------------------------------------------
-def outliers(case: Dict[str, Any]) -> int:
-    usual = statistics.median(case["trial_s"])
-    return sum(1 for t in case["trial_s"] if t >= OUTLIER_FACTOR * usual)
-
-
 def outlier_count(r: Runs, label: str, sel: Callable[[int], bool]) -> int:
-    return sum(outliers(c) for n, c in r.cases(label, "alltoall").items() if sel(n))
+    return sum(outliers(c["trial_s"]) for n, c in r.cases(label, "alltoall").items() if sel(n))
 
 
 def outlier_size(r: Runs, label: str = "updn") -> float:
