@@ -71,10 +71,13 @@ def test_the_staircase_needs_the_published_steps_in_order_with_nothing_between()
     assert tsubame.staircase({48: one, 64: 1.98, 100: 0.66}) == []
 
 
-def _case(kind, n, fluid, trials, expected=0.0):
-    return {"kind": kind, "nodes": n, "striping": "even", "payload_bytes": (n - 1 if kind == "alltoall" else 1) * (1 << 20),
+def _case(kind, n, fluid, trials, expected=0.0, rank_by_rank=None):
+    case = {"kind": kind, "nodes": n, "striping": "even", "payload_bytes": (n - 1 if kind == "alltoall" else 1) * (1 << 20),
             "fluid_s": fluid, "trial_s": trials, "stalls": [int(t > 2 * fluid) for t in trials], "expected_stalls": expected,
             "worst_link": None, "worst_link_flows": 0}
+    if kind == "alltoall":
+        case["rank_by_rank"] = {"model": "step-rates", "s": fluid if rank_by_rank is None else rank_by_rank, "solves": 0, "serialised": 0}
+    return case
 
 
 def _runs(a2a, pairs=()):
@@ -96,6 +99,15 @@ def test_e3_measures_the_outliers_among_all_trials_and_can_fail():
     # Most trials stalled: the usual time is a stalled one and the size falls below twice it.
     mostly = _runs([(700, 1.0, [5.3] * 8 + [1.0] * 2)])
     assert tsubame.e3_rows(mostly)[2]["simulated"] < 2
+
+
+def test_the_alltoall_bandwidth_is_rank_by_rank_and_lockstep_only_in_the_sensitivity():
+    # Lockstep 1 s per case; rank by rank 0.8 s at 700 nodes, 0.5 s at 900.
+    r = Runs(1, {"updn": {"cases": [_case("alltoall", 700, 1.0, [1.0] * 10, rank_by_rank=0.8),
+                                    _case("alltoall", 900, 1.0, [1.0] * 10, rank_by_rank=0.5)], "planted": [], "stall_s": 4.29}})
+    mib = 1 << 20
+    assert tsubame.a2a_bw(r, "updn") == {700: 699 * mib / 0.8 / 1e9, 900: 899 * mib / 0.5 / 1e9}
+    assert tsubame.a2a_bw(r, "updn", tsubame.lockstep_s) == {700: 699 * mib / 1e9, 900: 899 * mib / 1e9}
 
 
 def test_e2_trials_below_500_mbs_must_grow_with_nodes():

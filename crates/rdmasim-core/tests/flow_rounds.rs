@@ -184,3 +184,52 @@ fn rate_striping_is_the_flow_engine_with_a_pairs_rails_leaving_together() {
         assert!(formula <= even * (1.0 + 1e-9), "{name}: adding the rails' rates is never slower than the even split");
     }
 }
+
+#[test]
+fn rank_by_rank_on_one_switch_is_lockstep_and_on_a_fat_tree_its_own() {
+    // Sixteen hosts on one edge switch per rail: every step is a permutation of whole links,
+    // so lockstep, the fluid loop and the step rates all take 15 transfer times.
+    let req = |hosts: u32, nodes: u32, model: &str, skew: f64| {
+        format!(
+            r#"{{"generator": {{"kind": "tsubame2", "hosts": {hosts}}}, "route": "minhop",
+                "cases": [{{"kind": "alltoall", "nodes": {nodes}, "bytes": 1048576, "seed": 2, "rank_by_rank": "{model}", "start_skew_us": {skew}}}]}}"#
+        )
+    };
+    let case = |r: String| -> Value { serde_json::from_str::<Value>(&run_json(&r).unwrap()).unwrap()["cases"][0].clone() };
+    let fluid = case(req(16, 16, "fluid", 0.0));
+    let steps = case(req(16, 16, "step-rates", 0.0));
+    let lockstep = fluid["fluid_s"].as_f64().unwrap();
+    for c in [&fluid, &steps] {
+        let s = c["rank_by_rank"]["s"].as_f64().unwrap();
+        assert!((s - lockstep).abs() < 1e-9 * lockstep, "{c}");
+        assert_eq!(c["rank_by_rank"]["serialised"], 0, "{c}");
+    }
+    // Ranks 4 µs apart at the barrier: XOR partners apart by more than the request's flight
+    // send one after the other, on the fluid loop and at step rates alike.
+    let apart = case(req(16, 16, "fluid", 4.0));
+    assert!(apart["rank_by_rank"]["serialised"].as_u64().unwrap() > 0, "{apart}");
+    assert!(apart["rank_by_rank"]["s"].as_f64().unwrap() > lockstep, "{apart}");
+    // On 48 of 64 hosts (three edges of 16, cables to the directors shared), the two rank-by-
+    // rank models are within 10 % of each other and of lockstep; same request, same answer.
+    let a = case(req(64, 48, "fluid", 0.0));
+    let b = case(req(64, 48, "step-rates", 0.0));
+    assert_eq!(a, case(req(64, 48, "fluid", 0.0)));
+    let (fa, fb, lock) = (a["rank_by_rank"]["s"].as_f64().unwrap(), b["rank_by_rank"]["s"].as_f64().unwrap(), a["fluid_s"].as_f64().unwrap());
+    assert!(a["rank_by_rank"]["solves"].as_u64().unwrap() > 47, "{a}");
+    assert!((fa / fb - 1.0).abs() < 0.1 && (fa / lock - 1.0).abs() < 0.1, "fluid {fa} step rates {fb} lockstep {lock}");
+}
+
+#[test]
+fn rank_by_rank_keys_are_checked() {
+    let err = |case: &str| run_json(&format!(r#"{{"generator": {{"kind": "tsubame2", "hosts": 64}}, "route": "minhop", "cases": [{case}]}}"#)).unwrap_err().to_string();
+    let e = err(r#"{"kind": "random-pair", "nodes": 8, "bytes": 8, "rank_by_rank": "fluid"}"#);
+    assert!(e.contains("cases[0].rank_by_rank") && e.contains("alltoall"), "{e}");
+    let e = err(r#"{"kind": "alltoall", "nodes": 8, "bytes": 8, "rank_by_rank": "fluid", "striping": "rate"}"#);
+    assert!(e.contains("cases[0].rank_by_rank"), "{e}");
+    let e = err(r#"{"kind": "alltoall", "nodes": 8, "bytes": 8, "rank_by_rank": "step-rates", "start_skew_us": -1}"#);
+    assert!(e.contains("cases[0].start_skew_us") && e.contains("expected"), "{e}");
+    let e = err(r#"{"kind": "alltoall", "nodes": 8, "bytes": 8, "start_skew_us": 2}"#);
+    assert!(e.contains("cases[0].start_skew_us") && e.contains("rank_by_rank"), "{e}");
+    let e = err(r#"{"kind": "alltoall", "nodes": 8, "bytes": 8, "rank_by_rank": "barrier"}"#);
+    assert!(e.contains("barrier") && e.contains("fluid") && e.contains("step-rates"), "{e}");
+}

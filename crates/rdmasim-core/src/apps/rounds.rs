@@ -23,6 +23,8 @@ use crate::flow::link_model::{capacities, message_wire_bytes};
 use crate::flow::link_outages::{CableClock, LinkEventPlan};
 use crate::flow::round_patterns::{alltoall_step, random_pair_round};
 use crate::flow::rail_share::RailShare;
+use crate::flow::rank_by_rank::{self, RankByRank, RTS_ONE_WAY_S};
+use crate::flow::rank_by_rank_steps::StepClock;
 use crate::flow::round_time::RoundLoads;
 use crate::flow::tail_loss::TailLoss;
 use crate::engine::SimRng;
@@ -126,6 +128,35 @@ pub struct Case {
     pub trials: u32,
     #[serde(default)]
     pub striping: Striping,
+    /// An Alltoall case also runs rank by rank: each rank starts its next step when its own
+    /// exchange is through, not at a barrier. `"fluid"`: max-min rates re-solved as flows come
+    /// and go ([`crate::flow::rank_by_rank`]); `"step-rates"`: each transfer at its step's
+    /// lockstep rate ([`crate::flow::rank_by_rank_steps`], cheap enough for 1300 ranks).
+    #[serde(default)]
+    pub rank_by_rank: Option<RankByRankModel>,
+    /// Rank by rank: how far apart the ranks leave the barrier before step 1, µs; each rank's
+    /// start is drawn uniformly in [0, this] from the case's seed (default 0: all together).
+    #[serde(default)]
+    pub start_skew_us: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RankByRankModel {
+    Fluid,
+    StepRates,
+}
+
+/// An Alltoall case run rank by rank, with no stall.
+#[derive(Clone, Debug, Serialize)]
+pub struct RankByRankOutcome {
+    pub model: RankByRankModel,
+    /// When the last rank is through, seconds.
+    pub s: f64,
+    /// Rate solves of the event loop.
+    pub solves: u64,
+    /// XOR transfers run after their partner's (their ranks reached the step apart).
+    pub serialised: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -156,6 +187,9 @@ pub struct CaseOutcome {
     /// is the busiest link of that round, not necessarily the slowest pair's).
     pub worst_link: Option<String>,
     pub worst_link_flows: u32,
+    /// The same Alltoall rank by rank (cases with `rank_by_rank`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank_by_rank: Option<RankByRankOutcome>,
 }
 
 /// A case's trials under one plan of link events.
@@ -209,9 +243,16 @@ struct Runner<'a> {
     cable_of: TiVec<PortId, u32>,
     /// The cables of the case's exposed flows (`Exposed::cables`).
     touched: Vec<u32>,
+    /// Keep every flow's route of the round (rank by rank at step rates): its pair (the
+    /// sending rank) and its hops in `kept_hops`.
+    keep_routes: bool,
+    kept_routes: Vec<(u32, std::ops::Range<usize>)>,
+    kept_hops: Vec<PortId>,
 }
 
 const NO_CABLE: u32 = u32::MAX;
+/// Stream of a case's rank start draws (rank by rank).
+const RANK_START_STREAM: u64 = 0x0053_5441_5254;
 
 fn bad_request(message: String) -> FabricError {
     FabricError::Io(IoError::whole("request", message))
@@ -224,6 +265,8 @@ impl Runner<'_> {
     fn round(&mut self, flows: &[(u32, u32)], kept: &[HostId], rails: u16, striping: Striping, exposed: &mut Vec<Exposed>, routes: &mut Vec<PortId>) -> (RoundRecord, u64) {
         self.loads.clear();
         self.share.clear();
+        self.kept_routes.clear();
+        self.kept_hops.clear();
         let first = exposed.len();
         let mut unroutable = 0;
         for (pair, &(a, b)) in flows.iter().enumerate() {
@@ -238,6 +281,11 @@ impl Runner<'_> {
                 self.route.clear();
                 self.route.extend(self.hops.iter().map(|h| h.from));
                 self.loads.add(&self.route);
+                if self.keep_routes {
+                    let at = self.kept_hops.len();
+                    self.kept_hops.extend_from_slice(&self.route);
+                    self.kept_routes.push((pair, at..self.kept_hops.len()));
+                }
                 if striping == Striping::Rate {
                     self.share.add(pair, &self.route);
                 }
@@ -276,6 +324,26 @@ impl Runner<'_> {
 }
 
 impl Runner<'_> {
+    /// The Alltoall case `c` over `kept` run rank by rank at max-min rates, `wire` bytes per
+    /// rail and transfer.
+    fn rank_by_rank(&mut self, c: &Case, kept: &[HostId], wire: f64) -> RankByRankOutcome {
+        let start_s = rank_starts(c);
+        let spec = RankByRank { ranks: c.nodes, rails: usize::from(c.rails), wire_per_rail: wire, start_s, serialise_after_s: Some(RTS_ONE_WAY_S) };
+        let Runner { rf, ends, hops, capacity, .. } = self;
+        let route = |from: u32, to: u32, rail: usize, out: &mut Vec<PortId>| {
+            let (src, _) = ends[kept[from as usize].idx()][rail];
+            let (_, dlid) = ends[kept[to as usize].idx()][rail];
+            let ok = trace_route_into(rf, src, dlid, hops).is_ok();
+            out.extend(hops.iter().map(|h| h.from));
+            ok
+        };
+        match rank_by_rank::run(&spec, capacity, route) {
+            Ok(f) => RankByRankOutcome { model: RankByRankModel::Fluid, s: f.last_s, solves: f.solves, serialised: f.serialised },
+            // A flow with no route never ends, as in lockstep (the case's `unroutable` counts them).
+            Err(_) => RankByRankOutcome { model: RankByRankModel::Fluid, s: f64::INFINITY, solves: 0, serialised: 0 },
+        }
+    }
+
     /// Adds the erroring cables of the data route (`route`) or of the ACK route (`hops`) to
     /// `touched`, when the erroring links have events.
     fn touch_cables(&mut self, data: bool) {
@@ -350,6 +418,28 @@ impl Trials<'_> {
     }
 }
 
+/// Checks a case's rank-by-rank keys; the key at fault and what was expected.
+fn rank_by_rank_problem(c: &Case) -> Option<(&'static str, String)> {
+    if c.rank_by_rank.is_none() {
+        // Lockstep rounds all start together.
+        return (c.start_skew_us != 0.0).then(|| ("start_skew_us", "only with rank_by_rank = \"fluid\" or \"step-rates\"".into()));
+    }
+    if c.kind != CaseKind::Alltoall || c.striping != Striping::Even {
+        return Some(("rank_by_rank", "expected an alltoall case striped evenly".into()));
+    }
+    if !(0.0..=1e6).contains(&c.start_skew_us) {
+        return Some(("start_skew_us", format!("{}; expected 0..=1e6 µs", c.start_skew_us)));
+    }
+    None
+}
+
+/// When each rank of a rank-by-rank case leaves the barrier: uniform in [0, `start_skew_us`],
+/// drawn from the case's seed.
+fn rank_starts(c: &Case) -> Vec<f64> {
+    let mut rng = SimRng::new(c.seed, RANK_START_STREAM);
+    (0..c.nodes).map(|_| rng.unit() * c.start_skew_us * 1e-6).collect()
+}
+
 /// Wire bytes of the larger rail's share of `bytes` (`max_rdma` chunks, each split evenly).
 /// With `rails` = 1, the whole payload's: what the rate policy divides over the rails (its
 /// uneven pieces' headers differ from these by a packet's worth per chunk at most).
@@ -397,13 +487,13 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
             cables += 1;
         }
     }
-    let mut runner = Runner { rf, loads: RoundLoads::new(gr.ports.len()), share: RailShare::new(gr.ports.len()), capacity, errors, any_errors, ends, loss: &req.tail_loss, hops: Vec::new(), route: Vec::new(), cable_of, touched: Vec::new() };
+    let mut runner = Runner { rf, loads: RoundLoads::new(gr.ports.len()), share: RailShare::new(gr.ports.len()), capacity, errors, any_errors, ends, loss: &req.tail_loss, hops: Vec::new(), route: Vec::new(), cable_of, touched: Vec::new(), keep_routes: false, kept_routes: Vec::new(), kept_hops: Vec::new() };
     let mut clocks: Vec<CableClock> = Vec::new();
     let stall_s = req.tail_loss.stall_s();
     // Jobs run on the compute hosts; I/O nodes (on one rail) are not handed out.
     let pool = compute_hosts(gr);
     let mut cases = Vec::with_capacity(req.cases.len());
-    let (mut flows, mut exposed, mut routes, mut records) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut flows, mut exposed, mut routes, mut records, mut took) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (i, c) in req.cases.iter().enumerate() {
         let key = |k: &str| format!("cases[{i}].{k}");
         let up = c.up.unwrap_or(c.nodes);
@@ -429,11 +519,16 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
             CaseKind::RandomPair => 1,
             CaseKind::Alltoall => c.nodes - 1,
         };
+        if let Some((k, m)) = rank_by_rank_problem(c) {
+            return Err(bad_request(format!("{}: {m}", key(k))));
+        }
         exposed.clear();
         routes.clear();
         runner.touched.clear();
         records.clear();
         let mut unroutable = 0;
+        let mut clock = (c.rank_by_rank == Some(RankByRankModel::StepRates)).then(|| StepClock::new(c.nodes, &rank_starts(c)));
+        runner.keep_routes = clock.is_some();
         for step in 1..=steps {
             match c.kind {
                 CaseKind::RandomPair => random_pair_round(c.nodes, c.seed, &mut flows),
@@ -449,8 +544,23 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
                     Striping::Rate => f64::INFINITY,
                 };
             }
+            if let Some(clock) = &mut clock {
+                // Each rank's transfer takes its slower rail's time in this step's round.
+                took.clear();
+                took.resize(c.nodes as usize, if stuck > 0 { f64::INFINITY } else { 0.0 });
+                for (pair, route) in &runner.kept_routes {
+                    let t = runner.loads.bound(&runner.kept_hops[route.clone()], &runner.capacity) * wire;
+                    took[*pair as usize] = took[*pair as usize].max(t);
+                }
+                clock.step(step, &took);
+            }
             records.push(rec);
         }
+        let rank_by_rank = match (c.rank_by_rank, clock) {
+            (Some(RankByRankModel::Fluid), _) => Some(runner.rank_by_rank(c, &kept, wire)),
+            (_, Some(clock)) => Some(RankByRankOutcome { model: RankByRankModel::StepRates, s: clock.last(), solves: 0, serialised: clock.serialised }),
+            _ => None,
+        };
         let fluid_s: f64 = records.iter().map(|r: &RoundRecord| r.slowest_per_byte * wire).sum();
         let expected_stalls: f64 = exposed.iter().map(|e| e.probability).sum();
         let trials = Trials { records: &records, exposed: &exposed, touched: &runner.touched, wire, stall_s, cables, seed: c.seed ^ req.bad_links.seed.rotate_left(17), kind: c.kind, nodes: c.nodes };
@@ -477,6 +587,7 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
             unroutable,
             worst_link,
             worst_link_flows: slowest.map_or(0, |(_, n)| n),
+            rank_by_rank,
         });
     }
     Ok(RoundsOutcome { routed_by: subnets_name(&routing.subnets), planted, stall_s, cases })

@@ -14,6 +14,9 @@
 //!   round's time from [`round_time`], its flows from [`round_patterns`], bad links from
 //!   [`bad_links`] and the stalls an erroring link causes from [`tail_loss`]; with a pair's
 //!   payload split over its rails by their rates, the round's time from [`rail_share`].
+//! - [`rank_by_rank`]: the pairwise Alltoall with no barrier between steps, at max-min rates
+//!   re-solved as flows come and go; [`rank_by_rank_steps`]: the same dependencies with each
+//!   transfer at its step's rate, cheap enough for 1300 ranks.
 pub mod engine;
 pub mod fixed;
 pub mod hol;
@@ -22,6 +25,8 @@ pub mod link_outages;
 pub mod maxmin;
 pub mod paths;
 pub mod rail_share;
+pub mod rank_by_rank;
+pub mod rank_by_rank_steps;
 pub mod run;
 pub mod bad_links;
 pub mod round_patterns;

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""The pairwise Alltoall rank by rank at flow level against the packet engine (issue 34 item 2).
+
+For each fabric size and routing engine: the same MPI_Alltoall (MVAPICH2's pairwise exchange,
+1 MiB per pair, both rails) run
+
+- on the packet engine, as an MPI program (``kind = "mpi"``, ``program = { kind = "alltoall" }``:
+  RTS/CTS rendezvous, RDMA WRITE, credits, every packet);
+- at flow level by ``rdmasim._core.flow_rounds`` in lockstep (every step ends with its slowest
+  flow), rank by rank at max-min rates (``rank_by_rank = "fluid"``) and rank by rank at each
+  step's rates (``"step-rates"``), each with the ranks leaving the barrier within
+  ``--skew-us`` (drawn per rank; 0: together).
+
+It prints each time and (flow - packet) / packet. The fabric is the tsubame2 generator cut to
+``hosts`` nodes (16 per edge switch, two rails), every host a rank.
+
+    python3 tools/alltoall_rank_by_rank.py --hosts 32 48 64 --route minhop --skew-us 0 4
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from rdmasim import _core
+
+BYTES = 1 << 20
+
+
+def scenario(hosts: int, route: str, seed: int) -> str:
+    return f"""name = "alltoall-{hosts}-{route.replace(',', '-')}"
+seed = {seed}
+[hardware]
+profile = "cx3-fdr"
+[qp]
+mtu = 2048
+[topology]
+generator = {{ kind = "tsubame2", hosts = {hosts} }}
+route = "{route}"
+[workload]
+kind = "mpi"
+num_hcas = 2
+program = {{ kind = "alltoall", bytes = {BYTES}, algorithm = "pairwise", trials = 1 }}
+"""
+
+
+def packet_s(hosts: int, route: str, seed: int) -> float:
+    with tempfile.TemporaryDirectory() as d:
+        toml = Path(d) / "a2a.toml"
+        toml.write_text(scenario(hosts, route, seed))
+        out = Path(d) / "out"
+        subprocess.run([sys.executable, "-m", "rdmasim", "run", str(toml), "-o", str(out), "--quiet",
+                        "--tables", "mpi_trials"], check=True, stdout=subprocess.DEVNULL)
+        with open(out / "mpi_trials.csv") as f:
+            (trial,) = list(csv.DictReader(f))
+        return float(trial["time_us"]) * 1e-6
+
+
+def flow_s(hosts: int, route: str, seed: int, skews: list) -> dict:
+    cases = [dict(kind="alltoall", nodes=hosts, bytes=BYTES, seed=seed, rails=2)]
+    cases += [dict(cases[0], rank_by_rank=m, start_skew_us=s) for m in ("fluid", "step-rates") for s in skews]
+    req = {"generator": {"kind": "tsubame2", "hosts": hosts}, "route": route, "cases": cases}
+    out = json.loads(_core.flow_rounds(json.dumps(req)))["cases"]
+    times = {"lockstep": out[0]["fluid_s"]}
+    for c, o in zip(cases[1:], out[1:]):
+        times[f"{c['rank_by_rank']} skew {c['start_skew_us']:g}"] = o["rank_by_rank"]["s"]
+    return times
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--hosts", type=int, nargs="+", default=[32, 48, 64, 96, 128])
+    ap.add_argument("--route", nargs="+", default=["minhop"])
+    ap.add_argument("--skew-us", type=float, nargs="+", default=[0.0, 4.0])
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
+    a = ap.parse_args()
+    for route in a.route:
+        for hosts in a.hosts:
+            pkt = packet_s(hosts, route, a.seed)
+            flows = flow_s(hosts, route, a.seed, a.skew_us)
+            if a.json:
+                print(json.dumps({"hosts": hosts, "route": route, "packet_s": pkt, "flow_s": flows}), flush=True)
+                continue
+            print(f"{route} {hosts} hosts: packet {pkt * 1e3:.3f} ms", flush=True)
+            for k, v in flows.items():
+                print(f"    {k:22s} {v * 1e3:8.3f} ms  {100 * (v - pkt) / pkt:+6.1f} %", flush=True)
+
+
+if __name__ == "__main__":
+    main()
