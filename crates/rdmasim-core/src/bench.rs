@@ -411,8 +411,46 @@ pub fn flow(iterations: u32) -> FlowBench {
     }
 }
 
+/// The pairwise Alltoall of 1 MiB on tsubame2 (UpDn, 1300 of 1408 up), by schedule: lockstep
+/// and rank by rank at step rates on 1300 ranks, rank by rank at max-min rates on 100 (its
+/// event loop costs a solve per transfer: docs/tsubame.md, "The Alltoall rank by rank").
+#[derive(Clone, Debug, Serialize)]
+pub struct AlltoallBench {
+    pub alltoall_workload: &'static str,
+    pub alltoall_lockstep_1300_s: f64,
+    pub alltoall_step_rates_1300_s: f64,
+    pub alltoall_fluid_100_s: f64,
+    pub alltoall_fluid_100_solves: u64,
+}
+
+fn alltoall(iterations: u32) -> AlltoallBench {
+    let case = |nodes: u32, model: &str| {
+        let schedule = if model.is_empty() { String::new() } else { format!(r#", "rank_by_rank": "{model}""#) };
+        let req = format!(
+            r#"{{"generator": {{"kind": "tsubame2"}}, "route": "updn", "cases": [{{"kind": "alltoall", "nodes": {nodes}, "up": 1300, "missing_seed": 1, "seed": 1, "bytes": 1048576{schedule}}}]}}"#
+        );
+        let mut best = (f64::INFINITY, 0);
+        for _ in 0..iterations.max(1) {
+            let t0 = Instant::now();
+            let out = crate::apps::rounds::run_json(&req).expect("the Alltoall bench request is valid");
+            let wall = t0.elapsed().as_secs_f64();
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_default();
+            best = (best.0.min(wall), v["cases"][0]["rank_by_rank"]["solves"].as_u64().unwrap_or(0));
+        }
+        best
+    };
+    let (fluid, solves) = case(100, "fluid");
+    AlltoallBench {
+        alltoall_workload: "flow_rounds: pairwise MPI_Alltoall of 1 MiB, tsubame2 (UpDn, 1300 of 1408 up, both rails), routing included",
+        alltoall_lockstep_1300_s: case(1300, "").0,
+        alltoall_step_rates_1300_s: case(1300, "step-rates").0,
+        alltoall_fluid_100_s: fluid,
+        alltoall_fluid_100_solves: solves,
+    }
+}
+
 /// The cases `rdmasim bench` runs, by the names `--case` takes, in the order they run.
-pub const CASES: [&str; 8] = ["perftest", "many_qps", "fat_tree", "fat_tree_k32", "ebb", "routing", "flow", "import"];
+pub const CASES: [&str; 9] = ["perftest", "many_qps", "fat_tree", "fat_tree_k32", "ebb", "routing", "flow", "alltoall", "import"];
 
 /// ib_write_bw 4 KiB through one switch ([`BENCH_SCENARIO`]), best of the iterations.
 #[derive(Clone, Debug, Serialize)]
@@ -453,6 +491,8 @@ pub struct BenchReport {
     pub routing: Option<RoutingBench>,
     #[serde(flatten)]
     pub flow: Option<FlowBench>,
+    #[serde(flatten)]
+    pub alltoall: Option<AlltoallBench>,
     #[serde(flatten)]
     pub import: Option<ImportBench>,
 }
@@ -532,6 +572,7 @@ pub fn run_cases(iterations: u32, cases: &[&str]) -> Result<BenchReport, String>
         ebb: on("ebb").then(|| ebb(n)),
         routing: on("routing").then(|| routing(n)),
         flow: on("flow").then(|| flow(n)),
+        alltoall: on("alltoall").then(|| alltoall(n)),
         import: on("import").then(|| import(n)),
         many_qps: on("many_qps").then(|| many_qps(n)),
         perftest: on("perftest").then(|| perftest(n)),

@@ -18,7 +18,7 @@
 //! - Flows that finish within a billionth of the same instant leave together, so one solve
 //!   serves all of them. A symmetric fabric gives many such ties.
 //! - The handshake's few µs (RTS, CTS, FIN) and the per-step software time are left out, as in
-//!   the lockstep model. What stays out: docs/tsubame.md, "E6 rank by rank".
+//!   the lockstep model. What stays out: docs/tsubame.md, "The Alltoall rank by rank".
 //! - Two XOR partners share one RC connection, and `MPIC_Sendrecv` posts its receive before its
 //!   send. If one of them reaches the step after the other's request to send has arrived
 //!   (`serialise_after_s`), it answers that request first, and the partner's data then goes
