@@ -108,6 +108,12 @@ def test_the_alltoall_bandwidth_is_rank_by_rank_and_lockstep_only_in_the_sensiti
     mib = 1 << 20
     assert tsubame.a2a_bw(r, "updn") == {700: 699 * mib / 0.8 / 1e9, 900: 899 * mib / 0.5 / 1e9}
     assert tsubame.a2a_bw(r, "updn", tsubame.lockstep_s) == {700: 699 * mib / 1e9, 900: 899 * mib / 1e9}
+    # E3's outliers are counted on the rank-by-rank trials where the case has them.
+    case = _case("alltoall", 700, 1.0, [1.0] * 9 + [5.3], rank_by_rank=0.8)
+    r = Runs(1, {"updn": {"cases": [case], "planted": [], "stall_s": 4.29}})
+    assert tsubame.outlier_count(r, "updn", lambda n: True) == 1
+    case["rank_by_rank"]["trial_s"] = [0.8] * 10
+    assert tsubame.outlier_count(r, "updn", lambda n: True) == 0
 
 
 def test_e2_trials_below_500_mbs_must_grow_with_nodes():

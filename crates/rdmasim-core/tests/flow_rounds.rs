@@ -233,3 +233,35 @@ fn rank_by_rank_keys_are_checked() {
     let e = err(r#"{"kind": "alltoall", "nodes": 8, "bytes": 8, "rank_by_rank": "barrier"}"#);
     assert!(e.contains("barrier") && e.contains("fluid") && e.contains("step-rates"), "{e}");
 }
+
+#[test]
+fn rank_by_rank_trials_take_the_lockstep_draws_and_wait_only_on_their_partners() {
+    // Forty trials of the 200-node Alltoall, so that some stall.
+    let lockstep = request(false).replacen(r#""trials": 4}"#, r#""trials": 40}"#, 1);
+    let req = lockstep.replacen(r#""trials": 40}"#, r#""trials": 40, "rank_by_rank": "step-rates"}"#, 1);
+    assert!(req.contains("step-rates"));
+    let with: Value = serde_json::from_str(&run_json(&req).unwrap()).unwrap();
+    let without: Value = serde_json::from_str(&run_json(&lockstep).unwrap()).unwrap();
+    let (a2a, lock) = (&with["cases"][0], &without["cases"][0]);
+    // The lockstep figures are the same draws, untouched.
+    for k in ["fluid_s", "trial_s", "stalls", "exposed_flows"] {
+        assert_eq!(a2a[k], lock[k], "{k}");
+    }
+    let stall = with["stall_s"].as_f64().unwrap();
+    let s = a2a["rank_by_rank"]["s"].as_f64().unwrap();
+    let trials = a2a["rank_by_rank"]["trial_s"].as_array().unwrap();
+    assert_eq!(trials.len(), 40);
+    let mut stalled = 0;
+    for (t, n) in trials.iter().zip(a2a["stalls"].as_array().unwrap()) {
+        let (t, n) = (t.as_f64().unwrap(), n.as_u64().unwrap() as f64);
+        if n == 0.0 {
+            assert_eq!(t, s);
+        } else {
+            // A stall lengthens one transfer by the stall; the ranks after it wait, the rest
+            // of the run does not add it again unless another stall is on the same chain.
+            stalled += 1;
+            assert!(t > stall && t <= s + n * stall + 1e-9, "{t} {n} {s}");
+        }
+    }
+    assert!(stalled > 0, "the request's erroring links stall some trial: {a2a}");
+}

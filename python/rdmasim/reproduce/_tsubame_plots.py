@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..plots import pyplot, save
-from ._tsubame_runs import CONFIGS, LARGE, TABLE2, Runs, gbps
+from ._tsubame_runs import CONFIGS, LARGE, TABLE2, Runs, gbps, trial_times
 
 PUB_STEPS = (7.5, 5.2, 3.9, 3.1, 2.6)
 
@@ -19,8 +19,8 @@ def _has(runs: Sequence[Runs], label: str, kind: str) -> bool:
 
 def _trials(ax: Any, r: Runs, label: str, kind: str, name: str, y) -> None:
     cases = r.cases(label, kind)
-    xs = [n for n, c in cases.items() for _ in c["trial_s"]]
-    ys = [y(c, t) for c in cases.values() for t in c["trial_s"]]
+    xs = [n for n, c in cases.items() for _ in trial_times(c)]
+    ys = [y(c, t) for c in cases.values() for t in trial_times(c)]
     # One colour per configuration in every panel.
     color = f"C{list(CONFIGS).index(label) % 10}"
     ax.scatter(xs, ys, s=8, alpha=0.6, label=name, color=color)

@@ -47,7 +47,7 @@ from ._ranks import spearman
 from ._tsubame_families import FAMILIES, FAMILY_SEEDS, rows_over_families
 from ._tsubame_flaps import flap_rows
 from ._tsubame_runs import (ALLTOALL_NODES, BAD_LINKS, CONFIGS, DISABLED, LARGE, OUTLIER_FACTOR, PAIR_NODES,
-                            PUB_OUTLIER_MBPS, SEEDS, SLOW_GBPS, TABLE2, Runs, alltoall_s, gbps, outliers)
+                            PUB_OUTLIER_MBPS, SEEDS, SLOW_GBPS, TABLE2, Runs, alltoall_s, gbps, outliers, trial_times)
 
 TITLE = "TSUBAME2.0 multi-rail fat tree (seeds/004): injection bandwidth steps, routing strategies, bad links, Alltoall"
 ORDER = 40
@@ -101,7 +101,7 @@ def best_bw(r: Runs, label: str, kind: str = "random-pair") -> Dict[int, float]:
 
 
 def trial_bws(r: Runs, label: str, kind: str = "random-pair") -> Dict[int, List[float]]:
-    return {n: [gbps(c, t) for t in c["trial_s"]] for n, c in sorted(r.cases(label, kind).items())}
+    return {n: [gbps(c, t) for t in trial_times(c)] for n, c in sorted(r.cases(label, kind).items())}
 
 
 def mean(v: Sequence[float]) -> float:
@@ -271,12 +271,13 @@ def e2_rows(runs: Sequence[Runs]) -> List[Dict[str, Any]]:
 
 # ---- E3 ----------------------------------------------------------------------------------------
 def outlier_count(r: Runs, label: str, sel: Callable[[int], bool]) -> int:
-    return sum(outliers(c["trial_s"]) for n, c in r.cases(label, "alltoall").items() if sel(n))
+    return sum(outliers(trial_times(c)) for n, c in r.cases(label, "alltoall").items() if sel(n))
 
 
 def outlier_size(r: Runs, label: str = "updn") -> float:
     """The largest trial / its case's median among all trials beyond 600 nodes."""
-    ratios = [t / statistics.median(c["trial_s"]) for n, c in r.cases(label, "alltoall").items() if n > LARGE for t in c["trial_s"]]
+    ratios = [t / statistics.median(trial_times(c)) for n, c in r.cases(label, "alltoall").items() if n > LARGE
+              for t in trial_times(c)]
     return max(ratios) if ratios else float("nan")
 
 
@@ -294,7 +295,7 @@ def lockstep_s(case: Dict[str, Any]) -> float:
 
 def e3_rows(runs: Sequence[Runs]) -> List[Dict[str, Any]]:
     n = len(runs)
-    trials = sum(len(c["trial_s"]) for k, c in runs[0].cases("updn", "alltoall").items() if k > LARGE)
+    trials = sum(len(trial_times(c)) for k, c in runs[0].cases("updn", "alltoall").items() if k > LARGE)
     counts = per_seed(runs, lambda r: f"{outlier_count(r, 'updn', lambda k: k > LARGE)}")
     stalled = per_seed(runs, lambda r: sum(1 for k, c in r.cases('updn', 'alltoall').items() if k > LARGE for s in c['stalls'] if s))
 

@@ -157,6 +157,10 @@ pub struct RankByRankOutcome {
     pub solves: u64,
     /// XOR transfers run after their partner's (their ranks reached the step apart).
     pub serialised: u64,
+    /// Step rates: each trial's time rank by rank, with the lockstep trials' stalls on the
+    /// transfers they hit.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub trial_s: Vec<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -338,9 +342,9 @@ impl Runner<'_> {
             ok
         };
         match rank_by_rank::run(&spec, capacity, route) {
-            Ok(f) => RankByRankOutcome { model: RankByRankModel::Fluid, s: f.last_s, solves: f.solves, serialised: f.serialised },
+            Ok(f) => RankByRankOutcome { model: RankByRankModel::Fluid, s: f.last_s, solves: f.solves, serialised: f.serialised, trial_s: Vec::new() },
             // A flow with no route never ends, as in lockstep (the case's `unroutable` counts them).
-            Err(_) => RankByRankOutcome { model: RankByRankModel::Fluid, s: f64::INFINITY, solves: 0, serialised: 0 },
+            Err(_) => RankByRankOutcome { model: RankByRankModel::Fluid, s: f64::INFINITY, solves: 0, serialised: 0, trial_s: Vec::new() },
         }
     }
 
@@ -371,28 +375,82 @@ struct Trials<'a> {
     seed: u64,
     kind: CaseKind,
     nodes: u32,
+    /// Rank by rank at step rates, stall-free: each step's transfer time per sending rank and
+    /// when each rank reaches each step (`nodes` per step), and the time of the last rank.
+    ranks: Option<RankSteps<'a>>,
+}
+
+#[derive(Clone, Copy)]
+struct RankSteps<'a> {
+    took: &'a [f64],
+    entered: &'a [f64],
+    last_s: f64,
+}
+
+impl RankSteps<'_> {
+    /// The time of a trial whose transfers `late` (round, sending rank, seconds from the
+    /// transfer's start; in round order) end late: the stall-free run up to the first of them,
+    /// then the steps again from there.
+    fn with(&self, nodes: u32, late: &[(usize, u32, f64)], took: &mut Vec<f64>) -> f64 {
+        let Some(&(first, _, _)) = late.first() else {
+            return self.last_s;
+        };
+        let n = nodes as usize;
+        let steps = self.took.len() / n.max(1);
+        let mut clock = StepClock::new(nodes, &self.entered[first * n..(first + 1) * n]);
+        let mut next = late.iter().peekable();
+        for i in first..steps {
+            took.clear();
+            took.extend_from_slice(&self.took[i * n..(i + 1) * n]);
+            while let Some(&&(_, pair, t)) = next.peek().filter(|l| l.0 == i) {
+                took[pair as usize] = took[pair as usize].max(t);
+                next.next();
+            }
+            clock.step(i as u32 + 1, took);
+        }
+        clock.last()
+    }
+}
+
+/// A case's trials: the time and stalls of each, and, rank by rank, each one's time.
+struct TrialTimes {
+    trial_s: Vec<f64>,
+    stalls: Vec<u32>,
+    rank_by_rank_s: Vec<f64>,
 }
 
 impl Trials<'_> {
     /// Each trial's time and stalls under `plan`: the tail losses its seeded draws give the
-    /// exposed flows, and the link events of the erroring cables in time.
-    fn run(&self, plan: &LinkEventPlan, trials: u32, clocks: &mut Vec<CableClock>) -> (Vec<f64>, Vec<u32>) {
+    /// exposed flows, and the link events of the erroring cables in time. Rank by rank the
+    /// same draws lengthen the flows' own transfers, and a rank waits only for its partners:
+    /// the link events are still placed on the lockstep timeline (ASSUMPTION: a step starts
+    /// within a few per cent of its lockstep start, the two schedules' difference at 1300
+    /// ranks, docs/tsubame.md).
+    fn run(&self, plan: &LinkEventPlan, trials: u32, clocks: &mut Vec<CableClock>) -> TrialTimes {
         let wire = self.wire;
         let (mut trial_s, mut stalls) = (Vec::with_capacity(trials as usize), Vec::with_capacity(trials as usize));
+        let mut rank_by_rank_s = Vec::new();
+        let (mut late, mut took) = (Vec::new(), Vec::new());
         for t in 0..trials {
+            late.clear();
             let stream = trial_stream(self.kind, self.nodes, t);
             let mut rng = SimRng::new(self.seed, stream);
             clocks.clear();
             if plan.any() {
                 clocks.extend((0..self.cables).map(|k| CableClock::new(plan, self.seed, stream, k)));
             }
-            let (mut total, mut n) = (0.0, 0u32);
-            for r in self.records {
+            let (mut total, mut n_stalls) = (0.0, 0u32);
+            for (i, r) in self.records.iter().enumerate() {
                 let mut round = r.slowest_per_byte * wire;
+                // A flow of the round ends `after` seconds from its start.
+                let mut lengthen = |e: &Exposed, after: f64| {
+                    round = round.max(after);
+                    late.push((i, e.pair, after));
+                };
                 for e in self.exposed[r.exposed.clone()].iter().filter(|_| plan.tail_loss) {
                     if rng.chance(e.probability) {
-                        n += 1;
-                        round = round.max(e.bound_per_byte * wire + self.stall_s);
+                        n_stalls += 1;
+                        lengthen(e, e.bound_per_byte * wire + self.stall_s);
                     }
                 }
                 // Link events: a flow across a cable out during the round finishes later.
@@ -403,8 +461,8 @@ impl Trials<'_> {
                         for &k in &self.touched[e.cables.clone()] {
                             let late = clocks[k as usize].delay(plan, total, busy, self.stall_s);
                             if late > 0.0 {
-                                n += 1;
-                                round = round.max(busy + late);
+                                n_stalls += 1;
+                                lengthen(e, busy + late);
                             }
                         }
                     }
@@ -412,9 +470,10 @@ impl Trials<'_> {
                 total += round;
             }
             trial_s.push(total);
-            stalls.push(n);
+            stalls.push(n_stalls);
+            rank_by_rank_s.extend(self.ranks.map(|r| r.with(self.nodes, &late, &mut took)));
         }
-        (trial_s, stalls)
+        TrialTimes { trial_s, stalls, rank_by_rank_s }
     }
 }
 
@@ -494,6 +553,7 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
     let pool = compute_hosts(gr);
     let mut cases = Vec::with_capacity(req.cases.len());
     let (mut flows, mut exposed, mut routes, mut records, mut took) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut step_took, mut step_entered) = (Vec::new(), Vec::new());
     for (i, c) in req.cases.iter().enumerate() {
         let key = |k: &str| format!("cases[{i}].{k}");
         let up = c.up.unwrap_or(c.nodes);
@@ -527,8 +587,11 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
         runner.touched.clear();
         records.clear();
         let mut unroutable = 0;
-        let mut clock = (c.rank_by_rank == Some(RankByRankModel::StepRates)).then(|| StepClock::new(c.nodes, &rank_starts(c)));
+        let start_s = rank_starts(c);
+        let mut clock = (c.rank_by_rank == Some(RankByRankModel::StepRates)).then(|| StepClock::new(c.nodes, &start_s));
         runner.keep_routes = clock.is_some();
+        step_took.clear();
+        step_entered.clear();
         for step in 1..=steps {
             match c.kind {
                 CaseKind::RandomPair => random_pair_round(c.nodes, c.seed, &mut flows),
@@ -552,20 +615,24 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
                     let t = runner.loads.bound(&runner.kept_hops[route.clone()], &runner.capacity) * wire;
                     took[*pair as usize] = took[*pair as usize].max(t);
                 }
+                step_entered.extend_from_slice(clock.entered());
                 clock.step(step, &took);
+                step_took.extend_from_slice(&took);
             }
             records.push(rec);
         }
-        let rank_by_rank = match (c.rank_by_rank, clock) {
-            (Some(RankByRankModel::Fluid), _) => Some(runner.rank_by_rank(c, &kept, wire)),
-            (_, Some(clock)) => Some(RankByRankOutcome { model: RankByRankModel::StepRates, s: clock.last(), solves: 0, serialised: clock.serialised }),
-            _ => None,
-        };
         let fluid_s: f64 = records.iter().map(|r: &RoundRecord| r.slowest_per_byte * wire).sum();
         let expected_stalls: f64 = exposed.iter().map(|e| e.probability).sum();
-        let trials = Trials { records: &records, exposed: &exposed, touched: &runner.touched, wire, stall_s, cables, seed: c.seed ^ req.bad_links.seed.rotate_left(17), kind: c.kind, nodes: c.nodes };
-        let (trial_s, stalls) = trials.run(plan, c.trials, &mut clocks);
-        let sweep = req.link_event_sweep.iter().map(|p| trials.run(p, c.trials, &mut clocks)).map(|(trial_s, stalls)| SweptTrials { trial_s, stalls }).collect();
+        let ranks = clock.as_ref().map(|k| RankSteps { took: &step_took, entered: &step_entered, last_s: k.last() });
+        let trials = Trials { records: &records, exposed: &exposed, touched: &runner.touched, wire, stall_s, cables, seed: c.seed ^ req.bad_links.seed.rotate_left(17), kind: c.kind, nodes: c.nodes, ranks };
+        let TrialTimes { trial_s, stalls, rank_by_rank_s } = trials.run(plan, c.trials, &mut clocks);
+        // The sweep's plans are a sensitivity of the lockstep trials (_tsubame_flaps.py).
+        let sweep = req.link_event_sweep.iter().map(|p| trials.run(p, c.trials, &mut clocks)).map(|t| SweptTrials { trial_s: t.trial_s, stalls: t.stalls }).collect();
+        let rank_by_rank = match (c.rank_by_rank, clock) {
+            (Some(RankByRankModel::Fluid), _) => Some(runner.rank_by_rank(c, &kept, wire)),
+            (_, Some(clock)) => Some(RankByRankOutcome { model: RankByRankModel::StepRates, s: clock.last(), solves: 0, serialised: clock.serialised, trial_s: rank_by_rank_s }),
+            _ => None,
+        };
         let payload_bytes = c.bytes * u64::from(steps);
         let slowest = records.iter().max_by(|a, b| a.slowest_per_byte.total_cmp(&b.slowest_per_byte)).and_then(|r| r.worst);
         let worst_link = slowest.map(|(p, _)| match gr.peer(p) {

@@ -66,6 +66,11 @@ impl StepClock {
         std::mem::swap(&mut self.entered, &mut self.next);
     }
 
+    /// When each rank reaches the next step (after `step`; before the first, its start).
+    pub fn entered(&self) -> &[f64] {
+        &self.entered
+    }
+
     /// When the last rank is through the steps run so far.
     pub fn last(&self) -> f64 {
         self.entered.iter().copied().fold(0.0, f64::max)
