@@ -147,7 +147,7 @@ pub enum RankByRankModel {
     StepRates,
 }
 
-/// An Alltoall case run rank by rank, with no stall.
+/// An Alltoall case run rank by rank: its stall-free time and (step rates) its trials.
 #[derive(Clone, Debug, Serialize)]
 pub struct RankByRankOutcome {
     pub model: RankByRankModel,
@@ -626,8 +626,10 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
         let ranks = clock.as_ref().map(|k| RankSteps { took: &step_took, entered: &step_entered, last_s: k.last() });
         let trials = Trials { records: &records, exposed: &exposed, touched: &runner.touched, wire, stall_s, cables, seed: c.seed ^ req.bad_links.seed.rotate_left(17), kind: c.kind, nodes: c.nodes, ranks };
         let TrialTimes { trial_s, stalls, rank_by_rank_s } = trials.run(plan, c.trials, &mut clocks);
-        // The sweep's plans are a sensitivity of the lockstep trials (_tsubame_flaps.py).
-        let sweep = req.link_event_sweep.iter().map(|p| trials.run(p, c.trials, &mut clocks)).map(|t| SweptTrials { trial_s: t.trial_s, stalls: t.stalls }).collect();
+        // The sweep's plans are a sensitivity of the lockstep trials (_tsubame_flaps.py): not
+        // rerun rank by rank.
+        let lockstep = Trials { ranks: None, ..trials };
+        let sweep = req.link_event_sweep.iter().map(|p| lockstep.run(p, c.trials, &mut clocks)).map(|t| SweptTrials { trial_s: t.trial_s, stalls: t.stalls }).collect();
         let rank_by_rank = match (c.rank_by_rank, clock) {
             (Some(RankByRankModel::Fluid), _) => Some(runner.rank_by_rank(c, &kept, wire)),
             (_, Some(clock)) => Some(RankByRankOutcome { model: RankByRankModel::StepRates, s: clock.last(), solves: 0, serialised: clock.serialised, trial_s: rank_by_rank_s }),
