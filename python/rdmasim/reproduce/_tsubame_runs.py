@@ -97,8 +97,8 @@ def request(cfg: Config, seed: int, pair_nodes: Sequence[int], alltoall_nodes: S
     cases = [dict(common, kind="random-pair", nodes=n, bytes=PAIR_BYTES, trials=PAIR_TRIALS) for n in pair_nodes]
     # The sensitivity's best case is its stall-free time: one trial.
     cases += [dict(common, kind="random-pair", nodes=n, bytes=PAIR_BYTES, trials=1, striping="rate") for n in rate_nodes]
-    # The Alltoall also rank by rank (E3's and E6's stall-free bandwidth): each transfer at its
-    # step's rate, the model the 1300-node sweep affords (flow/rank_by_rank_steps.rs).
+    # The Alltoall also rank by rank (E3, E5, E6): each transfer at its step's rate, the model
+    # the 1300-node sweep affords (flow/rank_by_rank_steps.rs).
     cases += [dict(common, kind="alltoall", nodes=n, bytes=ALLTOALL_BYTES, trials=ALLTOALL_TRIALS,
                    rank_by_rank=ALLTOALL_SCHEDULE) for n in alltoall_nodes]
     return {
@@ -145,6 +145,11 @@ def gbps(case: Dict[str, Any], seconds: Optional[float]) -> float:
 def alltoall_s(case: Dict[str, Any]) -> float:
     """An Alltoall case's stall-free time rank by rank, seconds."""
     return case["rank_by_rank"]["s"]
+
+
+def lockstep_s(case: Dict[str, Any]) -> float:
+    """An Alltoall case's stall-free time with every step ended by its slowest flow, seconds."""
+    return case["fluid_s"]
 
 
 def trial_times(case: Dict[str, Any]) -> List[float]:

@@ -47,7 +47,8 @@ from ._ranks import spearman
 from ._tsubame_families import FAMILIES, FAMILY_SEEDS, rows_over_families
 from ._tsubame_flaps import flap_rows
 from ._tsubame_runs import (ALLTOALL_NODES, BAD_LINKS, CONFIGS, DISABLED, LARGE, OUTLIER_FACTOR, PAIR_NODES,
-                            PUB_OUTLIER_MBPS, SEEDS, SLOW_GBPS, TABLE2, Runs, alltoall_s, gbps, outliers, trial_times)
+                            PUB_OUTLIER_MBPS, SEEDS, SLOW_GBPS, TABLE2, Runs, alltoall_s, gbps, lockstep_s, outliers,
+                            trial_times)
 
 TITLE = "TSUBAME2.0 multi-rail fat tree (seeds/004): injection bandwidth steps, routing strategies, bad links, Alltoall"
 ORDER = 40
@@ -287,10 +288,6 @@ def a2a_bw(r: Runs, label: str, time: Callable[[Dict[str, Any]], float] = alltoa
     removed; the stalls are the model's only outliers."""
     return {n: gbps(c, time(c)) for n, c in sorted(r.cases(label, "alltoall").items())}
 
-
-def lockstep_s(case: Dict[str, Any]) -> float:
-    """An Alltoall case's stall-free time with every step ended by its slowest flow."""
-    return case["fluid_s"]
 
 
 def e3_rows(runs: Sequence[Runs]) -> List[Dict[str, Any]]:
