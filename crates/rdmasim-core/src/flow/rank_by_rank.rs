@@ -17,6 +17,11 @@
 //!   whenever a flow leaves or joins: a fluid event loop.
 //! - Flows that finish within a billionth of the same instant leave together, so one solve
 //!   serves all of them. A symmetric fabric gives many such ties.
+//! - Every solve covers all the flows in flight. The flow engine ([`super::engine`]) re-solves
+//!   only the connected set an event touches, but it takes every flow's start up front; here a
+//!   transfer's start depends on other transfers' ends. Letting the engine take arrivals from a
+//!   departure hook would give this loop its cheaper solves (not done: docs/tsubame.md gives
+//!   the cost).
 //! - The handshake's few µs (RTS, CTS, FIN) and the per-step software time are left out, as in
 //!   the lockstep model. What stays out: docs/tsubame.md, "The Alltoall rank by rank".
 //! - Two XOR partners share one RC connection, and `MPIC_Sendrecv` posts its receive before its
