@@ -423,12 +423,18 @@ pub struct AlltoallBench {
     pub alltoall_fluid_100_solves: u64,
 }
 
+/// The `flow_rounds` request of the Alltoall case: 1 MiB per pair on `nodes` of tsubame2's
+/// 1300 up, routed by `route`, rank by rank as `model` says (`""`: lockstep alone).
+pub fn alltoall_request(nodes: u32, route: &str, model: &str) -> String {
+    let schedule = if model.is_empty() { String::new() } else { format!(r#", "rank_by_rank": "{model}""#) };
+    format!(
+        r#"{{"generator": {{"kind": "tsubame2"}}, "route": "{route}", "cases": [{{"kind": "alltoall", "nodes": {nodes}, "up": 1300, "missing_seed": 1, "seed": 1, "bytes": 1048576{schedule}}}]}}"#
+    )
+}
+
 fn alltoall(iterations: u32) -> AlltoallBench {
     let case = |nodes: u32, model: &str| {
-        let schedule = if model.is_empty() { String::new() } else { format!(r#", "rank_by_rank": "{model}""#) };
-        let req = format!(
-            r#"{{"generator": {{"kind": "tsubame2"}}, "route": "updn", "cases": [{{"kind": "alltoall", "nodes": {nodes}, "up": 1300, "missing_seed": 1, "seed": 1, "bytes": 1048576{schedule}}}]}}"#
-        );
+        let req = alltoall_request(nodes, "updn", model);
         let mut best = (f64::INFINITY, 0);
         for _ in 0..iterations.max(1) {
             let t0 = Instant::now();

@@ -23,7 +23,7 @@ use crate::flow::link_model::{capacities, message_wire_bytes};
 use crate::flow::link_outages::{CableClock, LinkEventPlan};
 use crate::flow::round_patterns::{alltoall_step, random_pair_round};
 use crate::flow::rail_share::RailShare;
-use crate::flow::rank_by_rank::{self, RankByRank, RTS_ONE_WAY_S};
+use crate::flow::rank_by_rank::{self, RankByRank};
 use crate::flow::rank_by_rank_steps::StepClock;
 use crate::flow::round_time::RoundLoads;
 use crate::flow::tail_loss::TailLoss;
@@ -329,10 +329,9 @@ impl Runner<'_> {
 
 impl Runner<'_> {
     /// The Alltoall case `c` over `kept` run rank by rank at max-min rates, `wire` bytes per
-    /// rail and transfer.
-    fn rank_by_rank(&mut self, c: &Case, kept: &[HostId], wire: f64) -> RankByRankOutcome {
-        let start_s = rank_starts(c);
-        let spec = RankByRank { ranks: c.nodes, rails: usize::from(c.rails), wire_per_rail: wire, start_s, serialise_after_s: Some(RTS_ONE_WAY_S) };
+    /// rail and transfer, the ranks leaving the barrier at `start_s`.
+    fn rank_by_rank(&mut self, c: &Case, kept: &[HostId], wire: f64, start_s: Vec<f64>) -> RankByRankOutcome {
+        let spec = RankByRank { ranks: c.nodes, rails: usize::from(c.rails), wire_per_rail: wire, start_s };
         let Runner { rf, ends, hops, capacity, .. } = self;
         let route = |from: u32, to: u32, rail: usize, out: &mut Vec<PortId>| {
             let (src, _) = ends[kept[from as usize].idx()][rail];
@@ -587,7 +586,7 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
         runner.touched.clear();
         records.clear();
         let mut unroutable = 0;
-        let start_s = rank_starts(c);
+        let start_s = if c.rank_by_rank.is_some() { rank_starts(c) } else { Vec::new() };
         let mut clock = (c.rank_by_rank == Some(RankByRankModel::StepRates)).then(|| StepClock::new(c.nodes, &start_s));
         runner.keep_routes = clock.is_some();
         step_took.clear();
@@ -631,7 +630,7 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
         let lockstep = Trials { ranks: None, ..trials };
         let sweep = req.link_event_sweep.iter().map(|p| lockstep.run(p, c.trials, &mut clocks)).map(|t| SweptTrials { trial_s: t.trial_s, stalls: t.stalls }).collect();
         let rank_by_rank = match (c.rank_by_rank, clock) {
-            (Some(RankByRankModel::Fluid), _) => Some(runner.rank_by_rank(c, &kept, wire)),
+            (Some(RankByRankModel::Fluid), _) => Some(runner.rank_by_rank(c, &kept, wire, start_s)),
             (_, Some(clock)) => Some(RankByRankOutcome { model: RankByRankModel::StepRates, s: clock.last(), solves: 0, serialised: clock.serialised, trial_s: rank_by_rank_s }),
             _ => None,
         };

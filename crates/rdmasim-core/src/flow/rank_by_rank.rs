@@ -26,7 +26,7 @@
 //!   the lockstep model. What stays out: docs/tsubame.md, "The Alltoall rank by rank".
 //! - Two XOR partners share one RC connection, and `MPIC_Sendrecv` posts its receive before its
 //!   send. If one of them reaches the step after the other's request to send has arrived
-//!   (`serialise_after_s`), it answers that request first, and the partner's data then goes
+//!   ([`one_after_the_other`]), it answers that request first, and the partner's data then goes
 //!   ahead of the partner's own answer on their one queue pair. So the early rank's transfer runs
 //!   first and the late rank's follows it. The packet engine shows this on its event log
 //!   (docs/tsubame.md).
@@ -39,6 +39,12 @@ use crate::traffic::patterns::alltoall_pairwise_partners;
 /// step later than this after its partner finds the partner's request already there.
 pub const RTS_ONE_WAY_S: f64 = 1e-6;
 
+/// Whether two XOR partners that reach their step `gap_s` apart run their transfers one after
+/// the other (the late rank's CTS goes first: see the module text). Both models ask this.
+pub fn one_after_the_other(gap_s: f64) -> bool {
+    gap_s > RTS_ONE_WAY_S
+}
+
 /// What to run: ranks, rails, bytes, and when each rank leaves the barrier.
 #[derive(Clone, Debug)]
 pub struct RankByRank {
@@ -48,9 +54,6 @@ pub struct RankByRank {
     pub wire_per_rail: f64,
     /// When each rank starts step 1, seconds (empty: all at 0).
     pub start_s: Vec<f64>,
-    /// XOR partners that reach a step more than this apart run their transfers one after the
-    /// other, the early rank's first (`None`: never; [`RTS_ONE_WAY_S`] is the model's value).
-    pub serialise_after_s: Option<f64>,
 }
 
 /// What a run gives.
@@ -150,7 +153,7 @@ impl<R: FnMut(u32, u32, usize, &mut Vec<PortId>) -> bool> Loop<'_, R> {
             if p.step != step {
                 return Ok(());
             }
-            let late = self.spec.serialise_after_s.is_some_and(|gap| now - p.entered_s > gap);
+            let late = one_after_the_other(now - p.entered_s);
             self.start(to, r)?;
             if late {
                 self.ranks[r as usize].held_send = true;
@@ -313,7 +316,7 @@ mod tests {
     }
 
     fn spec(ranks: u32) -> RankByRank {
-        RankByRank { ranks, rails: 1, wire_per_rail: 1.0, start_s: Vec::new(), serialise_after_s: Some(RTS_ONE_WAY_S) }
+        RankByRank { ranks, rails: 1, wire_per_rail: 1.0, start_s: Vec::new() }
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //!
 //! Per step it costs O(ranks), after the round's loads, which the lockstep model computes
 //! anyway.
-use super::rank_by_rank::RTS_ONE_WAY_S;
+use super::rank_by_rank::one_after_the_other;
 use crate::traffic::patterns::alltoall_pairwise_partners;
 
 /// The ranks' progress through the steps.
@@ -48,8 +48,7 @@ impl StepClock {
                 if r > to {
                     continue;
                 }
-                let gap = (self.entered[ri] - self.entered[ti]).abs();
-                let end = if gap > RTS_ONE_WAY_S {
+                let end = if one_after_the_other((self.entered[ri] - self.entered[ti]).abs()) {
                     self.serialised += 1;
                     start + took[ri] + took[ti]
                 } else {
