@@ -1,14 +1,17 @@
 """The TSUBAME2.0 erroring links' flaps in time (#34 item 3): the plans of link events every
 UpDn case's trials run under (``link_event_sweep`` of ``_core.flow_rounds``, flow/link_outages.rs).
 
-Neither how often a bad link flapped nor how long it stayed down is published (research34 §9):
+Neither how often a bad link flapped nor how long it stayed down is published (docs/sources/issue34.md §9):
 both are swept, never picked. A flap is the link going down and coming back ACTIVE: physical
-training (~0.1-1 s) and then the subnet manager's sweep that arms it (OpenSM sweeps on the
-trap 128 a flap raises, and every 10 s otherwise: ``OSM_DEFAULT_SWEEP_INTERVAL_SECS``; a
-heavy sweep of a ~1400-node rail takes ~1-10 s), so 0.5-15 s down (research34 §9's range).
-The rate is an ASSUMPTION: one flap per erroring cable every ~17 minutes to one every 10 s
-(the seed's links had errors counted "hundreds per second" and faults that a restart cleared;
-a link flapping faster than every 10 s would trip OpenSM's babbling-port policy, 250 traps).
+training and then the subnet manager's sweep that arms it (OpenSM sweeps on the trap 128 a
+flap raises, and every 10 s otherwise: ``OSM_DEFAULT_SWEEP_INTERVAL_SECS``). The down time is
+an ASSUMPTION, 0.5-15 s: no source gives the training time or a heavy sweep's on a ~1400-node
+rail; 0.1-1 s of training and 1-10 s of sweep would give 1.1-11 s, and the sweep reaches below
+(a fast re-arm) and above (a sweep that misses the trap and waits for the next interval).
+The rate is an ASSUMPTION too: one flap per erroring cable every ~17 minutes to one every 10 s
+(the seed's links had errors counted "hundreds per second" and faults that a restart cleared).
+The top rate matches OpenSM's default sweep interval; nothing in OpenSM caps it (its
+babbling-port policy is off by default and counts traps 129-131, not the flap's 128).
 Retrains (link error recovery, µs to ms) are left out of the sweep: at flow level one costs its
 own duration, milliseconds against a trial's 0.1-1 s, and cannot make a trial slow.
 """
@@ -18,7 +21,7 @@ from typing import Any, Dict, List, Tuple
 
 #: Flaps per second per erroring cable (ASSUMPTION, see above).
 FLAP_RATES: Tuple[float, ...] = (1e-3, 1e-2, 1e-1)
-#: Seconds a flap keeps the link out (research34 §9: 0.5-15 s).
+#: Seconds a flap keeps the link out (ASSUMPTION, see above; docs/sources/issue34.md §9).
 FLAP_DOWN_S: Tuple[float, ...] = (0.5, 5.0, 15.0)
 
 

@@ -19,7 +19,7 @@ from ._checks import AtLeast, AtMost, Between, Most, Samples
 from ._ranks import spearman
 from ._tsubame_flap_plans import FAMILIES, FLAP_DOWN_S, FLAP_RATES, index, plans
 from ._tsubame_runs import LARGE, OUTLIER_FACTOR, SLOW_GBPS, Runs, gbps, outliers
-BASIS = ("how often an erroring link flaps and how long it stays down are not published (research34 §9): swept over "
+BASIS = ("how often an erroring link flaps and how long it stays down are not published (docs/sources/issue34.md §9): swept over "
          f"{', '.join(f'{r:g}' for r in FLAP_RATES)} flaps/s per erroring cable x {', '.join(f'{d:g}' for d in FLAP_DOWN_S)} s down")
 
 

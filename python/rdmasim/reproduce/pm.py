@@ -71,11 +71,11 @@ D6_ROUNDS, D6_COUNT, D6_SKEW_US = 20, 20, 20.0
 SEEDS = (1, 2, 3, 4, 5)
 #: What a PM sender sends again when its timer expires (`[pm] resend`, ether/pm_resend.rs):
 #: every packet from the oldest unacknowledged on, or only those the receiver has not
-#: reported. Not published (research34.md section 1: no source says which PM/Ethernet did),
+#: reported. Not published (docs/sources/issue34.md section 1: no source says which PM/Ethernet did),
 #: so every loss row runs under each, over SEEDS (scheme-major), and shows the range over both.
 RESEND = ("go-back-n", "selective")
 #: The onboard (ninth) NIC's bus, MB/s (`[nic] onboard_bus_mb_s`, ether/host_buses.rs): not
-#: published; research34.md section 4 reads a 32-bit/33 MHz PCI-class path from the test bed's
+#: published; docs/sources/issue34.md section 4 reads a 32-bit/33 MHz PCI-class path from the test bed's
 #: chipset and the seed's own x9 increment, and gives 80-125 to sweep. Every row with nine links
 #: runs at each and shows the range; a host with eight NICs or fewer does not use it.
 ONBOARD_BUS = (80, 95, 110, 125)
@@ -245,7 +245,8 @@ def d4_rows(progress: bool = False) -> List[Dict[str, Any]]:
 #: not possible on the test bed and stays the D4-nD-mode rows' reference).
 TESTBED_CABLING = ("lane-per-switch", "dim-per-switch", "packed")
 #: Each switch's shared buffer, KiB (`[ethernet] switch_buffer_kib`): not published for the
-#: FWSX448; research34.md section 5 gives 0.5-4 MB shared for commodity 48-port GbE of 2005-06.
+#: FWSX448 nor for any 48-port GbE switch of 2005-06 (docs/sources/issue34.md section 5): 0.5-4 MB
+#: shared is an ASSUMPTION, swept.
 SWITCH_BUFFER_KIB = (512, 1024, 2048, 4096)
 
 
@@ -376,7 +377,7 @@ def _osu(links: int, library: str, bidirectional: bool, progress: bool = False, 
 
 
 #: YAMPII's own CPU time per PM packet of its data beyond MPICH's, µs at 3.6 GHz (`[workload]
-#: packet_us`, ether/mpi/packet_cost.rs): not published (research34.md §10). Each library's own
+#: packet_us`, ether/mpi/packet_cost.rs): not published (docs/sources/issue34.md §10). Each library's own
 #: path is 0.1-1.0 µs a packet by the reasoning at packet_cost.rs, so the difference lies in
 #: -0.9..+0.9; MPICH's own is inside the copy rate fitted to its x8 one-way row, so MPICH's rows
 #: do not depend on it. Every YAMPII row and every ratio row runs over these and shows the range.

@@ -4,14 +4,14 @@
 //! On PACS-CS each row may be a switch of its own; on seeds/003's 8-node test bed it cannot be:
 //! 8 nodes × 9 NICs = 72 cables ("8ノードでケーブル72本") on "Foundry FWFx 448" switches of 48
 //! ports, so the rows were port groups (VLANs) of at least two physical switches, and the rows on
-//! one switch share its packet buffer (research34.md §5, arithmetic). What is known: the cable
+//! one switch share its packet buffer (docs/sources/issue34.md §5, arithmetic). What is known: the cable
 //! count, the switch model's 48 ports, and SCore's trunking rule that NICs of the same unit number
 //! share one Ethernet network (SCore 5.2.0, "Network trunking"). What is not published: how many
 //! switches the test bed had and which cables went to which. So the layout is an unknown input
 //! with these families (each an ASSUMPTION; a study runs them all and reports the range):
 //!
 //! - `rows` (the default): every logical crossbar is a switch with its own buffer; nothing is
-//!   shared (PACS-CS-like; research34.md §5's packing (a)). Not possible on the test bed's
+//!   shared (PACS-CS-like; docs/sources/issue34.md §5's packing (a)). Not possible on the test bed's
 //!   switches, kept as the model's unshared reference.
 //! - `lane-per-switch`: lane k of every dimension on switch k (SCore's unit k network), the
 //!   lanes of one dimension split over two switches.

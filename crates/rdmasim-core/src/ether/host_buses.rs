@@ -3,13 +3,15 @@
 //! 100MHzバスに接続" (each on its own PCI-X 100 MHz bus, the NIC profile's 800 MB/s, nic.rs);
 //! the ninth NIC, the onboard one, is on a bus the seed does not name.
 //!
-//! The onboard NIC's bus is an unknown input (research34.md §4): the board is not named; an
+//! The onboard NIC's bus is an unknown input (docs/sources/issue34.md §4): the board is not named; an
 //! E7520 board's onboard devices may sit on the ICH5R south bridge's 32-bit/33 MHz PCI (133 MB/s
 //! theoretical, shared by both directions, about 90-120 MB/s of DMA achievable, and behind the
 //! 266 MB/s Hub Interface 1.5; Tom's Hardware IT on the E7505/ICH4 hub link) or on a PCI-X
 //! segment (Intel SE7520JR2 TPS rev 1.0 p. 49: 133/100/66 MHz segments). The seed's own ×9
 //! figure adds 84 MB/s where each other link adds about 124, which points to the slower path
-//! (research34.md §4, medium confidence, an inference from that figure). So the study sweeps it
+//! if the lanes ran independently; under strict round-robin the same 1065 MB/s needs about
+//! 119 MB/s on every lane (docs/sources/issue34.md §4: an inference either way, no source names
+//! the bus). So the study sweeps it
 //! over 80-125 MB/s (`rdmasim reproduce pm`, D2's and D5's ×9 rows) rather than fitting it; a
 //! scenario that names none gets 800 MB/s, a bus like the cards' (ASSUMPTION: the model before
 //! this key; the line, not the bus, then limits the ninth link).

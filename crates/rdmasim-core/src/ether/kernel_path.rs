@@ -3,11 +3,12 @@
 //!
 //! seeds/003's table gives PME-NT Gigx4 393 MB/s and 15.7 µs: one per-packet time, the whole
 //! of it, as the PME-HXB rows beside it are (2.38-2.90 µs). No breakdown of it was found
-//! (research34.md §6). The model charges, per received packet:
+//! (docs/sources/issue34.md §6). The model charges, per received packet:
 //! - **interrupt** 5 µs: the one interrupt figure measured on this node, seeds/003's "割り込み
 //!   5usec" (of its 6.9 µs routing delay). ASSUMPTION that the kernel path takes one interrupt a
 //!   packet and spends that long in it on the CPU: the HXB driver reaps interrupts, the stock
-//!   kernel path is not said to (research34.md §6 puts interrupt and softirq entry at 1-5 µs).
+//!   kernel path is not said to (no source gives its interrupt and softirq entry either:
+//!   docs/sources/issue34.md §6).
 //! - **copy** of the payload between the kernel's buffer and the user's, at `copy_mb_s`
 //!   (memory bound, not scaled with the clock): 6.66 µs for 8 KB at the model's 1230 MB/s (a fit
 //!   of its own, from D5, host_cost.rs). That NT copies where kRMA and HXB do not: seeds/003

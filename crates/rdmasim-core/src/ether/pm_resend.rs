@@ -2,14 +2,14 @@
 //! oldest unacknowledged one on (go-back-N), or only the lost ones (selective). ASSUMPTION
 //! either way: no public source says which PM/Ethernet did.
 //!
-//! What is known (research34.md §1): retransmission is timer-driven (PM/Ethernet's `backoff`,
+//! What is known (docs/sources/issue34.md §1): retransmission is timer-driven (PM/Ethernet's `backoff`,
 //! "Define a re-transmitting time", 1000-20000 µs, SCore 6.0.0 pm-ether-conf(5),
 //! https://www.pccluster.org/score_doc/score-6.0.0/html/en/man/man5/pm-ether-conf.html), the
 //! window is `maxnsend` (8-32, same page), and the receiver keeps a per-sender array indexed by
 //! sequence number that accepts any number inside its receivable range (seeds/003, "受信可能
 //! 範囲チェックのみ … 並び替え不要"), so it holds what arrives after a hole. PM on Myrinet used a
-//! "Modified ACK/NACK flow control algorithm" (Tezuka et al., HPCN-Europe 1997, LNCS 1225),
-//! whose details are not public either. Not found: go-back-N or selective repeat, cumulative or
+//! "Modified ACK/NACK flow control algorithm" (Tezuka et al., HPCN-Europe 1997, LNCS 1225; not
+//! re-verified, docs/sources/issue34.md §1), whose details are not public either. Not found: go-back-N or selective repeat, cumulative or
 //! bitmap acknowledgements, for PM/Ethernet or PM/Ethernet-HXB (SCore's sources are not on
 //! GitHub). So the study runs both and reports the figures that depend on it as ranges.
 //!
@@ -19,7 +19,8 @@
 //! sent before the expiry that the map does not show (a round trip is far shorter than the
 //! timer, so those were lost). Nothing is acknowledged early otherwise: trunked lanes reorder
 //! packets all the time, and an acknowledgement per packet out of order would load the CPU and
-//! the links whether anything was lost or not (research34.md §1), so without loss the scheme
+//! the links whether anything was lost or not (reasoning, ASSUMPTION: docs/sources/issue34.md §1),
+//! so without loss the scheme
 //! sends exactly what go-back-N sends.
 use serde::{Deserialize, Serialize};
 

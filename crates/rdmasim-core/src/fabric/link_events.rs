@@ -5,7 +5,8 @@
 //! in the Physical Layer automatically transitioning to the Recovery state to attempt link
 //! retraining"; a port counts each recovery that succeeds (LinkErrorRecoveryCounter) and each
 //! that fails and downs the link (LinkDownedCounter). How long either takes is not published
-//! for ConnectX-2 / Voltaire QDR (research34 §9), so both durations are inputs
+//! for TSUBAME2.0's QDR HCAs and Voltaire Grid Director 4700 switches (docs/sources/issue34.md
+//! §9), so both durations are inputs
 //! (`retrain_us`, `flap_down_ms`) to be swept. What the model assumes of each (ASSUMPTIONS,
 //! from the spec's states, not measured):
 //! - A retrain stops the physical layer only: the link stays up, the ports keep what is queued

@@ -24,7 +24,7 @@ use crate::engine::SimRng;
 use serde::{Deserialize, Serialize};
 
 /// The erroring links' events: rates per cable and durations, seconds. Not published for
-/// TSUBAME2.0 (research34 §9): swept.
+/// TSUBAME2.0 (docs/sources/issue34.md §9): swept.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LinkEventPlan {

@@ -5,7 +5,7 @@
 //! pmReleaseReceiveBuffer), so around each copy it runs its own code: finding the request a
 //! fragment belongs to, its offset, the fragment's header, the progress loop's turn.
 //!
-//! What each library spends there is not published (research34.md §10). Both copy once each
+//! What each library spends there is not published (docs/sources/issue34.md §10). Both copy once each
 //! side (PM's API leaves them no other way without pmWrite, which PM/Ethernet-HXB does not
 //! list), so the copy cannot separate them; this can. The model's copy rate was solved from
 //! MPICH's x8 one-way row (host_cost.rs), so MPICH's own per-packet time is inside it and

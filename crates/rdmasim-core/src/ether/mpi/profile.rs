@@ -35,7 +35,7 @@ pub struct MpiProfile {
     /// MPICH's, µs at 3.6 GHz (`packet_cost.rs`). MPICH's own per-packet work is inside the
     /// copy rate, which was solved from its x8 one-way row (host_cost.rs), so only the
     /// difference can be modelled. ASSUMPTION: 0 for both; no source separates them
-    /// (research34.md §10). `[workload] packet_us` sets it; D5's rows sweep it.
+    /// (docs/sources/issue34.md §10). `[workload] packet_us` sets it; D5's rows sweep it.
     pub packet_us: f64,
 }
 

@@ -354,7 +354,7 @@ fn check_faults(s: &Scenario) -> Result<(), Problem> {
 
 /// Longest retrain (`retrain_us`, 1 s) and flap (`flap_down_ms`, 1000 s) accepted: a
 /// retrain is µs to ms of physical-layer recovery, a flap up to a subnet manager's sweeps
-/// (research34 §9); anything longer is a link that is down (`[topology] disable`).
+/// (docs/sources/issue34.md §9); anything longer is a link that is down (`[topology] disable`).
 const MAX_RETRAIN_US: f64 = 1e6;
 const MAX_FLAP_DOWN_MS: f64 = 1e6;
 
