@@ -7,9 +7,12 @@ For each fabric size and routing engine: the same MPI_Alltoall (MVAPICH2's pairw
 - on the packet engine, as an MPI program (``kind = "mpi"``, ``program = { kind = "alltoall" }``:
   RTS/CTS rendezvous, RDMA WRITE, credits, every packet);
 - at flow level by ``rdmasim._core.flow_rounds`` in lockstep (every step ends with its slowest
-  flow), rank by rank at max-min rates (``rank_by_rank = "fluid"``) and rank by rank at each
+  flow), rank by rank at max-min rates (``rank_by_rank = "fluid"``), the same with the credit
+  model's head-of-line blocking (``hol = "credit"``, docs/flow.md) and rank by rank at each
   step's rates (``"step-rates"``), each with the ranks leaving the barrier within
-  ``--skew-us`` (drawn per rank; 0: together).
+  ``--skew-us`` (drawn per rank; 0: together, as the packet engine's ranks start). Rank by rank,
+  each transfer's rendezvous is timed on its path with the packet scenario's profile's
+  latencies (``hardware``).
 
 It prints each time and (flow - packet) / packet. The fabric is the tsubame2 generator cut to
 ``hosts`` nodes (16 per edge switch, two rails), every host a rank.
@@ -29,13 +32,14 @@ from pathlib import Path
 from rdmasim import _core
 
 BYTES = 1 << 20
+PROFILE = "cx3-fdr"
 
 
 def scenario(hosts: int, route: str, seed: int) -> str:
     return f"""name = "alltoall-{hosts}-{route.replace(',', '-')}"
 seed = {seed}
 [hardware]
-profile = "cx3-fdr"
+profile = "{PROFILE}"
 [qp]
 mtu = 2048
 [topology]
@@ -62,12 +66,14 @@ def packet_s(hosts: int, route: str, seed: int) -> float:
 
 def flow_s(hosts: int, route: str, seed: int, skews: list) -> dict:
     cases = [dict(kind="alltoall", nodes=hosts, bytes=BYTES, seed=seed, rails=2)]
-    cases += [dict(cases[0], rank_by_rank=m, start_skew_us=s) for m in ("fluid", "step-rates") for s in skews]
-    req = {"generator": {"kind": "tsubame2", "hosts": hosts}, "route": route, "cases": cases}
+    models = [("fluid", "none"), ("fluid", "credit"), ("step-rates", "none")]
+    cases += [dict(cases[0], rank_by_rank=m, hol=h, start_skew_us=s) for m, h in models for s in skews]
+    req = {"generator": {"kind": "tsubame2", "hosts": hosts}, "route": route, "hardware": PROFILE, "cases": cases}
     out = json.loads(_core.flow_rounds(json.dumps(req)))["cases"]
     times = {"lockstep": out[0]["fluid_s"]}
     for c, o in zip(cases[1:], out[1:]):
-        times[f"{c['rank_by_rank']} skew {c['start_skew_us']:g}"] = o["rank_by_rank"]["s"]
+        hol = " hol" if c["hol"] == "credit" else ""
+        times[f"{c['rank_by_rank']}{hol} skew {c['start_skew_us']:g}"] = o["rank_by_rank"]["s"]
     return times
 
 

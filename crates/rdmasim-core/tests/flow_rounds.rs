@@ -11,6 +11,7 @@ use rdmasim_core::flow::fixed::{completion_times, FixedFlow};
 use rdmasim_core::flow::link_model::capacities;
 use rdmasim_core::flow::round_patterns::{alltoall_step, random_pair_round};
 use rdmasim_core::flow::rail_share::RailShare;
+use rdmasim_core::flow::rendezvous::Handshake;
 use rdmasim_core::flow::round_time::RoundLoads;
 use rdmasim_core::apps::rounds::run_json;
 use rdmasim_core::fabric::analysis::paths::trace_route;
@@ -188,7 +189,10 @@ fn rate_striping_is_the_flow_engine_with_a_pairs_rails_leaving_together() {
 #[test]
 fn rank_by_rank_on_one_switch_is_lockstep_and_on_a_fat_tree_its_own() {
     // Sixteen hosts on one edge switch per rail: every step is a permutation of whole links,
-    // so lockstep, the fluid loop and the step rates all take 15 transfer times.
+    // so the fluid loop and the step rates both take lockstep's 15 transfer times, and each
+    // step adds the rendezvous on a one-switch path (2 m host cables, cx3-fdr's NIC, host and
+    // switch terms): the RTS, the CTS and the WRITE's post before the data, the sender's
+    // completion (the ACK back) after it.
     let req = |hosts: u32, nodes: u32, model: &str, skew: f64| {
         format!(
             r#"{{"generator": {{"kind": "tsubame2", "hosts": {hosts}}}, "route": "minhop",
@@ -199,9 +203,13 @@ fn rank_by_rank_on_one_switch_is_lockstep_and_on_a_fat_tree_its_own() {
     let fluid = case(req(16, 16, "fluid", 0.0));
     let steps = case(req(16, 16, "step-rates", 0.0));
     let lockstep = fluid["fluid_s"].as_f64().unwrap();
+    let (hw, _) = rdmasim_core::profile::by_name("cx3-fdr").unwrap();
+    let p = Handshake::of(&hw).path(2, 4.0);
+    let per_step = 2.0 * p.ctrl_s + p.head_s + p.send_tail_s.max(p.recv_tail_s);
+    assert!(per_step > 4e-6 && per_step < 5e-6, "{per_step}");
     for c in [&fluid, &steps] {
         let s = c["rank_by_rank"]["s"].as_f64().unwrap();
-        assert!((s - lockstep).abs() < 1e-9 * lockstep, "{c}");
+        assert!((s - lockstep - 15.0 * per_step).abs() < 1e-9 * lockstep, "{c}");
         assert_eq!(c["rank_by_rank"]["serialised"], 0, "{c}");
     }
     // Ranks 4 µs apart at the barrier: XOR partners apart by more than the request's flight
@@ -230,6 +238,12 @@ fn rank_by_rank_keys_are_checked() {
     assert!(e.contains("cases[0].start_skew_us") && e.contains("expected"), "{e}");
     let e = err(r#"{"kind": "alltoall", "nodes": 8, "bytes": 8, "start_skew_us": 2}"#);
     assert!(e.contains("cases[0].start_skew_us") && e.contains("rank_by_rank"), "{e}");
+    let e = err(r#"{"kind": "alltoall", "nodes": 8, "bytes": 8, "rank_by_rank": "step-rates", "hol": "credit"}"#);
+    assert!(e.contains("cases[0].hol") && e.contains("fluid"), "{e}");
+    let e = err(r#"{"kind": "alltoall", "nodes": 8, "bytes": 8, "hol": "credit"}"#);
+    assert!(e.contains("cases[0].hol"), "{e}");
+    let e = run_json(r#"{"generator": {"kind": "tsubame2", "hosts": 64}, "route": "minhop", "hardware": "cx9", "cases": []}"#).unwrap_err().to_string();
+    assert!(e.contains("hardware") && e.contains("cx3-fdr"), "{e}");
     let e = err(r#"{"kind": "alltoall", "nodes": 8, "bytes": 8, "rank_by_rank": "barrier"}"#);
     assert!(e.contains("barrier") && e.contains("fluid") && e.contains("step-rates"), "{e}");
 }

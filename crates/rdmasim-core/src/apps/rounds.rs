@@ -16,8 +16,10 @@
 //! rates they give it instead ([`crate::flow::rail_share`]): not what MVAPICH2 does by default, a
 //! sensitivity (docs/tsubame.md).
 //!
-//! Left out: the per-round software and handshake latencies (RTS/CTS/FIN of the rendezvous, a
-//! few µs against a round's tens of µs to seconds; docs/tsubame.md), and credits (docs/flow.md).
+//! Left out in lockstep: the per-round software and handshake latencies (RTS/CTS/FIN of the
+//! rendezvous, a few µs against a round's tens of µs to seconds; docs/tsubame.md), and credits
+//! (docs/flow.md). Rank by rank, the handshake is timed on each path
+//! ([`crate::flow::rendezvous`]), from the request's `hardware` profile.
 use crate::flow::bad_links::{plant, BadLinkPlan, Planted};
 use crate::flow::link_model::{capacities, message_wire_bytes};
 use crate::flow::link_outages::{CableClock, LinkEventPlan};
@@ -25,6 +27,8 @@ use crate::flow::round_patterns::{alltoall_step, random_pair_round};
 use crate::flow::rail_share::RailShare;
 use crate::flow::rank_by_rank::{self, RankByRank};
 use crate::flow::rank_by_rank_steps::StepClock;
+use crate::flow::hol::HolModel;
+use crate::flow::rendezvous::Handshake;
 use crate::flow::round_time::RoundLoads;
 use crate::flow::tail_loss::TailLoss;
 use crate::engine::SimRng;
@@ -67,6 +71,12 @@ pub struct RoundsRequest {
     /// `MV2_MAX_RDMA_SIZE` (ibv_param.c: 4 MiB).
     #[serde(default = "default_max_rdma")]
     pub max_rdma_bytes: u64,
+    /// The hardware profile whose NIC, host and switch latencies time the rendezvous handshake
+    /// of the rank-by-rank cases ([`crate::flow::rendezvous`]; link rates come from the
+    /// fabric). Default `cx3-fdr`: ASSUMPTION for TSUBAME2.0, whose Mellanox QDR HCAs and
+    /// Voltaire switches have no profile of their own; ConnectX-3 FDR is the nearest.
+    #[serde(default = "default_hardware")]
+    pub hardware: String,
     pub cases: Vec<Case>,
 }
 
@@ -75,6 +85,9 @@ fn default_mtu() -> u32 {
 }
 fn default_max_rdma() -> u64 {
     4 << 20
+}
+fn default_hardware() -> String {
+    "cx3-fdr".into()
 }
 fn default_rails() -> u16 {
     2
@@ -138,6 +151,10 @@ pub struct Case {
     /// start is drawn uniformly in [0, this] from the case's seed (default 0: all together).
     #[serde(default)]
     pub start_skew_us: f64,
+    /// Rank by rank at max-min rates: head-of-line blocking in the rates, as the flow engine's
+    /// `[flow] hol` (`"none"`, the default, or `"credit"`: [`crate::flow::hol`]).
+    #[serde(default)]
+    pub hol: HolModel,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -252,6 +269,10 @@ struct Runner<'a> {
     keep_routes: bool,
     kept_routes: Vec<(u32, std::ops::Range<usize>)>,
     kept_hops: Vec<PortId>,
+    /// The rendezvous's NIC and host terms, and (when routes are kept) each sending rank's
+    /// rail-0 cables and switches in the round, ns.
+    handshake: Handshake,
+    way_ns: Vec<f64>,
 }
 
 const NO_CABLE: u32 = u32::MAX;
@@ -271,6 +292,10 @@ impl Runner<'_> {
         self.share.clear();
         self.kept_routes.clear();
         self.kept_hops.clear();
+        self.way_ns.clear();
+        if self.keep_routes {
+            self.way_ns.resize(flows.len(), 0.0);
+        }
         let first = exposed.len();
         let mut unroutable = 0;
         for (pair, &(a, b)) in flows.iter().enumerate() {
@@ -286,6 +311,10 @@ impl Runner<'_> {
                 self.route.extend(self.hops.iter().map(|h| h.from));
                 self.loads.add(&self.route);
                 if self.keep_routes {
+                    if rail == 0 {
+                        let links = &self.rf.graph.links;
+                        self.way_ns[pair as usize] = self.handshake.route_way_ns(self.hops.iter().map(|h| links[h.link].length_m));
+                    }
                     let at = self.kept_hops.len();
                     self.kept_hops.extend_from_slice(&self.route);
                     self.kept_routes.push((pair, at..self.kept_hops.len()));
@@ -331,13 +360,16 @@ impl Runner<'_> {
     /// The Alltoall case `c` over `kept` run rank by rank at max-min rates, `wire` bytes per
     /// rail and transfer, the ranks leaving the barrier at `start_s`.
     fn rank_by_rank(&mut self, c: &Case, kept: &[HostId], wire: f64, start_s: Vec<f64>) -> RankByRankOutcome {
-        let spec = RankByRank { ranks: c.nodes, rails: usize::from(c.rails), wire_per_rail: wire, start_s };
+        let spec = RankByRank { ranks: c.nodes, rails: usize::from(c.rails), wire_per_rail: wire, handshake: self.handshake, hol: c.hol, start_s };
         let Runner { rf, ends, hops, capacity, .. } = self;
-        let route = |from: u32, to: u32, rail: usize, out: &mut Vec<PortId>| {
+        let route = |from: u32, to: u32, rail: usize, out: &mut Vec<PortId>, lengths: &mut Vec<f64>| {
             let (src, _) = ends[kept[from as usize].idx()][rail];
             let (_, dlid) = ends[kept[to as usize].idx()][rail];
             let ok = trace_route_into(rf, src, dlid, hops).is_ok();
+            out.clear();
             out.extend(hops.iter().map(|h| h.from));
+            lengths.clear();
+            lengths.extend(hops.iter().map(|h| rf.graph.links[h.link].length_m));
             ok
         };
         match rank_by_rank::run(&spec, capacity, route) {
@@ -382,8 +414,11 @@ struct Trials<'a> {
 #[derive(Clone, Copy)]
 struct RankSteps<'a> {
     took: &'a [f64],
+    /// Each step's cables and switches per sending rank, ns ([`StepClock::step`]).
+    way_ns: &'a [f64],
     entered: &'a [f64],
     last_s: f64,
+    handshake: Handshake,
 }
 
 impl RankSteps<'_> {
@@ -396,7 +431,7 @@ impl RankSteps<'_> {
         };
         let n = nodes as usize;
         let steps = self.took.len() / n.max(1);
-        let mut clock = StepClock::new(nodes, &self.entered[first * n..(first + 1) * n]);
+        let mut clock = StepClock::new(nodes, &self.entered[first * n..(first + 1) * n], self.handshake);
         let mut next = late.iter().peekable();
         for i in first..steps {
             took.clear();
@@ -405,7 +440,7 @@ impl RankSteps<'_> {
                 took[pair as usize] = took[pair as usize].max(t);
                 next.next();
             }
-            clock.step(i as u32 + 1, took);
+            clock.step(i as u32 + 1, took, &self.way_ns[i * n..(i + 1) * n]);
         }
         clock.last()
     }
@@ -478,6 +513,9 @@ impl Trials<'_> {
 
 /// Checks a case's rank-by-rank keys; the key at fault and what was expected.
 fn rank_by_rank_problem(c: &Case) -> Option<(&'static str, String)> {
+    if c.hol != HolModel::None && c.rank_by_rank != Some(RankByRankModel::Fluid) {
+        return Some(("hol", "only with rank_by_rank = \"fluid\" (the other models take each step's lockstep loads)".into()));
+    }
     if c.rank_by_rank.is_none() {
         // Lockstep rounds all start together.
         return (c.start_skew_us != 0.0).then(|| ("start_skew_us", "only with rank_by_rank = \"fluid\" or \"step-rates\"".into()));
@@ -545,14 +583,18 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
             cables += 1;
         }
     }
-    let mut runner = Runner { rf, loads: RoundLoads::new(gr.ports.len()), share: RailShare::new(gr.ports.len()), capacity, errors, any_errors, ends, loss: &req.tail_loss, hops: Vec::new(), route: Vec::new(), cable_of, touched: Vec::new(), keep_routes: false, kept_routes: Vec::new(), kept_hops: Vec::new() };
+    let Some((hw, _)) = crate::profile::by_name(&req.hardware) else {
+        return Err(bad_request(format!("hardware: {:?} is not a profile; expected one of {}", req.hardware, crate::profile::names().join(", "))));
+    };
+    let handshake = Handshake::of(&hw);
+    let mut runner = Runner { rf, loads: RoundLoads::new(gr.ports.len()), share: RailShare::new(gr.ports.len()), capacity, errors, any_errors, ends, loss: &req.tail_loss, hops: Vec::new(), route: Vec::new(), cable_of, touched: Vec::new(), keep_routes: false, kept_routes: Vec::new(), kept_hops: Vec::new(), handshake, way_ns: Vec::new() };
     let mut clocks: Vec<CableClock> = Vec::new();
     let stall_s = req.tail_loss.stall_s();
     // Jobs run on the compute hosts; I/O nodes (on one rail) are not handed out.
     let pool = compute_hosts(gr);
     let mut cases = Vec::with_capacity(req.cases.len());
     let (mut flows, mut exposed, mut routes, mut records, mut took) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut step_took, mut step_entered) = (Vec::new(), Vec::new());
+    let (mut step_took, mut step_way, mut step_entered) = (Vec::new(), Vec::new(), Vec::new());
     for (i, c) in req.cases.iter().enumerate() {
         let key = |k: &str| format!("cases[{i}].{k}");
         let up = c.up.unwrap_or(c.nodes);
@@ -587,9 +629,10 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
         records.clear();
         let mut unroutable = 0;
         let start_s = if c.rank_by_rank.is_some() { rank_starts(c) } else { Vec::new() };
-        let mut clock = (c.rank_by_rank == Some(RankByRankModel::StepRates)).then(|| StepClock::new(c.nodes, &start_s));
+        let mut clock = (c.rank_by_rank == Some(RankByRankModel::StepRates)).then(|| StepClock::new(c.nodes, &start_s, handshake));
         runner.keep_routes = clock.is_some();
         step_took.clear();
+        step_way.clear();
         step_entered.clear();
         for step in 1..=steps {
             match c.kind {
@@ -615,14 +658,15 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
                     took[*pair as usize] = took[*pair as usize].max(t);
                 }
                 step_entered.extend_from_slice(clock.entered());
-                clock.step(step, &took);
+                clock.step(step, &took, &runner.way_ns);
                 step_took.extend_from_slice(&took);
+                step_way.extend_from_slice(&runner.way_ns);
             }
             records.push(rec);
         }
         let fluid_s: f64 = records.iter().map(|r: &RoundRecord| r.slowest_per_byte * wire).sum();
         let expected_stalls: f64 = exposed.iter().map(|e| e.probability).sum();
-        let ranks = clock.as_ref().map(|k| RankSteps { took: &step_took, entered: &step_entered, last_s: k.last() });
+        let ranks = clock.as_ref().map(|k| RankSteps { took: &step_took, way_ns: &step_way, entered: &step_entered, last_s: k.last(), handshake });
         let trials = Trials { records: &records, exposed: &exposed, touched: &runner.touched, wire, stall_s, cables, seed: c.seed ^ req.bad_links.seed.rotate_left(17), kind: c.kind, nodes: c.nodes, ranks };
         let TrialTimes { trial_s, stalls, rank_by_rank_s } = trials.run(plan, c.trials, &mut clocks);
         // The sweep's plans are a sensitivity of the lockstep trials (_tsubame_flaps.py): not

@@ -25,6 +25,8 @@ pub mod link_outages;
 pub mod maxmin;
 pub mod paths;
 pub mod rail_share;
+pub mod latency;
+pub mod rendezvous;
 pub mod rank_by_rank;
 pub mod rank_by_rank_steps;
 pub mod run;

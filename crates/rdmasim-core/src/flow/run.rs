@@ -13,6 +13,7 @@
 //! round trips with a small `depth`, CPU, credits) is in docs/flow.md.
 use super::engine::{Engine, FlowInput, State};
 use crate::engine::run::{self, Limits, Next, RunState, StopReason, Stepper};
+use super::latency::{verb_latencies, wire_one_way_ns};
 use super::link_model::{capacities, injection_cap, message_wire_bytes};
 use super::paths::{Ends, Routes};
 use crate::profile::HwProfile;
@@ -117,8 +118,8 @@ impl FlowRun {
             let spec = &section.flow[f.idx()];
             let hw = hw_of(spec.client);
             let hops = routes.of(f).len();
-            let one_way_ns = routes.cable_m[f] * hw.link.cable_ns_per_m + hops.saturating_sub(1) as f64 * hw.switch.switch_latency_ns;
-            (plan.head_s, plan.tail_s) = latencies(hw, spec.verb, spec.inline, one_way_ns);
+            let one_way_ns = wire_one_way_ns(hw, hops, routes.cable_m[f]);
+            (plan.head_s, plan.tail_s) = verb_latencies(hw, spec.verb, spec.inline, one_way_ns);
         }
         let input: TiVec<FlowId, FlowInput> =
             plans.iter().zip(&caps).map(|(p, &cap)| FlowInput { bytes: p.wire, start_s: p.start_us * 1e-6 + p.head_s, cap }).collect();
@@ -173,24 +174,6 @@ impl FlowRun {
     }
 
 
-}
-
-/// The fixed latencies of one message through an unloaded path whose one-way delay (cables and
-/// switches) is `one_way_ns`: before its first byte leaves, and after its last arrives until
-/// the requester has polled the completion; seconds. Each term is a profile parameter the
-/// packet engine spends on the same step (profile/params.rs).
-fn latencies(hw: &HwProfile, verb: FlowVerb, inline: bool, one_way_ns: f64) -> (f64, f64) {
-    let (nic, host) = (&hw.nic, &hw.host);
-    let fetch = if inline { 0.0 } else { nic.wqe_fetch_ns + nic.dma_read_ns };
-    let post = host.post_send_cpu_ns + nic.doorbell_ns + fetch + nic.tx_pipeline_ns;
-    let complete = nic.dma_write_ns + host.poll_cq_ns;
-    let (head, tail) = match verb {
-        // The request crosses, the responder reads the payload and sends it back.
-        FlowVerb::Read => (post + one_way_ns + nic.rx_pipeline_ns + nic.dma_read_ns + nic.tx_pipeline_ns, one_way_ns + nic.rx_pipeline_ns + complete),
-        // The last packet crosses, the responder ACKs it, the ACK crosses back.
-        _ => (post, one_way_ns + nic.rx_pipeline_ns + nic.tx_pipeline_ns + one_way_ns + nic.rx_pipeline_ns + complete),
-    };
-    (head * 1e-9, tail * 1e-9)
 }
 
 /// The flow engine's side of the run contract (engine/run.rs), in seconds.
