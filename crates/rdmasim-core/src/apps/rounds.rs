@@ -28,11 +28,11 @@ use crate::flow::rail_share::RailShare;
 use crate::flow::rank_by_rank::{self, RankByRank};
 use crate::flow::rank_by_rank_steps::StepClock;
 use crate::flow::hol::HolModel;
+use crate::flow::host_routes::HostRoutes;
 use crate::flow::rendezvous::Handshake;
 use crate::flow::round_time::RoundLoads;
 use crate::flow::tail_loss::TailLoss;
 use crate::engine::SimRng;
-use crate::fabric::analysis::paths::{trace_route_into, Hop};
 use crate::fabric::build::GeneratorSpec;
 use crate::fabric::compute_hosts::compute_hosts;
 use crate::fabric::graph::RoutedFabric;
@@ -250,6 +250,10 @@ struct RoundRecord {
 
 struct Runner<'a> {
     rf: &'a RoutedFabric,
+    /// Every host-to-host route, traced once for all the cases.
+    host_routes: HostRoutes,
+    /// Each port's cable, metres (for a path's latency).
+    cable_m: TiVec<PortId, f64>,
     capacity: TiVec<PortId, f64>,
     errors: TiVec<PortId, f64>,
     any_errors: bool,
@@ -258,8 +262,8 @@ struct Runner<'a> {
     loss: &'a TailLoss,
     loads: RoundLoads,
     share: RailShare,
-    hops: Vec<Hop>,
     route: Vec<PortId>,
+    ack_route: Vec<PortId>,
     /// Each port's erroring cable (`NO_CABLE`: none), when the erroring links have events.
     cable_of: TiVec<PortId, u32>,
     /// The cables of the case's exposed flows (`Exposed::cables`).
@@ -300,20 +304,19 @@ impl Runner<'_> {
         let mut unroutable = 0;
         for (pair, &(a, b)) in flows.iter().enumerate() {
             let pair = pair as u32;
+            let (from, to) = (kept[a as usize], kept[b as usize]);
             for rail in 0..usize::from(rails) {
-                let (src, slid) = self.ends[kept[a as usize].idx()][rail];
-                let (dst, dlid) = self.ends[kept[b as usize].idx()][rail];
-                if trace_route_into(self.rf, src, dlid, &mut self.hops).is_err() {
+                let Some(route) = self.host_routes.get(self.rf, &self.ends, from, to, rail) else {
                     unroutable += 1;
                     continue;
-                }
+                };
                 self.route.clear();
-                self.route.extend(self.hops.iter().map(|h| h.from));
+                self.route.extend_from_slice(route);
                 self.loads.add(&self.route);
                 if self.keep_routes {
                     if rail == 0 {
-                        let links = &self.rf.graph.links;
-                        self.way_ns[pair as usize] = self.handshake.route_way_ns(self.hops.iter().map(|h| links[h.link].length_m));
+                        let cable_m = &self.cable_m;
+                        self.way_ns[pair as usize] = self.handshake.route_way_ns(self.route.iter().map(|&p| cable_m[p]));
                     }
                     let at = self.kept_hops.len();
                     self.kept_hops.extend_from_slice(&self.route);
@@ -328,12 +331,15 @@ impl Runner<'_> {
                 let data: f64 = self.route.iter().map(|&p| TailLoss::exposure(self.loss.tail_packet_bytes, self.errors[p], self.capacity[p])).sum();
                 let first_cable = self.touched.len();
                 self.touch_cables(true);
-                let ack: f64 = match trace_route_into(self.rf, dst, slid, &mut self.hops) {
-                    Ok(()) => {
+                // The ACKs come back by the route the other way.
+                let ack: f64 = match self.host_routes.get(self.rf, &self.ends, to, from, rail) {
+                    Some(back) => {
+                        self.ack_route.clear();
+                        self.ack_route.extend_from_slice(back);
                         self.touch_cables(false);
-                        self.hops.iter().map(|h| TailLoss::exposure(self.loss.ack_bytes, self.errors[h.from], self.capacity[h.from])).sum()
+                        self.ack_route.iter().map(|&p| TailLoss::exposure(self.loss.ack_bytes, self.errors[p], self.capacity[p])).sum()
                     }
-                    Err(_) => 0.0,
+                    None => 0.0,
                 };
                 self.touched[first_cable..].sort_unstable();
                 let distinct = first_cable + crate::flow::link_outages::dedup_sorted(&mut self.touched[first_cable..]);
@@ -361,16 +367,16 @@ impl Runner<'_> {
     /// rail and transfer, the ranks leaving the barrier at `start_s`.
     fn rank_by_rank(&mut self, c: &Case, kept: &[HostId], wire: f64, start_s: Vec<f64>) -> RankByRankOutcome {
         let spec = RankByRank { ranks: c.nodes, rails: usize::from(c.rails), wire_per_rail: wire, handshake: self.handshake, hol: c.hol, start_s };
-        let Runner { rf, ends, hops, capacity, .. } = self;
+        let Runner { rf, ends, host_routes, cable_m, capacity, .. } = self;
         let route = |from: u32, to: u32, rail: usize, out: &mut Vec<PortId>, lengths: &mut Vec<f64>| {
-            let (src, _) = ends[kept[from as usize].idx()][rail];
-            let (_, dlid) = ends[kept[to as usize].idx()][rail];
-            let ok = trace_route_into(rf, src, dlid, hops).is_ok();
             out.clear();
-            out.extend(hops.iter().map(|h| h.from));
             lengths.clear();
-            lengths.extend(hops.iter().map(|h| rf.graph.links[h.link].length_m));
-            ok
+            let Some(r) = host_routes.get(rf, ends, kept[from as usize], kept[to as usize], rail) else {
+                return false;
+            };
+            out.extend_from_slice(r);
+            lengths.extend(r.iter().map(|&p| cable_m[p]));
+            true
         };
         match rank_by_rank::run(&spec, capacity, route) {
             Ok(f) => RankByRankOutcome { model: RankByRankModel::Fluid, s: f.last_s, solves: f.solves, serialised: f.serialised, trial_s: Vec::new() },
@@ -379,19 +385,16 @@ impl Runner<'_> {
         }
     }
 
-    /// Adds the erroring cables of the data route (`route`) or of the ACK route (`hops`) to
+    /// Adds the erroring cables of the data route (`route`) or of the ACK route (`ack_route`) to
     /// `touched`, when the erroring links have events.
     fn touch_cables(&mut self, data: bool) {
         if self.cable_of.is_empty() {
             return;
         }
-        let Runner { cable_of, touched, route, hops, .. } = self;
+        let Runner { cable_of, touched, route, ack_route, .. } = self;
         let cable = |p: PortId| Some(cable_of[p]).filter(|&c| c != NO_CABLE);
-        if data {
-            touched.extend(route.iter().filter_map(|&p| cable(p)));
-        } else {
-            touched.extend(hops.iter().filter_map(|h| cable(h.from)));
-        }
+        let ports = if data { route } else { ack_route };
+        touched.extend(ports.iter().filter_map(|&p| cable(p)));
     }
 }
 
@@ -587,7 +590,11 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
         return Err(bad_request(format!("hardware: {:?} is not a profile; expected one of {}", req.hardware, crate::profile::names().join(", "))));
     };
     let handshake = Handshake::of(&hw);
-    let mut runner = Runner { rf, loads: RoundLoads::new(gr.ports.len()), share: RailShare::new(gr.ports.len()), capacity, errors, any_errors, ends, loss: &req.tail_loss, hops: Vec::new(), route: Vec::new(), cable_of, touched: Vec::new(), keep_routes: false, kept_routes: Vec::new(), kept_hops: Vec::new(), handshake, way_ns: Vec::new() };
+    let rails = ends.iter().map(Vec::len).max().unwrap_or(0);
+    let cable_m: TiVec<PortId, f64> = gr.ports.iter().map(|p| p.link.map_or(0.0, |l| gr.links[l].length_m)).collect();
+    // Routes are kept when more than one case may ask for the same one (flow/host_routes.rs).
+    let keep = req.cases.len() > 1;
+    let mut runner = Runner { rf, host_routes: HostRoutes::new(gr.hosts.len(), rails, keep), cable_m, loads: RoundLoads::new(gr.ports.len()), share: RailShare::new(gr.ports.len()), capacity, errors, any_errors, ends, loss: &req.tail_loss, route: Vec::new(), ack_route: Vec::new(), cable_of, touched: Vec::new(), keep_routes: false, kept_routes: Vec::new(), kept_hops: Vec::new(), handshake, way_ns: Vec::new() };
     let mut clocks: Vec<CableClock> = Vec::new();
     let stall_s = req.tail_loss.stall_s();
     // Jobs run on the compute hosts; I/O nodes (on one rail) are not handed out.

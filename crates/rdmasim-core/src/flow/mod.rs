@@ -16,10 +16,14 @@
 //!   payload split over its rails by their rates, the round's time from [`rail_share`].
 //! - [`rank_by_rank`]: the pairwise Alltoall with no barrier between steps, at max-min rates
 //!   re-solved as flows come and go; [`rank_by_rank_steps`]: the same dependencies with each
-//!   transfer at its step's rate, cheap enough for 1300 ranks.
+//!   transfer at its step's rate, cheap enough for 1300 ranks. Both time each transfer's
+//!   rendezvous ([`rendezvous`]) from the verbs' fixed latencies ([`latency`], which the flow
+//!   engine's [`run`] puts around each flow too).
+//! - [`host_routes`]: host-to-host routes traced once for a sweep's many cases.
 pub mod engine;
 pub mod fixed;
 pub mod hol;
+pub mod host_routes;
 pub mod link_model;
 pub mod link_outages;
 pub mod maxmin;

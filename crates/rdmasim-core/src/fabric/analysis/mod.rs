@@ -19,7 +19,7 @@ pub mod paths;
 pub mod reach;
 pub mod summary;
 #[cfg(test)]
-mod test_fabrics;
+pub(crate) mod test_fabrics;
 
 pub use components::{Components, Endpoint};
 pub use credit_loops::{check_credit_loops, CreditLoop, CreditLoopCheck};
