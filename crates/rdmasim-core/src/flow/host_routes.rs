@@ -23,6 +23,10 @@ const UNTRACED: u64 = 0;
 const NO_ROUTE: u64 = 1;
 const LEN_SHIFT: u32 = 40;
 
+/// The most slots kept (512 MB of index, allocated zeroed): a fabric of more hosts traces each
+/// route when asked, rather than reserve an index it could not fill.
+pub const MAX_SLOTS: usize = 1 << 26;
+
 pub struct HostRoutes {
     /// Whether routes are kept; if not, each is traced into `scratch` when asked for.
     keep: bool,
@@ -35,7 +39,10 @@ pub struct HostRoutes {
 }
 
 impl HostRoutes {
+    /// Routes of `hosts` hosts with up to `rails` rails, kept if `keep` and the index fits
+    /// [`MAX_SLOTS`].
     pub fn new(hosts: usize, rails: usize, keep: bool) -> HostRoutes {
+        let keep = keep && hosts.saturating_mul(hosts).saturating_mul(rails) <= MAX_SLOTS;
         let slots = if keep { hosts * hosts * rails } else { 0 };
         HostRoutes { keep, scratch: Vec::new(), hosts, rails, slot: vec![UNTRACED; slots], ports: Vec::new(), hops: Vec::new() }
     }
@@ -96,5 +103,8 @@ mod tests {
         let mut traced = HostRoutes::new(h.len(), 1, false);
         assert_eq!(traced.get(&rf, &ends, HostId(0), HostId(1), 0), Some(&want[..]));
         assert!(traced.slot.is_empty() && traced.ports.is_empty());
+        // An index past the cap is not reserved: the routes are traced when asked.
+        let big = HostRoutes::new(1 << 14, 1, true);
+        assert!(!big.keep && big.slot.is_empty());
     }
 }
