@@ -12,8 +12,8 @@
 //! Determinism: arrivals are taken by (start, flow id), departures by (time, flow id); the
 //! connected set is listed in the order it is found from the batch's flows, and the solver breaks
 //! ties by port and flow id. Times are seconds in `f64`, computed the same way for every run.
-use super::hol::HolModel;
-use super::maxmin::{FlowSet, MaxMin};
+use super::hol::{HolModel, Rates};
+use super::maxmin::FlowSet;
 use super::paths::Routes;
 use crate::engine::Generation;
 use crate::ids::{FlowId, PortId, TiSlice, TiVec};
@@ -103,10 +103,9 @@ pub struct Engine {
     arrivals: Vec<FlowId>,
     next_arrival: usize,
     departures: BinaryHeap<Departure>,
-    solver: MaxMin,
-    /// Head-of-line blocking in the rates (flow/hol.rs; `with_hol`), and its solver.
+    /// Head-of-line blocking in the rates (flow/hol.rs; `with_hol`), and the solver it asks for.
     hol: HolModel,
-    hol_solver: Option<super::hol::InputFair>,
+    rates: Rates,
     until: Until,
     foreground_left: usize,
     departed: usize,
@@ -154,9 +153,8 @@ impl Engine {
             arrivals,
             next_arrival: 0,
             departures: BinaryHeap::new(),
-            solver: MaxMin::new(ports, n),
             hol: HolModel::None,
-            hol_solver: None,
+            rates: Rates::new(HolModel::None, ports, n),
             until,
             foreground_left,
             departed: 0,
@@ -177,7 +175,9 @@ impl Engine {
     /// The engine with head-of-line blocking modelled as `hol` says.
     pub fn with_hol(mut self, hol: HolModel) -> Engine {
         self.hol = hol;
-        self.hol_solver = (hol != HolModel::None).then(|| super::hol::InputFair::new(self.capacity.len(), self.input.len()));
+        if hol != HolModel::None {
+            self.rates = Rates::new(hol, self.capacity.len(), self.input.len());
+        }
         self
     }
 
@@ -338,10 +338,7 @@ impl Engine {
             self.since[f] = t;
         }
         let view = View { routes: &self.routes, input: &self.input, on_link: &self.on_link, hol: self.hol };
-        match &mut self.hol_solver {
-            Some(s) => s.solve(&view, &self.capacity, &self.set, &mut self.rate),
-            None => self.solver.solve(&view, &self.capacity, &self.set, &mut self.rate),
-        }
+        self.rates.solve(&view, &self.capacity, &self.set, &mut self.rate);
         self.solves += 1;
         self.rerated += self.set.len() as u64;
         for &f in &self.set {

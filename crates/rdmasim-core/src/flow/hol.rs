@@ -21,7 +21,7 @@
 //! ASSUMPTION: every FIFO upstream of a full link is full at steady state (a 32 KiB VL buffer
 //! fills in microseconds under a sustained overload; the flows here last hundreds), and the
 //! flows of one FIFO get equal byte rates (equal packet rates at full-MTU packets).
-use super::maxmin::FlowSet;
+use super::maxmin::{FlowSet, MaxMin};
 use super::stamps::Stamps;
 use crate::ids::{FlowId, PortId, TiSlice, TiVec};
 
@@ -35,6 +35,30 @@ pub fn full_fifos<'r, P: PartialEq>(model: HolModel, route: &'r [P], at: &P) -> 
     match model {
         HolModel::None => &[],
         HolModel::Credit => &route[..route.iter().position(|p| p == at).unwrap_or(0)],
+    }
+}
+
+/// The rate solver a [`HolModel`] asks for: max-min alone, or with head-of-line blocking. The
+/// flow engine and the rank-by-rank fluid loop both solve through it.
+pub enum Rates {
+    MaxMin(MaxMin),
+    Credit(InputFair),
+}
+
+impl Rates {
+    pub fn new(hol: HolModel, ports: usize, flows: usize) -> Rates {
+        match hol {
+            HolModel::None => Rates::MaxMin(MaxMin::new(ports, flows)),
+            HolModel::Credit => Rates::Credit(InputFair::new(ports, flows)),
+        }
+    }
+
+    /// Sets `rate[f]` for every flow of `flows`, bytes per second.
+    pub fn solve(&mut self, set: &impl FlowSet, capacity: &TiSlice<PortId, f64>, flows: &[FlowId], rate: &mut TiSlice<FlowId, f64>) {
+        match self {
+            Rates::MaxMin(s) => s.solve(set, capacity, flows, rate),
+            Rates::Credit(s) => s.solve(set, capacity, flows, rate),
+        }
     }
 }
 

@@ -33,8 +33,8 @@
 //!   apart.
 //! - Left out: the MPI library's own software time per step, and the latency of the data's
 //!   first byte through the fabric (a flow is on every link of its route at once).
-use super::hol::{HolModel, InputFair};
-use super::maxmin::{FlowSet, MaxMin};
+use super::hol::{HolModel, Rates};
+use super::maxmin::FlowSet;
 use super::rendezvous::{data_start, one_after_the_other, second_start, Handshake, PathLatency};
 use crate::ids::{FlowId, PortId, TiSlice, TiVec};
 use crate::traffic::patterns::alltoall_pairwise_partners;
@@ -131,28 +131,6 @@ impl FlowSet for Flows {
     }
     fn full_fifos(&self, f: FlowId, at: PortId) -> &[PortId] {
         super::hol::full_fifos(self.hol, &self.slots[f].route, &at)
-    }
-}
-
-/// Max-min, or max-min with head-of-line blocking.
-enum Solver {
-    MaxMin(MaxMin),
-    Hol(InputFair),
-}
-
-impl Solver {
-    fn new(hol: HolModel, ports: usize, flows: usize) -> Solver {
-        match hol {
-            HolModel::None => Solver::MaxMin(MaxMin::new(ports, flows)),
-            HolModel::Credit => Solver::Hol(InputFair::new(ports, flows)),
-        }
-    }
-
-    fn solve(&mut self, set: &Flows, capacity: &TiSlice<PortId, f64>, flows: &[FlowId], rate: &mut TiSlice<FlowId, f64>) {
-        match self {
-            Solver::MaxMin(s) => s.solve(set, capacity, flows, rate),
-            Solver::Hol(s) => s.solve(set, capacity, flows, rate),
-        }
     }
 }
 
@@ -353,7 +331,6 @@ pub fn run(spec: &RankByRank, capacity: &TiSlice<PortId, f64>, route: impl Route
     let flows = Flows { hol: spec.hol, slots: TiVec::new(), free: Vec::new(), active: Vec::new(), on: vec![Vec::new(); capacity.len()].into() };
     let mut lp = Loop {
         spec,
-
         route,
         ranks: vec![Rank::default(); n],
         sends: vec![Send::default(); n],
@@ -366,7 +343,7 @@ pub fn run(spec: &RankByRank, capacity: &TiSlice<PortId, f64>, route: impl Route
         rank_s: vec![0.0; n],
         serialised: 0,
     };
-    let mut solver = Solver::new(spec.hol, capacity.len(), 2 * n * rails);
+    let mut solver = Rates::new(spec.hol, capacity.len(), 2 * n * rails);
     // Ranks leave the barrier in time order (ties by rank).
     for r in 0..spec.ranks {
         lp.at(spec.start_s.get(r as usize).copied().unwrap_or(0.0), Ev::Start(r));
