@@ -242,6 +242,10 @@ fn rank_by_rank_keys_are_checked() {
     assert!(e.contains("cases[0].hol") && e.contains("fluid"), "{e}");
     let e = err(r#"{"kind": "alltoall", "nodes": 8, "bytes": 8, "hol": "credit"}"#);
     assert!(e.contains("cases[0].hol"), "{e}");
+    let e = err(r#"{"kind": "alltoall", "nodes": 8, "bytes": 8, "barrier": "none"}"#);
+    assert!(e.contains("cases[0].barrier") && e.contains("rank_by_rank"), "{e}");
+    let e = err(r#"{"kind": "alltoall", "nodes": 8, "bytes": 8, "rank_by_rank": "fluid", "barrier": "tree"}"#);
+    assert!(e.contains("barrier") && e.contains("dissemination"), "{e}");
     let e = run_json(r#"{"generator": {"kind": "tsubame2", "hosts": 64}, "route": "minhop", "hardware": "cx9", "cases": []}"#).unwrap_err().to_string();
     assert!(e.contains("hardware") && e.contains("cx3-fdr"), "{e}");
     let e = err(r#"{"kind": "alltoall", "nodes": 8, "bytes": 8, "rank_by_rank": "barrier"}"#);

@@ -25,6 +25,7 @@ use crate::flow::link_model::{capacities, message_wire_bytes};
 use crate::flow::link_outages::{CableClock, LinkEventPlan};
 use crate::flow::round_patterns::{alltoall_step, random_pair_round};
 use crate::flow::rail_share::RailShare;
+use crate::flow::barrier::{dissemination_exits, slowest_since_start};
 use crate::flow::rank_by_rank::{self, RankByRank};
 use crate::flow::rank_by_rank_steps::StepClock;
 use crate::flow::hol::HolModel;
@@ -147,8 +148,13 @@ pub struct Case {
     /// lockstep rate ([`crate::flow::rank_by_rank_steps`], cheap enough for 1300 ranks).
     #[serde(default)]
     pub rank_by_rank: Option<RankByRankModel>,
-    /// Rank by rank: how far apart the ranks leave the barrier before step 1, µs; each rank's
-    /// start is drawn uniformly in [0, this] from the case's seed (default 0: all together).
+    /// Rank by rank: the barrier before step 1 (`"dissemination"`, the default: the MPI
+    /// core's, timed on each rank's paths, [`crate::flow::barrier`]; `"none"`: every rank
+    /// leaves it at 0).
+    #[serde(default)]
+    pub barrier: Option<BarrierModel>,
+    /// Rank by rank: how much later than the barrier lets it go each rank starts step 1, µs;
+    /// drawn uniformly in [0, this] per rank from the case's seed (default 0).
     #[serde(default)]
     pub start_skew_us: f64,
     /// Rank by rank at max-min rates: head-of-line blocking in the rates, as the flow engine's
@@ -164,12 +170,24 @@ pub enum RankByRankModel {
     StepRates,
 }
 
+/// The barrier a rank-by-rank Alltoall starts from (a case's `barrier`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BarrierModel {
+    #[default]
+    Dissemination,
+    None,
+}
+
 /// An Alltoall case run rank by rank: its stall-free time and (step rates) its trials.
 #[derive(Clone, Debug, Serialize)]
 pub struct RankByRankOutcome {
     pub model: RankByRankModel,
-    /// When the last rank is through, seconds.
+    /// The slowest rank's time from its own start of step 1 to its end, seconds: what its
+    /// MPI_Wtime around the call reads, as the packet engine's benchmark times it.
     pub s: f64,
+    /// How far apart the ranks started step 1 (the latest start minus the earliest), seconds.
+    pub start_spread_s: f64,
     /// Rate solves of the event loop.
     pub solves: u64,
     /// XOR transfers run after their partner's (their ranks reached the step apart).
@@ -363,9 +381,33 @@ impl Runner<'_> {
 }
 
 impl Runner<'_> {
+    /// When each rank of the rank-by-rank case `c` over `kept` starts step 1: when it leaves
+    /// the barrier ([`crate::flow::barrier`], its messages timed on each pair's rail-0 route as
+    /// the handshake's are), plus up to `start_skew_us` drawn per rank from the case's seed.
+    fn rank_starts(&mut self, c: &Case, kept: &[HostId]) -> Vec<f64> {
+        let n = c.nodes as usize;
+        let mut start_s = match c.barrier.unwrap_or_default() {
+            BarrierModel::None => vec![0.0; n],
+            BarrierModel::Dissemination => {
+                let Runner { rf, ends, host_routes, cable_m, handshake, .. } = self;
+                let path = |from: u32, to: u32| {
+                    let route = host_routes.get(rf, ends, kept[from as usize], kept[to as usize], 0)?;
+                    Some(handshake.through(handshake.route_way_ns(route.iter().map(|&p| cable_m[p]))))
+                };
+                // No route: the case's flows have none either (`unroutable`), its time is infinite.
+                dissemination_exits(c.nodes, path).unwrap_or_else(|_| vec![0.0; n])
+            }
+        };
+        let mut rng = SimRng::new(c.seed, RANK_START_STREAM);
+        for s in &mut start_s {
+            *s += rng.unit() * c.start_skew_us * 1e-6;
+        }
+        start_s
+    }
+
     /// The Alltoall case `c` over `kept` run rank by rank at max-min rates, `wire` bytes per
-    /// rail and transfer, the ranks leaving the barrier at `start_s`.
-    fn rank_by_rank(&mut self, c: &Case, kept: &[HostId], wire: f64, start_s: Vec<f64>) -> RankByRankOutcome {
+    /// rail and transfer, the ranks starting step 1 at `start_s`.
+    fn rank_by_rank(&mut self, c: &Case, kept: &[HostId], wire: f64, start_s: Vec<f64>, start_spread_s: f64) -> RankByRankOutcome {
         let spec = RankByRank { ranks: c.nodes, rails: usize::from(c.rails), wire_per_rail: wire, handshake: self.handshake, hol: c.hol, start_s };
         let Runner { rf, ends, host_routes, cable_m, capacity, .. } = self;
         let route = |from: u32, to: u32, rail: usize, out: &mut Vec<PortId>, lengths: &mut Vec<f64>| {
@@ -379,9 +421,9 @@ impl Runner<'_> {
             true
         };
         match rank_by_rank::run(&spec, capacity, route) {
-            Ok(f) => RankByRankOutcome { model: RankByRankModel::Fluid, s: f.last_s, solves: f.solves, serialised: f.serialised, trial_s: Vec::new() },
+            Ok(f) => RankByRankOutcome { model: RankByRankModel::Fluid, s: f.slowest_s, start_spread_s, solves: f.solves, serialised: f.serialised, trial_s: Vec::new() },
             // A flow with no route never ends, as in lockstep (the case's `unroutable` counts them).
-            Err(_) => RankByRankOutcome { model: RankByRankModel::Fluid, s: f64::INFINITY, solves: 0, serialised: 0, trial_s: Vec::new() },
+            Err(_) => RankByRankOutcome { model: RankByRankModel::Fluid, s: f64::INFINITY, start_spread_s, solves: 0, serialised: 0, trial_s: Vec::new() },
         }
     }
 
@@ -420,6 +462,8 @@ struct RankSteps<'a> {
     /// Each step's cables and switches per sending rank, ns ([`StepClock::step`]).
     way_ns: &'a [f64],
     entered: &'a [f64],
+    /// When each rank started step 1; a trial's time is the slowest rank's from its start.
+    start_s: &'a [f64],
     last_s: f64,
     handshake: Handshake,
 }
@@ -445,7 +489,7 @@ impl RankSteps<'_> {
             }
             clock.step(i as u32 + 1, took, &self.way_ns[i * n..(i + 1) * n]);
         }
-        clock.last()
+        slowest_since_start(clock.entered(), self.start_s)
     }
 }
 
@@ -521,6 +565,9 @@ fn rank_by_rank_problem(c: &Case) -> Option<(&'static str, String)> {
     }
     if c.rank_by_rank.is_none() {
         // Lockstep rounds all start together.
+        if c.barrier.is_some() {
+            return Some(("barrier", "only with rank_by_rank = \"fluid\" or \"step-rates\"".into()));
+        }
         return (c.start_skew_us != 0.0).then(|| ("start_skew_us", "only with rank_by_rank = \"fluid\" or \"step-rates\"".into()));
     }
     if c.kind != CaseKind::Alltoall || c.striping != Striping::Even {
@@ -532,12 +579,6 @@ fn rank_by_rank_problem(c: &Case) -> Option<(&'static str, String)> {
     None
 }
 
-/// When each rank of a rank-by-rank case leaves the barrier: uniform in [0, `start_skew_us`],
-/// drawn from the case's seed.
-fn rank_starts(c: &Case) -> Vec<f64> {
-    let mut rng = SimRng::new(c.seed, RANK_START_STREAM);
-    (0..c.nodes).map(|_| rng.unit() * c.start_skew_us * 1e-6).collect()
-}
 
 /// Wire bytes of the larger rail's share of `bytes` (`max_rdma` chunks, each split evenly).
 /// With `rails` = 1, the whole payload's: what the rate policy divides over the rails (its
@@ -635,7 +676,8 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
         runner.touched.clear();
         records.clear();
         let mut unroutable = 0;
-        let start_s = if c.rank_by_rank.is_some() { rank_starts(c) } else { Vec::new() };
+        let start_s = if c.rank_by_rank.is_some() { runner.rank_starts(c, &kept) } else { Vec::new() };
+        let start_spread_s = start_s.iter().copied().fold(f64::NEG_INFINITY, f64::max) - start_s.iter().copied().fold(f64::INFINITY, f64::min);
         let mut clock = (c.rank_by_rank == Some(RankByRankModel::StepRates)).then(|| StepClock::new(c.nodes, &start_s, handshake));
         runner.keep_routes = clock.is_some();
         step_took.clear();
@@ -673,7 +715,7 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
         }
         let fluid_s: f64 = records.iter().map(|r: &RoundRecord| r.slowest_per_byte * wire).sum();
         let expected_stalls: f64 = exposed.iter().map(|e| e.probability).sum();
-        let ranks = clock.as_ref().map(|k| RankSteps { took: &step_took, way_ns: &step_way, entered: &step_entered, last_s: k.last(), handshake });
+        let ranks = clock.as_ref().map(|k| RankSteps { took: &step_took, way_ns: &step_way, entered: &step_entered, start_s: &start_s, last_s: slowest_since_start(k.entered(), &start_s), handshake });
         let trials = Trials { records: &records, exposed: &exposed, touched: &runner.touched, wire, stall_s, cables, seed: c.seed ^ req.bad_links.seed.rotate_left(17), kind: c.kind, nodes: c.nodes, ranks };
         let TrialTimes { trial_s, stalls, rank_by_rank_s } = trials.run(plan, c.trials, &mut clocks);
         // The sweep's plans are a sensitivity of the lockstep trials (_tsubame_flaps.py): not
@@ -681,8 +723,15 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
         let lockstep = Trials { ranks: None, ..trials };
         let sweep = req.link_event_sweep.iter().map(|p| lockstep.run(p, c.trials, &mut clocks)).map(|t| SweptTrials { trial_s: t.trial_s, stalls: t.stalls }).collect();
         let rank_by_rank = match (c.rank_by_rank, clock) {
-            (Some(RankByRankModel::Fluid), _) => Some(runner.rank_by_rank(c, &kept, wire, start_s)),
-            (_, Some(clock)) => Some(RankByRankOutcome { model: RankByRankModel::StepRates, s: clock.last(), solves: 0, serialised: clock.serialised, trial_s: rank_by_rank_s }),
+            (Some(RankByRankModel::Fluid), _) => Some(runner.rank_by_rank(c, &kept, wire, start_s.clone(), start_spread_s)),
+            (_, Some(clock)) => Some(RankByRankOutcome {
+                model: RankByRankModel::StepRates,
+                s: slowest_since_start(clock.entered(), &start_s),
+                start_spread_s,
+                solves: 0,
+                serialised: clock.serialised,
+                trial_s: rank_by_rank_s,
+            }),
             _ => None,
         };
         let payload_bytes = c.bytes * u64::from(steps);
@@ -714,6 +763,7 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
 
 /// The request as JSON in, the outcome as JSON out: what the binding calls.
 pub fn run_json(request_json: &str) -> Result<String, FabricError> {
-    let req: RoundsRequest = serde_json::from_str(request_json).map_err(|e| bad_request(e.to_string()))?;
+    // The path names the key at fault (`cases[2].barrier: unknown variant ...`).
+    let req: RoundsRequest = serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(request_json)).map_err(|e| bad_request(format!("{}: {}", e.path(), e.inner())))?;
     Ok(serde_json::to_string(&run(&req)?).unwrap_or_default())
 }

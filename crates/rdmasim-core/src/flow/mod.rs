@@ -35,6 +35,7 @@ pub mod rank_by_rank;
 pub mod rank_by_rank_steps;
 pub mod run;
 pub mod bad_links;
+pub mod barrier;
 pub mod round_patterns;
 pub mod round_time;
 pub mod stamps;

@@ -35,6 +35,7 @@
 //!   first byte through the fabric (a flow is on every link of its route at once).
 use super::hol::{HolModel, Rates};
 use super::maxmin::FlowSet;
+use super::barrier::slowest_since_start;
 use super::rendezvous::{data_start, one_after_the_other, second_start, Handshake, PathLatency};
 use crate::ids::{FlowId, PortId, TiSlice, TiVec};
 use crate::traffic::patterns::alltoall_pairwise_partners;
@@ -61,6 +62,8 @@ pub struct RankByRank {
 pub struct Finished {
     /// When the last rank is through its last step, seconds.
     pub last_s: f64,
+    /// The slowest rank's time from its own start ([`slowest_since_start`]), seconds.
+    pub slowest_s: f64,
     /// When each rank is through, seconds.
     pub rank_s: Vec<f64>,
     /// Rate solves (instants at which flows left or joined).
@@ -388,7 +391,8 @@ pub fn run(spec: &RankByRank, capacity: &TiSlice<PortId, f64>, route: impl Route
         }
     }
     let last_s = lp.rank_s.iter().copied().fold(0.0, f64::max);
-    Ok(Finished { last_s, rank_s: lp.rank_s, solves, serialised: lp.serialised })
+    let slowest_s = slowest_since_start(&lp.rank_s, &spec.start_s);
+    Ok(Finished { last_s, slowest_s, rank_s: lp.rank_s, solves, serialised: lp.serialised })
 }
 
 #[cfg(test)]

@@ -20,6 +20,9 @@ use crate::profile::HwProfile;
 pub struct PathLatency {
     /// An RTS or a CTS, from its post to the peer's poll of it.
     pub ctrl_s: f64,
+    /// An RTS, a CTS or a header-only eager SEND, from its post to its sender's poll of its
+    /// completion (the ACK back).
+    pub ctrl_done_s: f64,
     /// The data WRITE's post until its first byte is on the wire.
     pub head_s: f64,
     /// The last byte on the wire until the receiver polls the immediate.
@@ -35,6 +38,7 @@ pub struct Handshake {
     pub wire: WireDelay,
     /// [`PathLatency`]'s terms without the path's cables and switches.
     pub ctrl_ns: f64,
+    pub ctrl_done_ns: f64,
     pub head_ns: f64,
     pub recv_tail_ns: f64,
     pub send_tail_ns: f64,
@@ -46,20 +50,22 @@ impl Handshake {
         // The receiving NIC takes the packet in and fetches the receive WQE (SENDs only), then
         // the completion lands and is polled.
         let land_ns = nic.rx_pipeline_ns + complete_ns(hw);
+        // The responder's ACK goes back: its own send pipeline, the way, the requester's
+        // receive pipeline, then the completion.
+        let send_tail_ns = nic.rx_pipeline_ns + nic.tx_pipeline_ns + land_ns;
         Handshake {
             wire: WireDelay::of(hw),
             ctrl_ns: post_ns(hw, true) + land_ns + nic.recv_wqe_fetch_ns,
+            ctrl_done_ns: post_ns(hw, true) + send_tail_ns,
             head_ns: post_ns(hw, false),
             recv_tail_ns: land_ns,
-            // The responder's ACK goes back: its own send pipeline, the way, the requester's
-            // receive pipeline, then the completion.
-            send_tail_ns: nic.rx_pipeline_ns + nic.tx_pipeline_ns + land_ns,
+            send_tail_ns,
         }
     }
 
     /// No latencies anywhere: transfers start the instant both ranks are ready.
     pub fn none() -> Handshake {
-        Handshake { wire: WireDelay { ns_per_m: 0.0, switch_ns: 0.0 }, ctrl_ns: 0.0, head_ns: 0.0, recv_tail_ns: 0.0, send_tail_ns: 0.0 }
+        Handshake { wire: WireDelay { ns_per_m: 0.0, switch_ns: 0.0 }, ctrl_ns: 0.0, ctrl_done_ns: 0.0, head_ns: 0.0, recv_tail_ns: 0.0, send_tail_ns: 0.0 }
     }
 
     /// The cables' and switches' part of a path of `hops` links and `cable_m` metres, ns.
@@ -71,6 +77,7 @@ impl Handshake {
     pub fn through(&self, way_ns: f64) -> PathLatency {
         PathLatency {
             ctrl_s: (self.ctrl_ns + way_ns) * 1e-9,
+            ctrl_done_s: (self.ctrl_done_ns + 2.0 * way_ns) * 1e-9,
             head_s: self.head_ns * 1e-9,
             recv_tail_s: (self.recv_tail_ns + way_ns) * 1e-9,
             send_tail_s: (self.send_tail_ns + 2.0 * way_ns) * 1e-9,
@@ -141,7 +148,7 @@ mod tests {
 
     #[test]
     fn data_moves_after_the_rts_and_the_cts_whichever_rank_came_first() {
-        let p = PathLatency { ctrl_s: 1.0, head_s: 0.5, recv_tail_s: 0.0, send_tail_s: 0.0 };
+        let p = PathLatency { ctrl_s: 1.0, ctrl_done_s: 0.0, head_s: 0.5, recv_tail_s: 0.0, send_tail_s: 0.0 };
         // The receiver was there first: the RTS's flight, the CTS's, the post.
         assert_eq!(data_start(10.0, 0.0, &p), 12.5);
         // The receiver came after the RTS: from its arrival, the CTS and the post.

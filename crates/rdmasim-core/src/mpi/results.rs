@@ -31,8 +31,22 @@ fn gbps(bytes: f64, d: Time) -> f64 {
     }
 }
 
-/// Writes `mpi_pairs` (random pair: one row per pair and trial) and `mpi_trials` (one row per
-/// trial). `hosts[r]` is rank r's host.
+/// `mpi_rank_trials`: each rank's clock reads of trial `t`, its exit from the barrier and its
+/// end (null where the rank did not read the clock: it did not get that far, or it only joins
+/// osu_bw's barrier). A flow-level model of the same benchmark needs the exits: the barrier
+/// lets ranks go as its last messages arrive, not all at once.
+fn rank_rows(marks: &[Vec<Time>], hosts: &[HostId], t: usize, out: &mut Tables) {
+    for (r, m) in marks.iter().enumerate() {
+        let (start, end) = (m.get(2 * t).copied(), m.get(2 * t + 1).copied());
+        out.push("mpi_rank_trials", row(json!({
+            "trial": t, "rank": r, "host": hosts[r].0, "start_us": start.map(|x| x.as_us_f64()), "end_us": end.map(|x| x.as_us_f64()),
+            "time_us": start.zip(end).map(|(s, e)| e.saturating_sub(s).as_us_f64()),
+        })));
+    }
+}
+
+/// Writes `mpi_pairs` (random pair: one row per pair and trial), `mpi_rank_trials` (one row per
+/// rank and trial) and `mpi_trials` (one row per trial). `hosts[r]` is rank r's host.
 pub fn tables(spec: &ProgramSpec, marks: &[Vec<Time>], hosts: &[HostId], out: &mut Tables) {
     let n = marks.len() as u32;
     let bytes = spec.bytes();
@@ -63,6 +77,7 @@ pub fn tables(spec: &ProgramSpec, marks: &[Vec<Time>], hosts: &[HostId], out: &m
             let mean = (!times.is_empty()).then(|| times.iter().map(|x| x.as_us_f64()).sum::<f64>() / times.len() as f64);
             (times.into_iter().max().filter(|_| all), mean)
         };
+        rank_rows(marks, hosts, t as usize, out);
         let sent = spec.bytes_timed(n);
         out.push("mpi_trials", row(json!({
             "trial": t, "program": spec.name(), "ranks": n, "bytes": bytes, "pairs": pairs.len(), "finished_ranks": finished,
