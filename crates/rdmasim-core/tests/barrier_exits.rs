@@ -45,7 +45,7 @@ fn each_ranks_exit_from_the_barrier_is_timed_on_its_paths_as_the_packet_engine_t
     let hs = Handshake::of(&hw);
     let flow = dissemination_exits(HOSTS, |from, to| {
         let hops = trace_route(rf, port[from as usize], gr.ports[port[to as usize]].lid).ok()?;
-        Some(hs.through(hs.route_way_ns(hops.iter().map(|h| gr.links[h.link].length_m))))
+        Some(hs.route(hops.iter().map(|h| gr.links[h.link].length_m)))
     })
     .unwrap();
     let first = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);

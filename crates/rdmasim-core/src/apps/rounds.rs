@@ -392,7 +392,7 @@ impl Runner<'_> {
                 let Runner { rf, ends, host_routes, cable_m, handshake, .. } = self;
                 let path = |from: u32, to: u32| {
                     let route = host_routes.get(rf, ends, kept[from as usize], kept[to as usize], 0)?;
-                    Some(handshake.through(handshake.route_way_ns(route.iter().map(|&p| cable_m[p]))))
+                    Some(handshake.route(route.iter().map(|&p| cable_m[p])))
                 };
                 // No route: the case's flows have none either (`unroutable`), its time is infinite.
                 dissemination_exits(c.nodes, path).unwrap_or_else(|_| vec![0.0; n])
@@ -407,7 +407,8 @@ impl Runner<'_> {
 
     /// The Alltoall case `c` over `kept` run rank by rank at max-min rates, `wire` bytes per
     /// rail and transfer, the ranks starting step 1 at `start_s`.
-    fn rank_by_rank(&mut self, c: &Case, kept: &[HostId], wire: f64, start_s: Vec<f64>, start_spread_s: f64) -> RankByRankOutcome {
+    fn rank_by_rank(&mut self, c: &Case, kept: &[HostId], wire: f64, start_s: Vec<f64>) -> RankByRankOutcome {
+        let start_spread_s = spread(&start_s);
         let spec = RankByRank { ranks: c.nodes, rails: usize::from(c.rails), wire_per_rail: wire, handshake: self.handshake, hol: c.hol, start_s };
         let Runner { rf, ends, host_routes, cable_m, capacity, .. } = self;
         let route = |from: u32, to: u32, rail: usize, out: &mut Vec<PortId>, lengths: &mut Vec<f64>| {
@@ -558,6 +559,12 @@ impl Trials<'_> {
     }
 }
 
+/// How far apart the ranks start (the latest start minus the earliest; 0 for no rank), seconds.
+fn spread(start_s: &[f64]) -> f64 {
+    let (first, last) = start_s.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &t| (a.min(t), b.max(t)));
+    (last - first).max(0.0)
+}
+
 /// Checks a case's rank-by-rank keys; the key at fault and what was expected.
 fn rank_by_rank_problem(c: &Case) -> Option<(&'static str, String)> {
     if c.hol != HolModel::None && c.rank_by_rank != Some(RankByRankModel::Fluid) {
@@ -677,7 +684,6 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
         records.clear();
         let mut unroutable = 0;
         let start_s = if c.rank_by_rank.is_some() { runner.rank_starts(c, &kept) } else { Vec::new() };
-        let start_spread_s = start_s.iter().copied().fold(f64::NEG_INFINITY, f64::max) - start_s.iter().copied().fold(f64::INFINITY, f64::min);
         let mut clock = (c.rank_by_rank == Some(RankByRankModel::StepRates)).then(|| StepClock::new(c.nodes, &start_s, handshake));
         runner.keep_routes = clock.is_some();
         step_took.clear();
@@ -723,11 +729,11 @@ pub fn run(req: &RoundsRequest) -> Result<RoundsOutcome, FabricError> {
         let lockstep = Trials { ranks: None, ..trials };
         let sweep = req.link_event_sweep.iter().map(|p| lockstep.run(p, c.trials, &mut clocks)).map(|t| SweptTrials { trial_s: t.trial_s, stalls: t.stalls }).collect();
         let rank_by_rank = match (c.rank_by_rank, clock) {
-            (Some(RankByRankModel::Fluid), _) => Some(runner.rank_by_rank(c, &kept, wire, start_s.clone(), start_spread_s)),
+            (Some(RankByRankModel::Fluid), _) => Some(runner.rank_by_rank(c, &kept, wire, start_s.clone())),
             (_, Some(clock)) => Some(RankByRankOutcome {
                 model: RankByRankModel::StepRates,
                 s: slowest_since_start(clock.entered(), &start_s),
-                start_spread_s,
+                start_spread_s: spread(&start_s),
                 solves: 0,
                 serialised: clock.serialised,
                 trial_s: rank_by_rank_s,

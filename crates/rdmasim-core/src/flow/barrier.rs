@@ -22,14 +22,18 @@ pub fn dissemination_exits(ranks: u32, mut path: impl FnMut(u32, u32) -> Option<
     let n = ranks as usize;
     let mut entered = vec![0.0f64; n];
     let mut next = vec![0.0f64; n];
+    // This round's path from each rank r to r + d: its own SEND, and the arrival at r + d.
+    let mut out = vec![PathLatency::default(); n];
     let mut d = 1u32;
     while d < ranks {
         for r in 0..ranks {
-            let (to, from) = ((r + d) % ranks, (r + ranks - d) % ranks);
-            let out = path(r, to).ok_or((r, to))?;
-            let inbound = path(from, r).ok_or((from, r))?;
-            let sent = entered[r as usize] + out.ctrl_done_s;
-            let arrived = entered[from as usize] + inbound.ctrl_s;
+            let to = (r + d) % ranks;
+            out[r as usize] = path(r, to).ok_or((r, to))?;
+        }
+        for r in 0..ranks {
+            let from = ((r + ranks - d) % ranks) as usize;
+            let sent = entered[r as usize] + out[r as usize].ctrl_done_s;
+            let arrived = entered[from] + out[from].ctrl_s;
             next[r as usize] = sent.max(arrived).max(entered[r as usize]);
         }
         std::mem::swap(&mut entered, &mut next);

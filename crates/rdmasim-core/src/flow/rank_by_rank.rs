@@ -202,8 +202,7 @@ impl<R: RouteOf> Loop<'_, R> {
         if !(self.route)(from, to, 0, &mut self.scratch, &mut self.lengths) {
             return Err(Unroutable { from, to, rail: 0 });
         }
-        let hs = &self.spec.handshake;
-        Ok(hs.through(hs.route_way_ns(self.lengths.iter().copied())))
+        Ok(self.spec.handshake.route(self.lengths.iter().copied()))
     }
 
     /// Schedules the data of `from → to`, which starts at `at`.

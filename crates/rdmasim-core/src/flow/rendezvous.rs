@@ -89,6 +89,11 @@ impl Handshake {
         self.through(self.way_ns(hops, cable_m))
     }
 
+    /// A route given as its hops' cable lengths, metres.
+    pub fn route(&self, lengths_m: impl Iterator<Item = f64>) -> PathLatency {
+        self.through(self.route_way_ns(lengths_m))
+    }
+
     /// The cables' and switches' part of a route given as its hops' cable lengths, ns.
     pub fn route_way_ns(&self, lengths_m: impl Iterator<Item = f64>) -> f64 {
         let (mut hops, mut cable_m) = (0usize, 0.0);
